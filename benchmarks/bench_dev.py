@@ -2,6 +2,7 @@
 
     python benchmarks/bench_dev.py --methods sim_cosine sim_overlap sim_hybrid \
         --data halueval_qa halueval_summ summeval summedits [--limit N] [--llm embedded] [--out runs/dev]
+        [--param NAME=VALUE ...] [--cache]
 
 Each (method, data) run goes to OUT/<method>-<data>/ (resumable: rerun to finish an
 interrupted benchmark) and the table adds the wall time each run took. These are dev sets:
@@ -26,6 +27,8 @@ def main() -> None:
     ap.add_argument("--llm", default="embedded")
     ap.add_argument("--out", default="runs/dev")
     ap.add_argument("--param", action="append", default=[])
+    ap.add_argument("--cache", action="store_true",
+                    help="use the LLM response cache (off by default so that every call is paid and timed)")
     args = ap.parse_args()
     dirs, times = [], {}
     for method in args.methods:
@@ -35,6 +38,8 @@ def main() -> None:
                    "--llm", args.llm, "--quiet"]
             if args.limit:
                 cmd += ["--limit", str(args.limit)]
+            if not args.cache:
+                cmd += ["--no-cache"]
             for p in args.param:
                 cmd += ["--param", p]
             t0 = time.perf_counter()

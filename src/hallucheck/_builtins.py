@@ -49,7 +49,6 @@ register("extractor", "hsp_pieces", f"{_S}.hsp_pieces:HierarchicalPieceExtractor
 register("extractor", "nli_whole_answer", f"{_S}.nli:WholeAnswerExtractor", summary="The whole answer is one claim.")
 register("retriever", "hsp_evidence", f"{_S}.hsp_pieces:PieceRetriever",
          summary="Top-k reference pieces of the same level (embedding, fuzzy or BM25); exact entity matches.")
-register("retriever", "nli_whole_reference", f"{_S}.nli:WholeReferenceRetriever", summary="The whole reference (prompt baseline).")
 register("verifier", "nli_llm", f"{_S}.nli:LLMNLIVerifier", summary="3-way LLM NLI (Entailment/Neutral/Contradiction).")
 register("mitigator", "piece_repair", f"{_S}.piece_repair:PieceRepairMitigator", summary="HSP: repair each flagged piece's sentence.")
 register("mitigator", "prompt_rewrite", f"{_S}.piece_repair:PromptRewriteMitigator", summary="Rewrite the whole answer (A.5).")
@@ -62,7 +61,7 @@ _methods([
 ])
 register("extractor", "conli_hypotheses", f"{_S}.conli_nli:HypothesisSelector",
          summary="CoNLI split and select: answer sentences, noise purged except in short answers.")
-register("retriever", "whole_reference", f"{_S}.conli_nli:WholeReferenceRetriever",
+register("retriever", "whole_reference", f"{_S}.evidence:WholeReferenceRetriever",
          summary="The whole reference is the premise of every claim.")
 register("verifier", "conli_nli", f"{_S}.conli_nli:ConliNLIVerifier",
          summary="CoNLI hierarchical CoT NLI ([C]/[I]), batched hypotheses, entity-level pass.")

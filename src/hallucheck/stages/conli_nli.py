@@ -60,12 +60,13 @@ from typing import Any, Mapping, Sequence
 
 from rapidfuzz import fuzz
 
-from ..base import ClaimExtractor, EvidenceRetriever, Verifier, check_unit
+from ..base import ClaimExtractor, Verifier, check_unit
 from ..errors import BackendError, ConfigError
 from ..llm.base import LLMClient, Message
 from ..prompts import load_prompt
 from ..text import align, split_sentences, words
 from ..types import Claim, Evidence, Verdict
+from .evidence import WholeReferenceRetriever
 
 # --------------------------------------------------------------------------------------------
 # Entity categories (Appendix B)
@@ -198,16 +199,6 @@ class HypothesisSelector(ClaimExtractor):
                 continue
             claims.append(Claim(text=s.text, start=s.start, end=s.end, kind="sentence", id=f"s{i}"))
         return claims
-
-
-class WholeReferenceRetriever(EvidenceRetriever):
-    """The premise of every claim is the whole reference (CoNLI's NLI setting)."""
-
-    registry_name = "whole_reference.v1"
-
-    def retrieve(self, claims: Sequence[Claim], reference: str, *, question: str | None = None) -> list[list[Evidence]]:
-        whole = Evidence(text=reference, start=0, end=len(reference), source="reference", meta={"whole": True})
-        return [[whole] for _ in claims]
 
 
 # --------------------------------------------------------------------------------------------

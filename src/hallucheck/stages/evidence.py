@@ -24,6 +24,19 @@ class AllSentencesRetriever(EvidenceRetriever):
         return [list(sents) for _ in claims]
 
 
+class WholeReferenceRetriever(EvidenceRetriever):
+    """The whole reference (without surrounding whitespace) is the evidence of every claim:
+    whole-text NLI such as CoNLI and the HSP paper's prompt baseline."""
+
+    registry_name = "whole_reference.v1"
+
+    def retrieve(self, claims: Sequence[Claim], reference: str, *, question: str | None = None) -> list[list[Evidence]]:
+        stripped = reference.strip()
+        start = reference.index(stripped) if stripped else 0
+        whole = Evidence(text=stripped, start=start, end=start + len(stripped), source="reference", meta={"whole": True})
+        return [[whole] for _ in claims]
+
+
 class EmbeddingRetriever(EvidenceRetriever):
     """Top-k reference sentences per claim by embedding cosine similarity."""
 

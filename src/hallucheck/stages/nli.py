@@ -37,8 +37,9 @@ Two conventions other stages use to talk to this verifier (both generic):
 - a :class:`Claim` whose ``meta["error"]`` is set could not be extracted (e.g. its
   decomposition reply did not parse): it gets an error verdict with ``meta["raw"]``.
 
-The module also holds the trivial whole-text stages used for whole-answer NLI (the prompt
-baseline): :class:`WholeAnswerExtractor` and :class:`WholeReferenceRetriever`.
+The module also holds :class:`WholeAnswerExtractor` (the whole answer is one claim) for
+whole-answer NLI (the prompt baseline), which pairs it with
+:class:`~hallucheck.stages.evidence.WholeReferenceRetriever` (re-exported here).
 """
 
 from __future__ import annotations
@@ -46,11 +47,12 @@ from __future__ import annotations
 import threading
 from typing import Sequence
 
-from ..base import ClaimExtractor, EvidenceRetriever, Verifier, check_unit
+from ..base import ClaimExtractor, Verifier, check_unit
 from ..errors import ConfigError
 from ..llm.base import LLMClient
 from ..prompts import load_prompt
 from ..types import Claim, Evidence, Verdict
+from .evidence import WholeReferenceRetriever
 from .judge import judge
 
 NLI_LABELS: tuple[str, ...] = ("Entailment", "Neutral", "Contradiction")
@@ -191,18 +193,6 @@ class WholeAnswerExtractor(ClaimExtractor):
             return []
         start = answer.index(stripped)
         return [Claim(text=stripped, start=start, end=start + len(stripped), kind="answer", id="a0")]
-
-
-class WholeReferenceRetriever(EvidenceRetriever):
-    """The whole reference is the evidence of every claim."""
-
-    registry_name = "nli_whole_reference.v1"
-
-    def retrieve(self, claims: Sequence[Claim], reference: str, *, question: str | None = None) -> list[list[Evidence]]:
-        stripped = reference.strip()
-        start = reference.index(stripped) if stripped else 0
-        ev = Evidence(text=stripped, start=start, end=start + len(stripped), meta={"whole": True})
-        return [[ev] for _ in claims]
 
 
 __all__ = ["FLAG_ON", "NLI_LABELS", "LLMNLIVerifier", "WholeAnswerExtractor", "WholeReferenceRetriever", "format_premise"]
