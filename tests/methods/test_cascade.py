@@ -1,0 +1,84 @@
+"""Control flow of the cascade method with a scripted LLM: the gate decides without a call,
+the judge gets the evidence first and decides by (calibrated) label probability, short
+references are given whole, long ones as top-k sentences, and the config round-trips."""
+
+from __future__ import annotations
+
+import pytest
+
+import hallucheck
+from hallucheck.errors import ConfigError
+from hallucheck.llm import FakeLLM
+from hallucheck.methods.cascade import cascade
+from hallucheck.pipeline import Pipeline
+
+REF = "Inflate the front tyres to 2.4 bar. The rear tyres take 2.2 bar. Check the pressure when the tyres are cold."
+NULL = {"Entailment": -1.2, "Neutral": -1.2, "Contradiction": -0.9}  # the content-free call (calibration)
+
+
+def scores(first, *rows):
+    # the content-free calibration call comes right after the first judge call
+    return [first, NULL, *rows]
+
+
+@pytest.fixture(autouse=True)
+def _no_spacy(bow_embedder):
+    return bow_embedder
+
+
+def method(llm, **kw):
+    kw.setdefault("gate", "numbers")  # the tests run without spaCy
+    return hallucheck.load_method("cascade", llm=llm, **kw)
+
+
+def test_gate_flags_a_missing_number_without_an_llm_call():
+    llm = FakeLLM(label_scores=scores({"Entailment": -0.1, "Neutral": -3.0, "Contradiction": -3.0}))
+    det = method(llm).run("Inflate the front tyres to 3.0 bar. Check the pressure when the tyres are cold.", REF)
+    gated, judged = det.verdicts
+    assert gated.hallucinated and gated.meta["stage"] == "gate" and "'3.0'" in gated.reason and gated.score == 1.0
+    assert judged.meta["stage"] == "judge" and judged.hallucinated is False
+    # one judge call, for the second sentence only, + the content-free calibration call
+    assert len(llm.requests) == 2
+    prompt = llm.requests[0].messages[-1].content
+    assert prompt.index(REF) < prompt.index("Claim: Check the pressure")  # evidence first, whole short reference
+    assert det.hallucinated is True
+
+
+def test_judge_decides_by_calibrated_probability():
+    # raw argmax is Contradiction, but the content-free input gives it as much: calibrated, Entailment wins
+    llm = FakeLLM(label_scores=scores({"Entailment": -1.0, "Neutral": -1.5, "Contradiction": -0.8}))
+    v = method(llm).run("Check the pressure when the tyres are cold.", REF).verdicts[0]
+    assert v.meta["calibrated"] and v.meta["raw_probs"]["Contradiction"] > v.meta["raw_probs"]["Entailment"]
+    assert v.meta["nli_label"] == "Entailment" and v.hallucinated is False
+    llm = FakeLLM(label_scores=scores({"Entailment": -3.0, "Neutral": -0.2, "Contradiction": -2.5}))
+    v = method(llm).run("Check the pressure when the tyres are cold.", REF).verdicts[0]
+    assert v.label == "unverifiable" and v.hallucinated is True and v.score > 0.5  # ungrounded: Neutral is flagged
+    llm = FakeLLM(label_scores=scores({"Entailment": -3.0, "Neutral": -0.2, "Contradiction": -2.5}))
+    v = method(llm, flag_on="contradiction").run("Check the pressure when the tyres are cold.", REF).verdicts[0]
+    assert v.hallucinated is False
+
+
+def test_long_reference_gives_top_k_sentences_in_reference_order():
+    long_ref = " ".join(f"Fact number {w} is about item {w}." for w in ("one", "two", "three", "four", "five", "six"))
+    llm = FakeLLM(label_scores=scores({"Entailment": -0.1, "Neutral": -3.0, "Contradiction": -3.0}))
+    v = method(llm, k=2, gate="none").run("Item five is about fact five.", long_ref).verdicts[0]
+    assert len(v.evidence) == 2 and v.evidence[0].start < v.evidence[1].start
+    assert any("five" in e.text for e in v.evidence)
+    for e in v.evidence:
+        assert long_ref[e.start:e.end] == e.text
+
+
+def test_judge_error_is_an_error_verdict_and_no_llm_is_a_clear_error():
+    llm = FakeLLM(["no idea"] * 4)  # no log-probabilities; replies name no label, even after the repair
+    det = method(llm).run("Check the pressure when the tyres are cold.", REF)
+    assert det.verdicts[0].status == "error" and det.hallucinated is None and det.verdicts[0].raw
+    with pytest.raises(ConfigError, match="needs an LLM"):
+        cascade(gate="numbers").run("Check the pressure when the tyres are cold.", REF)
+    with pytest.raises(ConfigError, match="'gate'"):
+        cascade(gate="names")
+
+
+def test_config_round_trips():
+    p = method(FakeLLM(), k=3, threshold=0.7)
+    q = Pipeline.from_dict(p.to_dict(), llm=FakeLLM())
+    assert q.to_dict() == p.to_dict() and q.verifier.threshold == 0.7 and q.retriever.k == 3
