@@ -100,3 +100,37 @@ def test_methods_lists_every_method(capsys):
     for name in ("sim_cosine", "sim_overlap", "sim_hybrid", "keyword_match"):
         assert name in out
     assert "[LLM]" in out
+
+
+def test_mitigate_prints_diff_and_rechecked_verdicts(tmp_path, monkeypatch, capsys):
+    from hallucheck import cli
+    from hallucheck.llm import FakeLLM
+
+    ref = tmp_path / "ref.txt"
+    ref.write_text("Inflate the front tyres to 2.4 bar. Check the pressure when the tyres are cold.", encoding="utf-8")
+    entail = {"Entailment": -0.1, "Neutral": -3.0, "Contradiction": -3.0}
+    # the gate flags 3.0 (no LLM call); the A.3 repair; the re-check of the revised sentence by the judge (+ calibration)
+    llm = FakeLLM(["[Reason] The reference says 2.4 bar.\n[Final Sentence] Inflate the front tyres to 2.4 bar."],
+                  label_scores=[entail, entail])
+    monkeypatch.setattr(cli, "_make_llm", lambda args: llm)
+    code = cli.main(["mitigate", "--method", "cascade", "--param", "gate=numbers", "--reference", str(ref),
+                     "--answer", "Inflate the front tyres to 3.0 bar.", "--color", "never"])
+    out = capsys.readouterr().out
+    assert "[-3.0-]" in out and "{+2.4+}" in out
+    assert "== After (re-checked with the same detector)" in out and out.rstrip().endswith("Inflate the front tyres to 2.4 bar.")
+    assert code == 0  # the revision is grounded
+    assert len(llm.requests) == 3
+
+
+def test_mitigate_leaves_a_grounded_answer_unchanged(tmp_path, monkeypatch, capsys):
+    from hallucheck import cli
+    from hallucheck.llm import FakeLLM
+
+    ref = tmp_path / "ref.txt"
+    ref.write_text("Inflate the front tyres to 2.4 bar.", encoding="utf-8")
+    llm = FakeLLM([], label_scores=[{"Entailment": -0.1, "Neutral": -3.0, "Contradiction": -3.0}] * 2)
+    monkeypatch.setattr(cli, "_make_llm", lambda args: llm)
+    code = cli.main(["mitigate", "--method", "cascade", "--param", "gate=numbers", "--reference", str(ref),
+                     "--answer", "Inflate the front tyres to 2.4 bar.", "--format", "json"])
+    result = json.loads(capsys.readouterr().out)
+    assert code == 0 and result["revised"] == "Inflate the front tyres to 2.4 bar." and result["edits"] == []
