@@ -82,3 +82,16 @@ def test_config_round_trips():
     p = method(FakeLLM(), k=3, threshold=0.7)
     q = Pipeline.from_dict(p.to_dict(), llm=FakeLLM())
     assert q.to_dict() == p.to_dict() and q.verifier.threshold == 0.7 and q.retriever.k == 3
+
+
+def test_question_goes_to_the_judge_and_calibration_is_per_prompt():
+    llm = FakeLLM(label_scores=scores({"Entailment": -0.1, "Neutral": -3.0, "Contradiction": -3.0}))
+    det = method(llm).run("2.4 bar", REF, question="What pressure do the front tyres take?")
+    assert det.hallucinated is False
+    judged, null = llm.requests
+    text = judged.messages[-1].content
+    assert "Question: What pressure do the front tyres take?\nAnswer: 2.4 bar" in text and text.index(REF) < text.index("Question:")
+    assert "Question: N/A\nAnswer: N/A" in null.messages[-1].content  # the content-free input of the QA prompt
+    llm = FakeLLM(label_scores=scores({"Entailment": -0.1, "Neutral": -3.0, "Contradiction": -3.0}))
+    method(llm, qa_prompt=None).run("2.4 bar", REF, question="What pressure?")
+    assert "Question:" not in llm.requests[0].messages[-1].content

