@@ -374,7 +374,8 @@ class DRADGenerator(Component):
                     emit(GenerationEvent("correction", new_full[len(answer):end], corr))
                     answer = new_full[:end]
                     last_sentence = new_full[min(s_start, end):end]
-                    finished = rresp.finish_reason == "stop" and not new_full[end:].strip()
+                    # the revision replaces one sentence: go on drafting unless the draft ended with it
+                    finished = stopped and s is sents[-1] and rresp.finish_reason == "stop" and not new_full[end:].strip()
                     advanced = revised = True
                     break
                 if not revised:
