@@ -113,7 +113,7 @@ def test_flr_retrieves_before_every_sentence():
     res = gen(llm, "flr").generate(Q)
     assert res.answer == "A lighthouse. Lit 1791."
     assert [(r.reason, r.query) for r in res.retrievals] == [("question", Q), ("sentence", "A lighthouse.")]
-    assert all("Passages:" in r.messages[1].content for r in llm.requests)
+    assert all("Passages:" in r.messages[3].content for r in llm.requests)
     assert llm.requests[0].logprobs is None  # FLR needs no log-probabilities
 
 
@@ -121,7 +121,7 @@ def test_srr_retrieves_once_with_the_question_and_nor_never():
     llm = FakeLLM(["It was Ansel Marrow. So the answer is: Ansel Marrow."])
     res = gen(llm, "srr").generate(Q)
     assert res.retrieval_calls == 1 and res.retrievals[0].query == Q and res.short_answer == "Ansel Marrow"
-    assert "Ansel Marrow" in llm.requests[0].messages[1].content
+    assert "Ansel Marrow" in llm.requests[0].messages[3].content
     llm = FakeLLM(["I do not know."])
     res = DRADGenerator(llm=llm, corpus="/nonexistent", method="nor").generate(Q)  # NOR never reads the corpus
     assert res.retrieval_calls == 0 and res.answer == "I do not know." and res.passages == ()
