@@ -170,3 +170,27 @@ def test_extract_answer():
     assert extract_answer("He was born in 1790. So the answer is: 1790.") == "1790"
     assert extract_answer("So the answer is Ansel Marrow") == "Ansel Marrow"
     assert extract_answer("Yes, it was. More.") == "Yes, it was"
+
+
+def test_without_full_entropies_the_topk_approximation_is_used():
+    # as from an OpenAI-compatible endpoint: no entropy, top-2 alternatives
+    flat = [(" Tomas", -1.0), (" Ilse", -1.1)]
+    draft = [TokenLogprob(t, -0.05, ((t, -0.05),)) for t in ("The", " lighthouse", " was", " lit", " by")] + \
+            [TokenLogprob(" Tomas", -1.0, tuple(flat)), TokenLogprob(" Vell", -0.05, ((" Vell", -0.05),)),
+             TokenLogprob(".", -0.01, ((".", -0.01),))]
+    llm = FakeLLM([draft, toks((" Ansel", .9), (".", .9))])
+    res = gen(llm, threshold=0.05, entropy_threshold=1.0).generate(Q)  # only the entropy test can fire
+    (c,) = res.corrections
+    e = c.entities[0]
+    assert not e.entropy_exact and e.entropy > 1.0 and "θ2" in e.reason
+
+
+def test_continuation_mode_follows_the_backend():
+    from hallucheck.llm.openai_compat import OpenAICompatLLM
+
+    plain = OpenAICompatLLM("m", base_url="http://localhost:1/v1")
+    vllm = OpenAICompatLLM("m", base_url="http://localhost:1/v1", extra_body={"continue_final_message": True,
+                                                                             "add_generation_prompt": False})
+    assert DRADGenerator(llm=plain, corpus=CORPUS)._mode() == "instruct"
+    assert DRADGenerator(llm=vllm, corpus=CORPUS)._mode() == "prefix"
+    assert DRADGenerator(llm=FakeLLM(), corpus=CORPUS)._mode() == "prefix"
