@@ -91,3 +91,18 @@ register("verifier", "triplet_set", f"{_S}.triplets:BatchedTripletVerifier",
 register("verifier", "triplet_single", f"{_S}.triplets:SingleTripletVerifier",
          summary="One LLM request per answer triplet with the reference text (RefChecker).")
 # --- end triplet ---
+
+# --- DRAD (paper 003) ---
+# Generation recipes (kind "generator"): they answer a question from a corpus instead of
+# checking a given answer, so they are not detection methods.
+for _name, _summary in (
+        ("drad", "DRAD: RHD flags uncertain entities while generating; SEK retrieves with their context and regenerates."),
+        ("nor", "DRAD baseline NOR: generation without retrieval."),
+        ("srr", "DRAD baseline SRR: retrieve once with the question, then generate."),
+        ("flr", "DRAD baseline FLR: retrieve before every sentence with the last generated sentence."),
+        ("tpr", "DRAD baseline TPR (FLARE): regenerate a sentence with a token below the probability threshold.")):
+    register("generator", _name, f"{_M}.drad:{_name}", summary=_summary)
+# RHD's detection-only mode (hallucheck.stages.drad_rhd.RHDDetector.detect) needs token
+# log-probabilities, which the (answer, reference) Verifier interface does not carry, so it
+# is not registered as a verifier.
+# --- end DRAD ---

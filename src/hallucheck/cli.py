@@ -289,6 +289,82 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return main_generate(args, llm=_make_llm(args))
 
 
+def render_generation(result: Any, *, color: bool = False) -> str:
+    """The answer with corrected spans marked, the flagged entities, the passages used, the counters."""
+    style = _Style(color)
+    marked, pos = [], 0
+    for c in sorted(result.corrections, key=lambda c: c.start):
+        marked.append(result.answer[pos:c.start])
+        span = result.answer[c.start:c.end]
+        marked.append(style(span, "1;32") if color else f"{{+{span}+}}")
+        pos = c.end
+    marked.append(result.answer[pos:])
+    lines = ["Answer" + ("" if color else " (regenerated parts in {+ +})") + ":", "  " + "".join(marked).strip().replace("\n", "\n  "),
+             f"Short answer: {result.short_answer}"]
+    for c in result.corrections:
+        lines.append("")
+        if c.entities:
+            for e in c.entities:
+                lines.append(f"{style('✗', '31')} flagged entity {e.text!r} ({e.label}): {e.reason}")
+        else:
+            lines.append(f"{style('✗', '31')} uncertain tokens {list(c.uncertain_tokens)!r}")
+        lines.append(f"    drafted:   {c.original!r}")
+        lines.append(f"    corrected: {result.answer[c.sentence_start:c.end]!r}")
+        lines.append(f"    query:     {c.retrieval.query!r}")
+    if result.passages:
+        lines.append("")
+        lines.append("Passages used:")
+        for p in result.passages:
+            lines.append(f"  [{p.id}] (bm25 {p.score:.2f}) {p.text[:160]}{'…' if len(p.text) > 160 else ''}")
+    u = result.usage
+    lines.append("")
+    lines.append(f"method={result.method}  retrieval calls={result.retrieval_calls}  LLM calls={u.calls} ({u.cached_calls} cached)  "
+                 f"tokens={u.prompt_tokens} prompt + {u.completion_tokens} completion  time={result.seconds:.1f} s")
+    return "\n".join(lines)
+
+
+def cmd_generate_answer(args: argparse.Namespace) -> int:
+    from .corpus import Corpus
+    from .methods.drad import DRADGenerator
+
+    if args.question is None and args.questions is None:
+        raise InputError("Give --question TEXT, or --questions FILE.jsonl to answer and score a question set.", field="question")
+    if args.question is not None and not args.question.strip():
+        raise InputError("The question is empty: give the question to answer (--question TEXT).", field="question")
+    params = _parse_params(args.param)
+    corpus = Corpus.load(args.corpus, on_bad_file="skip" if args.skip_bad_files else "raise")
+    if not args.quiet:
+        how = "reused the saved index" if corpus.reused else "built and saved the index"
+        print(f"[hallucheck] corpus {args.corpus}: {len(corpus)} passages ({how}: {corpus.index_path})", file=sys.stderr)
+    gen = DRADGenerator(llm=_make_llm(args), corpus=corpus, method=args.method, **params)
+    if args.questions is not None:
+        from .eval.qa import run_qa
+
+        summary = run_qa(gen, args.questions, split=args.split, out_dir=args.out, progress=not args.quiet)
+        print(json.dumps(summary["metrics"], indent=2))
+        return 0
+    color = _use_color(args)
+    stream = args.format == "text" and not args.no_stream
+
+    def on_event(ev: Any) -> None:
+        if ev.kind == "retrieval":
+            sys.stderr.write(f"\n[retrieve: {ev.data.reason}] {ev.data.query!r}\n" if not args.quiet else "")
+        elif ev.kind in ("sentence", "correction"):
+            text = _Style(color)(ev.text, "1;32") if (ev.kind == "correction" and color) else \
+                (f"{{+{ev.text}+}}" if ev.kind == "correction" else ev.text)
+            sys.stdout.write(text)
+        sys.stdout.flush()
+
+    result = gen.generate(args.question, on_event=on_event if stream else None)
+    if args.format == "json":
+        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        if stream:
+            print("\n")
+        print(render_generation(result, color=color))
+    return 0
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from .eval.report import compare
 
@@ -371,6 +447,24 @@ def build_parser() -> argparse.ArgumentParser:
     add_generate_arguments(g)
     llm_options(g)
     g.set_defaults(func=cmd_generate)
+
+    a = sub.add_parser("generate", help="answer a question from a corpus with DRAD (or a baseline), correcting uncertain entities")
+    a.add_argument("--corpus", required=True, metavar="DIR|FILE", help="folder of .txt/.md/.jsonl documents (or one such file)")
+    a.add_argument("--question", help="the question to answer")
+    a.add_argument("--questions", metavar="FILE.jsonl",
+                   help="answer every question of a file ({id, question, answers}) and print EM/F1/accuracy/retrieval calls")
+    a.add_argument("--split", help="with --questions: only records whose 'split' field is this")
+    a.add_argument("--out", help="with --questions: write results.jsonl and metrics.json here")
+    a.add_argument("--method", default="drad", choices=("drad", "nor", "srr", "flr", "tpr"),
+                   help="drad (default), nor (no retrieval), srr (retrieve once), flr (every sentence), tpr (low-probability token)")
+    a.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="generator parameter, repeatable (threshold, entropy_threshold, m, k, max_tokens, tpr_threshold, ...)")
+    a.add_argument("--skip-bad-files", action="store_true", help="skip corpus files that are not UTF-8 (with a warning)")
+    a.add_argument("--format", choices=("text", "json"), default="text")
+    a.add_argument("--no-stream", action="store_true", help="print the answer only at the end")
+    a.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    llm_options(a)
+    a.set_defaults(func=cmd_generate_answer)
 
     c = sub.add_parser("compare", help="print evaluation runs side by side")
     c.add_argument("dirs", nargs="+", metavar="DIR")

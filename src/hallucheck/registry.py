@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from .errors import ConfigError
 
-KINDS = ("method", "extractor", "retriever", "verifier", "mitigator")
+KINDS = ("method", "extractor", "retriever", "verifier", "mitigator", "generator")
 
 
 @dataclass(frozen=True)

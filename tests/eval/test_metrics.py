@@ -463,3 +463,23 @@ def test_matches_sklearn():
     fpr, tpr, _ = sk.roc_curve(y, s, drop_intermediate=False)
     ours = m.roc_curve(y, s)
     assert ours[0] == pytest.approx(fpr.tolist()) and ours[1] == pytest.approx(tpr.tolist())
+
+
+# -- question answering (DRAD) ---------------------------------------------------------------
+
+def test_qa_normalisation_em_and_f1():
+    from hallucheck.eval.metrics import exact_match, normalize_answer, qa_scores, token_f1, yes_no, yes_no_accuracy
+
+    assert normalize_answer("The  Ansel-Marrow, (engineer)!") == "ansel marrow engineer"
+    assert exact_match("the Ansel Marrow.", ["Ilse Varga", "Ansel Marrow"]) == 1.0
+    assert exact_match("Marrow", "Ansel Marrow") == 0.0
+    f = token_f1("Ansel Marrow the engineer", "Ansel Marrow")
+    assert f["precision"] == pytest.approx(2 / 3) and f["recall"] == 1.0 and f["f1"] == pytest.approx(0.8)
+    assert token_f1("", "x")["f1"] == 0.0 and token_f1("the", "a")["f1"] == 1.0  # both empty after normalising
+    assert yes_no("No, it was not.") == "no" and yes_no("Perhaps") is None
+    assert yes_no_accuracy(["Yes it is", "maybe", "no"], ["yes", "no", "no"]) == pytest.approx(2 / 3)
+    assert qa_scores("Yes.", "yes")["accuracy"] == 1.0 and "accuracy" not in qa_scores("1791", "1791")
+    with pytest.raises(InputError):
+        yes_no_accuracy(["yes"], ["blue"])
+    with pytest.raises(InputError):
+        exact_match("x", [])

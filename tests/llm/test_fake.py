@@ -278,3 +278,20 @@ def test_request_params_cover_generation_settings():
                      json_schema={"type": "object"}, logprobs=3, seed=7)
     assert req.params() == {"max_tokens": 9, "temperature": 0.2, "stop": ["x"], "json_schema": {"type": "object"},
                             "logprobs": 3, "seed": 7}
+
+
+def test_token_list_replies_script_logprobs_and_entropies():
+    from hallucheck.llm.base import TokenLogprob
+
+    llm = FakeLLM([[("Paris", -0.05, 0.3), (" is", -0.01)], [TokenLogprob("Hi", -2.0, (("Hi", -2.0),), 4.0)]])
+    r = llm.complete("q", logprobs=5)
+    assert r.text == "Paris is"
+    assert [(t.token, t.logprob, t.entropy) for t in r.logprobs] == [("Paris", -0.05, 0.3), (" is", -0.01, None)]
+    r2 = llm.complete("q")
+    assert r2.text == "Hi" and r2.logprobs is None
+
+
+def test_bad_token_items_are_reported():
+    llm = FakeLLM([[42]])
+    with pytest.raises(AssertionError, match="TokenLogprob"):
+        llm.complete("q", logprobs=0)

@@ -9,14 +9,19 @@ from ..errors import BackendError, BackendTimeout
 from ..types import Usage
 from .base import LabelScores, LLMClient, LLMRequest, LLMResponse, Message, TokenLogprob
 
-Reply = str | Exception | Callable[[LLMRequest], str]
+# A scripted reply: text, an exception to raise, a function of the request, or a token list
+# (``TokenLogprob`` items or ``(token, logprob)`` / ``(token, logprob, entropy)`` tuples).
+Reply = str | Exception | Callable[[LLMRequest], Any] | Sequence[Any]
 
 
 class FakeLLM(LLMClient):
     """Returns scripted replies in order, or from a function of the request.
 
     - ``replies``: a list consumed in order (an ``Exception`` item is raised instead), or a
-      callable ``request -> str``.
+      callable ``request -> reply``. A reply is a string or a list of tokens: ``TokenLogprob``
+      items or ``(token, logprob)`` / ``(token, logprob, entropy)`` tuples, whose concatenation
+      is the reply text. String replies get one token per word with log-probability -0.1 (no
+      entropy); token lists give tests exact control over per-token probabilities/entropies.
     - ``label_scores``: a list (consumed in order) or callable giving ``{label: logprob}`` for
       :meth:`score_labels`; when absent, ``score_labels`` raises like a backend without
       log-probabilities would.
@@ -54,10 +59,14 @@ class FakeLLM(LLMClient):
             raise reply
         if callable(reply):
             reply = reply(request)
+        scripted = None
+        if not isinstance(reply, str):
+            scripted = _as_tokens(reply)
+            reply = "".join(t.token for t in scripted)
         prompt_tokens = sum(self.count_tokens(m.content) for m in request.messages)
         logprobs = None
         if request.logprobs is not None:
-            logprobs = tuple(TokenLogprob(w, -0.1) for w in reply.split())
+            logprobs = scripted if scripted is not None else tuple(TokenLogprob(w, -0.1) for w in reply.split())
         return LLMResponse(text=reply, usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=self.count_tokens(reply)),
                            model=self.model_id, logprobs=logprobs)
 
@@ -77,6 +86,18 @@ class FakeLLM(LLMClient):
             raise AssertionError(f"scripted label scores lack {missing}")
         prompt_tokens = sum(self.count_tokens(m.content) for m in messages)
         return LabelScores({x: float(scored[x]) for x in labels}, Usage(prompt_tokens=prompt_tokens, completion_tokens=1))
+
+
+def _as_tokens(reply: Any) -> tuple[TokenLogprob, ...]:
+    out = []
+    for item in reply:
+        if isinstance(item, TokenLogprob):
+            out.append(item)
+        elif isinstance(item, (tuple, list)) and len(item) in (2, 3) and isinstance(item[0], str):
+            out.append(TokenLogprob(item[0], float(item[1]), (), None if len(item) == 2 else float(item[2])))
+        else:
+            raise AssertionError(f"FakeLLM token replies hold TokenLogprob or (token, logprob[, entropy]) items; got {item!r}")
+    return tuple(out)
 
 
 __all__ = ["FakeLLM", "BackendTimeout"]

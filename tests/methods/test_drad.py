@@ -1,0 +1,196 @@
+"""DRAD and its baselines' control flow with the fake LLM and scripted token log-probabilities."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import replace
+
+import pytest
+
+from hallucheck import registry
+from hallucheck.corpus import Corpus
+from hallucheck.errors import BackendError, ConfigError, InputError
+from hallucheck.llm.base import TokenLogprob
+from hallucheck.llm.fake import FakeLLM
+from hallucheck.methods.drad import DRADGenerator, GenerationResult, extract_answer
+from hallucheck.models.ner import Entity
+
+CORPUS = Corpus.from_texts([
+    "The lighthouse of Port Aldermere was lit in 1791 by the engineer Ansel Marrow.",
+    "The harbour guild of Port Aldermere elected Ilse Varga as its first warden in 1802.",
+    "Kelp farming replaced herring fishing in Port Aldermere in the 1920s.",
+])
+
+
+def ner(text):
+    """Capitalised word runs not at the start of a sentence, and 4-digit numbers."""
+    return [Entity(m.group(), m.start(), m.end(), "DATE" if m.group().isdigit() else "PERSON")
+            for m in re.finditer(r"(?<![.!?] )(?<!^)\b(?:[A-Z][a-z]+(?: [A-Z][a-z]+)*|\d{4})\b", text)]
+
+
+def toks(*items):
+    """(token, probability[, entropy]) -> TokenLogprob; entropy defaults to a confident 0.1."""
+    return [TokenLogprob(t, math.log(p), (), h[0] if h else 0.1) for t, p, *h in items]
+
+
+CONFIDENT = toks(("The", .9), (" lighthouse", .95), (" was", .9), (" lit", .9), (" by", .9), (" Ansel", .9), (" Marrow", .95),
+                 (".", .99))
+UNCERTAIN = toks(("The", .9), (" lighthouse", .95), (" was", .9), (" lit", .9), (" by", .9), (" Tomas", .1, 5.0),
+                 (" Vell", .3, 3.0), (".", .99))
+Q = "Who lit the lighthouse of Port Aldermere?"
+
+
+def gen(llm, method="drad", **kw):
+    return DRADGenerator(llm=llm, corpus=CORPUS, method=method, ner_model=ner, **kw)
+
+
+def test_uncertain_entity_triggers_exactly_one_retrieval_and_one_regeneration():
+    regen = toks((" Ansel", .2, 4.5), (" Marrow", .3, 4.0), (".", .99))  # uncertain too: a revised sentence is not re-checked
+    llm = FakeLLM([UNCERTAIN, regen])
+    events = []
+    res = gen(llm).generate(Q, on_event=events.append)
+    assert res.answer == "The lighthouse was lit by Ansel Marrow."
+    assert res.retrieval_calls == 1 and len(res.corrections) == 1 and res.llm_calls == 2 and len(llm.requests) == 2
+    (c,) = res.corrections
+    cut = len("The lighthouse was lit by")
+    assert (c.start, c.trigger) == (cut, "entity") and res.answer[c.start:c.end] == c.revised == " Ansel Marrow."
+    assert c.original == "The lighthouse was lit by Tomas Vell."
+    e = c.entities[0]
+    assert c.original[e.start - c.sentence_start:e.end - c.sentence_start] == "Tomas Vell" == e.text
+    assert e.hallucinated and e.probability == pytest.approx(0.2) and e.entropy == pytest.approx(5.0)
+    # Eq. 5: the m tokens on each side of the entity
+    assert c.retrieval.query == "The lighthouse was lit by ."
+    assert c.retrieval.passages[0].text.startswith("The lighthouse of Port Aldermere")
+    # Eq. 9 + SEK: the regeneration continues the truncated answer with the passages in the prompt
+    req = llm.requests[1]
+    assert req.messages[-1].role == "assistant" and req.messages[-1].content == "The lighthouse was lit by"
+    assert "Ansel Marrow" in req.messages[-2].content and "Passages:" in req.messages[-2].content
+    assert "Passages:" not in llm.requests[0].messages[-1].content
+    assert all(r.logprobs == 20 for r in llm.requests)
+    assert [ev.kind for ev in events] == ["retrieval", "correction"]
+    assert res.usage.calls == 2 and res.seconds >= 0 and res.short_answer == "The lighthouse was lit by Ansel Marrow"
+
+
+def test_confident_entity_triggers_nothing():
+    llm = FakeLLM([CONFIDENT])
+    res = gen(llm).generate(Q)
+    assert res.answer == "The lighthouse was lit by Ansel Marrow."
+    assert res.retrieval_calls == 0 and res.corrections == () and len(llm.requests) == 1
+    assert [e.text for e in res.entities] == ["Ansel Marrow"] and not res.entities[0].hallucinated
+
+
+def test_sentences_before_the_flagged_one_are_kept_and_the_rest_of_the_draft_is_dropped():
+    first = toks(("It", .9), (" stands", .9), (" tall", .9), (".", .99))
+    rest = toks((" It", .9), (" was", .9), (" lit", .9), (" in", .9), (" 17", .2, 3.0), ("88", .3), (".", .9),
+                (" More", .9), (" text", .9), (".", .9))
+    regen = toks((" 1791", .9), (".", .9), (" Extra", .9), (".", .9))  # what follows the revised sentence is dropped
+    llm = FakeLLM([first + rest, regen, toks((" Done", .9), (".", .9))])
+    res = gen(llm).generate(Q)
+    assert res.answer == "It stands tall. It was lit in 1791. Done."
+    assert res.retrieval_calls == 1 and llm.requests[1].messages[-1].content == "It stands tall. It was lit in"
+    assert llm.requests[2].messages[-1].content == "It stands tall. It was lit in 1791."  # generation goes on, no passages
+    assert "Passages:" not in llm.requests[2].messages[-2].content
+    c = res.corrections[0]
+    assert c.sentence_start == len("It stands tall. ") and c.retrieval.query == "It stands tall. It was lit in . More text."
+
+
+def test_tpr_regenerates_the_sentence_with_a_query_without_uncertain_tokens():
+    draft = toks(("The", .9), (" lighthouse", .95), (" was", .9), (" lit", .9), (" by", .9), (" Tomas", .1), (".", .99))
+    llm = FakeLLM([draft, toks(("The", .9), (" lighthouse", .9), (" was", .9), (" lit", .9), (" by", .9), (" Ansel", .1),
+                               (" Marrow", .9), (".", .9))])
+    res = gen(llm, "tpr").generate(Q)
+    assert res.answer == "The lighthouse was lit by Ansel Marrow."
+    (c,) = res.corrections
+    assert c.trigger == "token" and c.uncertain_tokens == (" Tomas",) and c.start == 0
+    assert c.retrieval.query == "The lighthouse was lit by."
+    assert llm.requests[1].messages[-1].role == "user"  # regenerated from the sentence start: no prefix
+
+
+def test_flr_retrieves_before_every_sentence():
+    llm = FakeLLM([toks(("A", .9), (" lighthouse", .9), (".", .9), (" Very", .9), (".", .9)),
+                   toks((" Lit", .9), (" 1791", .9), (".", .9))])
+    res = gen(llm, "flr").generate(Q)
+    assert res.answer == "A lighthouse. Lit 1791."
+    assert [(r.reason, r.query) for r in res.retrievals] == [("question", Q), ("sentence", "A lighthouse.")]
+    assert all("Passages:" in r.messages[3].content for r in llm.requests)
+    assert llm.requests[0].logprobs is None  # FLR needs no log-probabilities
+
+
+def test_srr_retrieves_once_with_the_question_and_nor_never():
+    llm = FakeLLM(["It was Ansel Marrow. So the answer is: Ansel Marrow."])
+    res = gen(llm, "srr").generate(Q)
+    assert res.retrieval_calls == 1 and res.retrievals[0].query == Q and res.short_answer == "Ansel Marrow"
+    assert "Ansel Marrow" in llm.requests[0].messages[3].content
+    llm = FakeLLM(["I do not know."])
+    res = DRADGenerator(llm=llm, corpus="/nonexistent", method="nor").generate(Q)  # NOR never reads the corpus
+    assert res.retrieval_calls == 0 and res.answer == "I do not know." and res.passages == ()
+
+
+def test_instruct_continuation_quotes_the_partial_answer():
+    llm = FakeLLM([UNCERTAIN, toks(("Ansel", .9), (" Marrow", .9), (".", .9))])
+    res = gen(llm, continuation="instruct").generate(Q)
+    assert res.answer == "The lighthouse was lit by Ansel Marrow."
+    assert llm.requests[1].messages[-1].role == "user" and "Partial answer: The lighthouse was lit by" in llm.requests[1].messages[-1].content
+
+
+def test_backend_without_logprobs_is_a_clear_error():
+    class NoLogprobs(FakeLLM):
+        def _complete(self, request):
+            return replace(super()._complete(request), logprobs=None)
+
+    with pytest.raises(BackendError, match="vLLM, OpenAI"):
+        gen(NoLogprobs(["x."])).generate(Q)
+    assert gen(NoLogprobs(["x."]), "srr").generate(Q).answer == "x."
+
+
+def test_bad_input_and_config():
+    with pytest.raises(InputError, match="question is empty"):
+        gen(FakeLLM()).generate("  ")
+    with pytest.raises(InputError, match="does not exist"):
+        DRADGenerator(llm=FakeLLM(), corpus="/nonexistent/dir").generate(Q)
+    with pytest.raises(ConfigError, match="one of drad, nor"):
+        DRADGenerator(llm=FakeLLM(), corpus=CORPUS, method="flare")
+    with pytest.raises(ConfigError, match="'m'"):
+        DRADGenerator(llm=FakeLLM(), corpus=CORPUS, m=0)
+
+
+def test_result_round_trips_and_registry_builds_each_method():
+    res = gen(FakeLLM([UNCERTAIN, toks((" Ansel", .9), (".", .9))])).generate(Q)
+    d = res.to_dict()
+    assert d["retrieval_calls"] == 1
+    again = GenerationResult.from_dict(d)
+    assert again.corrections == res.corrections and again.retrievals == res.retrievals and again.answer == res.answer
+    for name in ("drad", "nor", "srr", "flr", "tpr"):
+        g = registry.create("generator", name, llm=FakeLLM(), corpus=CORPUS)
+        assert g.method == name and g.to_dict()["params"]["method"] == name
+
+
+def test_extract_answer():
+    assert extract_answer("He was born in 1790. So the answer is: 1790.") == "1790"
+    assert extract_answer("So the answer is Ansel Marrow") == "Ansel Marrow"
+    assert extract_answer("Yes, it was. More.") == "Yes, it was"
+
+
+def test_without_full_entropies_the_topk_approximation_is_used():
+    # as from an OpenAI-compatible endpoint: no entropy, top-2 alternatives
+    flat = [(" Tomas", -1.0), (" Ilse", -1.1)]
+    draft = [TokenLogprob(t, -0.05, ((t, -0.05),)) for t in ("The", " lighthouse", " was", " lit", " by")] + \
+            [TokenLogprob(" Tomas", -1.0, tuple(flat)), TokenLogprob(" Vell", -0.05, ((" Vell", -0.05),)),
+             TokenLogprob(".", -0.01, ((".", -0.01),))]
+    llm = FakeLLM([draft, toks((" Ansel", .9), (".", .9))])
+    res = gen(llm, threshold=0.05, entropy_threshold=1.0).generate(Q)  # only the entropy test can fire
+    (c,) = res.corrections
+    e = c.entities[0]
+    assert not e.entropy_exact and e.entropy > 1.0 and "θ2" in e.reason
+
+
+def test_continuation_mode_follows_the_backend():
+    from hallucheck.llm.openai_compat import OpenAICompatLLM
+
+    plain = OpenAICompatLLM("m", base_url="http://localhost:1/v1")
+    vllm = OpenAICompatLLM("m", base_url="http://localhost:1/v1", extra_body={"continue_final_message": True,
+                                                                             "add_generation_prompt": False})
+    assert DRADGenerator(llm=plain, corpus=CORPUS)._mode() == "instruct"
+    assert DRADGenerator(llm=vllm, corpus=CORPUS)._mode() == "prefix"
+    assert DRADGenerator(llm=FakeLLM(), corpus=CORPUS)._mode() == "prefix"
