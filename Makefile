@@ -17,7 +17,7 @@ install:
 
 demo: install
 	hallucheck detect --reference examples/manual_reference.txt --answer examples/manual_answer.txt \
-		--method keyword_match --llm embedded; test $$? -le 1
+		--llm embedded; test $$? -le 1
 
 test: install
 	$(PYTHON) -m pytest

@@ -17,8 +17,8 @@ from .types import Claim, Detection, Edit, Evidence, Mitigation, Usage, Verdict
 
 __version__ = "0.1.0"
 
-DEFAULT_METHOD = "sim_overlap"
-DEFAULT_MITIGATION_METHOD = "hsp"
+DEFAULT_METHOD = "cascade"
+DEFAULT_MITIGATION_METHOD = "cascade"
 
 
 def list_methods() -> list[tuple[str, str]]:

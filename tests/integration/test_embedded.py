@@ -102,3 +102,19 @@ def test_embedded_llm_generation_with_logprobs_and_entropy(embedded_llm):
     assert len(first.top) == 3 and first.top[0][1] >= first.top[1][1] >= first.top[2][1]
     assert first.entropy is not None and first.entropy >= 0.0
     assert "".join(t.token for t in r.logprobs).strip().startswith(r.text.strip()[:3])
+
+
+def test_default_method_on_the_shipped_example(embedded_llm):
+    """What `make demo` runs: the default method (cascade) with the embedded LLM on the car manual."""
+    from pathlib import Path
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    answer = (examples / "manual_answer.txt").read_text(encoding="utf-8")
+    det = hallucheck.detect(answer, (examples / "manual_reference.txt").read_text(encoding="utf-8"), llm=embedded_llm)
+    assert det.method == "cascade" and det.status == "ok" and det.hallucinated is True
+    by_text = {answer[v.claim.start:v.claim.end]: v for v in det.verdicts}
+    loaded = next(v for t, v in by_text.items() if "3.0 bar" in t)
+    assert loaded.hallucinated and loaded.meta["stage"] == "gate" and "3.0" in loaded.reason  # no LLM call for it
+    first = next(v for t, v in by_text.items() if t.startswith("Check the tyre pressure"))
+    assert first.meta["stage"] == "judge" and first.status == "ok" and 0.0 <= first.score <= 1.0
+    assert det.usage.calls >= 1
