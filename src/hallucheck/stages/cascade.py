@@ -83,8 +83,9 @@ class CascadeVerifier(Verifier):
             if self.llm is None:
                 raise ConfigError("CascadeVerifier needs an LLM for the claims its gate passes: pass llm= "
                                   "(e.g. hallucheck.llm.make_llm('embedded')).")
-            if question and self.qa_prompt:
-                v = self._judge.judge_one(claim, ev, prompt=self.qa_prompt, question=question.strip())
+            q = (question or "").strip()
+            if q and self.qa_prompt:
+                v = self._judge.judge_one(claim, ev, prompt=self.qa_prompt, question=q)
             else:
                 v = self._judge.judge_one(claim, ev)
             out.append(replace(v, meta={**v.meta, "stage": "judge"}))
