@@ -134,3 +134,14 @@ def test_mitigate_leaves_a_grounded_answer_unchanged(tmp_path, monkeypatch, caps
                      "--answer", "Inflate the front tyres to 2.4 bar.", "--format", "json"])
     result = json.loads(capsys.readouterr().out)
     assert code == 0 and result["revised"] == "Inflate the front tyres to 2.4 bar." and result["edits"] == []
+
+
+def test_text_output_shows_the_most_similar_evidence_first():
+    from hallucheck.cli import render_detection
+    from hallucheck.types import Claim, Detection, Evidence, Verdict
+
+    claim = Claim(text="Rear: 3.0 bar.", start=0, end=14, kind="sentence", id="s0")
+    evs = (Evidence("Check monthly.", 0, 14, score=0.1), Evidence("Rear: 2.2 bar.", 15, 29, score=0.9))
+    det = Detection(answer="Rear: 3.0 bar.", reference="Check monthly. Rear: 2.2 bar.", question=None, method="x",
+                    verdicts=(Verdict(claim, "contradicted", True, 0.9, "wrong number", evs),), hallucinated=True, score=0.9)
+    assert "closest reference[15:29]: 'Rear: 2.2 bar.'" in render_detection(det)

@@ -119,7 +119,9 @@ def render_detection(det: Detection, *, color: bool = False) -> str:
         lines.append(f"{mark} answer[{v.claim.start}:{v.claim.end}] {v.claim.text!r}")
         label = v.label or v.status
         lines.append(f"    {label}: {v.reason}")
-        for ev in v.evidence[:1]:
+        if v.evidence:
+            # the most similar evidence when the retriever scored it (some give it in reference order)
+            ev = max(v.evidence, key=lambda e: e.score if e.score is not None else float("-inf"))
             lines.append(f"    closest reference[{ev.start}:{ev.end}]: {ev.text!r}")
         if v.status == "error" and v.raw:
             lines.append(f"    raw LLM reply: {v.raw[:300]!r}")
