@@ -1,7 +1,7 @@
 """Run methods over the shared dev sets with `hallucheck eval` and print one comparison table.
 
     python benchmarks/bench_dev.py --methods sim_cosine sim_overlap sim_hybrid \
-        --data halueval_qa halueval_summ summeval summedits [--limit N] [--llm embedded] [--out runs/dev]
+        --data halueval_qa halueval_summ summeval summedits [--limit N] [--offset N] [--llm embedded] [--out runs/dev]
         [--param NAME=VALUE ...] [--cache]
 
 Each (method, data) run goes to OUT/<method>-<data>/ (resumable: rerun to finish an
@@ -24,6 +24,7 @@ def main() -> None:
     ap.add_argument("--methods", nargs="+", required=True)
     ap.add_argument("--data", nargs="+", default=["halueval_qa", "halueval_summ", "summeval", "summedits"])
     ap.add_argument("--limit", type=int)
+    ap.add_argument("--offset", type=int, default=0, help="skip the first N rows (a tuning split apart from the reported rows)")
     ap.add_argument("--llm", default="embedded")
     ap.add_argument("--out", default="runs/dev")
     ap.add_argument("--param", action="append", default=[])
@@ -38,6 +39,8 @@ def main() -> None:
                    "--llm", args.llm, "--quiet"]
             if args.limit:
                 cmd += ["--limit", str(args.limit)]
+            if args.offset:
+                cmd += ["--offset", str(args.offset)]
             if not args.cache:
                 cmd += ["--no-cache"]
             for p in args.param:

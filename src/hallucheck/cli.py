@@ -240,12 +240,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from .eval.report import compute_metrics, write_report
     from .eval.runner import StopRun, build_manifest, run_eval
 
-    examples = load_dataset(args.data, split=args.split, limit=args.limit)
+    examples = load_dataset(args.data, split=args.split, limit=args.limit, offset=args.offset)
     pipeline, llm = _load_pipeline(args)
     data_name = Path(args.data).stem if os.path.exists(args.data) else args.data
     out = Path(args.out or os.path.join("runs", f"{pipeline.name}-{data_name}" + (f"-{args.split}" if args.split else "")))
     manifest = build_manifest(pipeline, data=data_name, data_path=_data_file(args.data), split=args.split, limit=args.limit,
-                              llm=llm)
+                              offset=args.offset, llm=llm)
     threshold = args.threshold
     if args.threshold_from:
         tuned = json.loads((Path(args.threshold_from) / "metrics.json").read_text(encoding="utf-8"))
@@ -432,7 +432,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a dataset file/directory (shared JSONL, HaluEval, SummEval TSV, SummEdits, DelucionQA CSV, "
                         "RAGTruth) or a name such as halueval_qa")
     e.add_argument("--split", help="split to use where the dataset has them")
-    e.add_argument("--limit", type=int, help="first N examples only")
+    e.add_argument("--limit", type=int, help="first N examples only (after --offset)")
+    e.add_argument("--offset", type=int, default=0,
+                   help="skip the first N examples, e.g. tune on --offset 40 what you report on --limit 40")
     e.add_argument("--out", help="run directory (default runs/<method>-<data>); rerun with the same --out to resume")
     e.add_argument("--workers", type=int, default=1, help="examples in parallel (useful with remote endpoints)")
     e.add_argument("--max-errors", type=int, help="stop after more than this many failed examples")

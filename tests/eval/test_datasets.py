@@ -573,6 +573,18 @@ def test_load_dataset_unknown(monkeypatch, tmp_path):
         load_dataset(odd)
     with pytest.raises(ConfigError, match="limit must be a positive integer"):
         load_dataset(RAGTRUTH, limit=0)
+    with pytest.raises(ConfigError, match="offset must be a non-negative integer"):
+        load_dataset(RAGTRUTH, offset=-1)
+    with pytest.raises(ConfigError, match="offset 4 skips all 4 examples"):
+        load_dataset(RAGTRUTH, offset=4)
+
+
+def test_load_dataset_offset_is_a_disjoint_window():
+    everything = [ex.id for ex in load_dataset(RAGTRUTH)]
+    assert [ex.id for ex in load_dataset(RAGTRUTH, offset=1, limit=2)] == everything[1:3]
+    assert [ex.id for ex in load_dataset(RAGTRUTH, offset=3)] == everything[3:]
+    first = {ex.id for ex in load_dataset(RAGTRUTH, limit=2)}
+    assert first.isdisjoint(ex.id for ex in load_dataset(RAGTRUTH, offset=2))
 
 
 def test_load_dataset_hf_prefix(monkeypatch):

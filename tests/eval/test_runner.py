@@ -93,6 +93,15 @@ def test_resume_with_other_config_is_refused(tmp_path):
                  manifest=build_manifest(b, data="t", data_path=None, split=None, limit=None))
 
 
+def test_resume_with_other_offset_is_refused(tmp_path):
+    m = hallucheck.load_method("sim_overlap")
+    run_eval(m, _examples(2), out_dir=tmp_path, progress=False,
+             manifest=build_manifest(m, data="t", data_path=None, split=None, limit=None))
+    with pytest.raises(ConfigError, match="offset"):
+        run_eval(m, _examples(2), out_dir=tmp_path, progress=False,
+                 manifest=build_manifest(m, data="t", data_path=None, split=None, limit=None, offset=40))
+
+
 def test_duplicate_ids_rejected():
     ex = _examples(2)
     with pytest.raises(Exception, match="unique"):

@@ -1159,7 +1159,7 @@ _ACCEPTED = (
 
 
 def load_dataset(spec: str | os.PathLike[str], split: str | None = None, limit: int | None = None,
-                 **options: Any) -> list[Example]:
+                 offset: int = 0, **options: Any) -> list[Example]:
     """Load a dataset from a path or a name, choosing the loader automatically.
 
     * a file: ``*_raw_response.tsv`` -> :func:`load_summeval_tsv`; ``.csv`` ->
@@ -1177,12 +1177,20 @@ def load_dataset(spec: str | os.PathLike[str], split: str | None = None, limit: 
 
     ``split`` selects a split where the source has them (RAGTruth, DelucionQA directories, the
     Hugging Face datasets, or examples carrying ``meta["split"]`` such as SummEdits); asking for
-    a split of a source without splits raises :class:`ConfigError`. ``limit`` keeps the first
-    ``limit`` examples. Other keyword arguments go to the chosen loader (``encoding=``,
+    a split of a source without splits raises :class:`ConfigError`. ``offset`` skips the first
+    ``offset`` examples (of the split) and ``limit`` keeps the next ``limit``: e.g. report on the
+    first 40 rows of a dev set and tune thresholds on ``offset=40``. Other keyword arguments go to the chosen loader (``encoding=``,
     ``vocabulary=``, ``domain=``...).
     """
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise ConfigError(f"limit must be a positive integer, got {limit!r}")
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise ConfigError(f"offset must be a non-negative integer, got {offset!r}")
+    if offset:
+        rows = load_dataset(spec, split=split, limit=None if limit is None else offset + limit, **options)
+        if offset >= len(rows):
+            raise ConfigError(f"{os.fspath(spec)!s}: offset {offset} skips all {len(rows)} examples")
+        return rows[offset:]
     text = os.fspath(spec)
     if isinstance(text, bytes):
         text = text.decode()

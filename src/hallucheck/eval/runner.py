@@ -60,7 +60,7 @@ def machine_info() -> dict[str, Any]:
 
 
 def build_manifest(method: Any, *, data: str, data_path: str | None, split: str | None, limit: int | None,
-                   llm: Any = None) -> dict[str, Any]:
+                   offset: int = 0, llm: Any = None) -> dict[str, Any]:
     from .. import __version__
 
     return {
@@ -71,6 +71,7 @@ def build_manifest(method: Any, *, data: str, data_path: str | None, split: str 
         "data_sha256": file_sha256(data_path) if data_path and os.path.isfile(data_path) else None,
         "split": split,
         "limit": limit,
+        **({"offset": offset} if offset else {}),  # absent when 0, as in manifests written before offsets existed
         "hallucheck_version": __version__,
         "git_commit": git_commit(),
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -79,7 +80,7 @@ def build_manifest(method: Any, *, data: str, data_path: str | None, split: str 
 
 
 # manifest fields that must match to resume a run (the others describe the occasion)
-_IDENTITY = ("method", "llm", "data", "data_sha256", "split")
+_IDENTITY = ("method", "llm", "data", "data_sha256", "split", "offset")
 
 
 @dataclass
