@@ -106,6 +106,7 @@ def test_thresholds_per_task_and_gated_scores_stay_above_the_decision_point():
         llm = FakeLLM(label_scores=[judged, uniform])
         v = method(llm, threshold=threshold, qa_threshold=0.99).run(claim, REF).verdicts[0]
         assert v.score == pytest.approx(0.6, abs=1e-3) and v.hallucinated is flagged
+        assert f"0.60 is {'above' if flagged else 'not above'} the threshold {threshold:g}" in v.reason
     # with a question, qa_threshold decides instead
     llm = FakeLLM(label_scores=[judged, uniform])
     v = method(llm, threshold=0.99, qa_threshold=0.5).run(claim, REF, question="When do I check?").verdicts[0]

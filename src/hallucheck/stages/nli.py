@@ -179,6 +179,10 @@ class LLMNLIVerifier(Verifier):
         best, flagged, score = self._decide(probs)
         shown = ", ".join(f"{x} {probs[x]:.2f}" for x in NLI_LABELS) if j.probs is not None else f"reply: {best}"
         reason = f"{best} ({shown})"
+        if self.threshold is not None:
+            said = "above" if flagged else "not above"
+            what = "not entailed" if self.flag_on == "ungrounded" else "Contradiction"
+            reason += f"; P({what}) {score:.2f} is {said} the threshold {self.threshold:g}"
         meta.update(nli_label=best, probs=probs)
         return Verdict(claim, TO_LABEL[best], flagged, score, reason, tuple(evidence), raw=j.raw, meta=meta)
 
