@@ -117,4 +117,10 @@ def test_default_method_on_the_shipped_example(embedded_llm):
     assert loaded.hallucinated and loaded.meta["stage"] == "gate" and "3.0" in loaded.reason  # no LLM call for it
     first = next(v for t, v in by_text.items() if t.startswith("Check the tyre pressure"))
     assert first.meta["stage"] == "judge" and first.status == "ok" and 0.0 <= first.score <= 1.0
+    # with the tuned threshold the two correct sentences pass and the invented TPMS claim is caught
+    # (with the most likely label deciding, the 1.5B judge called both correct ones contradictions)
+    assert not first.hallucinated
+    assert not next(v for t, v in by_text.items() if t.startswith("The recommended cold pressure")).hallucinated
+    tpms = next(v for t, v in by_text.items() if "engine oil" in t)
+    assert tpms.hallucinated and tpms.meta["stage"] == "judge"
     assert det.usage.calls >= 1
