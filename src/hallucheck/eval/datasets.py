@@ -1179,8 +1179,8 @@ def load_dataset(spec: str | os.PathLike[str], split: str | None = None, limit: 
     Hugging Face datasets, or examples carrying ``meta["split"]`` such as SummEdits); asking for
     a split of a source without splits raises :class:`ConfigError`. ``offset`` skips the first
     ``offset`` examples (of the split) and ``limit`` keeps the next ``limit``: e.g. report on the
-    first 40 rows of a dev set and tune thresholds on ``offset=40``. Other keyword arguments go to the chosen loader (``encoding=``,
-    ``vocabulary=``, ``domain=``...).
+    first 40 rows of a dev set and tune thresholds on ``offset=40``. Other keyword arguments go
+    to the chosen loader (``encoding=``, ``vocabulary=``, ``domain=``...).
     """
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise ConfigError(f"limit must be a positive integer, got {limit!r}")
