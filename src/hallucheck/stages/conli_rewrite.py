@@ -38,7 +38,7 @@ from typing import Sequence
 
 from rapidfuzz import fuzz
 
-from ..base import Mitigator
+from ..base import Mitigator, check_choice
 from ..errors import ConfigError, ParseError
 from ..llm.base import LLMClient, Message, usage_scope
 from ..prompts import load_prompt
@@ -126,9 +126,7 @@ class ConliRewriteMitigator(Mitigator):
 
     def __init__(self, *, llm: LLMClient | None = None, prompt: str = "conli_mitigate.v1", unchanged: str = "remove",
                  max_tokens: int = 4096) -> None:
-        if unchanged not in UNCHANGED:
-            raise ConfigError(f"The 'unchanged' parameter of ConliRewriteMitigator must be one of {', '.join(UNCHANGED)}; "
-                              f"got {unchanged!r}.")
+        check_choice("ConliRewriteMitigator", "unchanged", unchanged, UNCHANGED)
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 16:
             raise ConfigError(f"The 'max_tokens' parameter of ConliRewriteMitigator must be an integer >= 16; got {max_tokens!r}.")
         self.llm = llm

@@ -31,7 +31,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from ..base import Component, check_unit
+from ..base import Component, check_choice, check_unit
 from ..errors import ConfigError, InputError
 from ..llm.base import TokenLogprob
 from ..models.ner import DEFAULT_SPACY_MODEL, Entity
@@ -234,9 +234,8 @@ class RHDDetector(Component):
                                               or entropy_threshold < 0):
             raise ConfigError(f"The 'entropy_threshold' parameter of RHDDetector must be a number >= 0 (nats) or None; "
                               f"got {entropy_threshold!r}.")
-        for name, value in (("prob_pooling", prob_pooling), ("entropy_pooling", entropy_pooling)):
-            if value not in POOLINGS:
-                raise ConfigError(f"The {name!r} parameter of RHDDetector must be one of {', '.join(POOLINGS)}; got {value!r}.")
+        check_choice("RHDDetector", "prob_pooling", prob_pooling, POOLINGS)
+        check_choice("RHDDetector", "entropy_pooling", entropy_pooling, POOLINGS)
         self.threshold = threshold
         self.entropy_threshold = entropy_threshold
         self.prob_pooling = prob_pooling

@@ -84,7 +84,7 @@ from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
 
-from ..base import ClaimExtractor, EvidenceRetriever, check_unit
+from ..base import ClaimExtractor, EvidenceRetriever, check_choice, check_unit
 from ..errors import ConfigError, ParseError
 from ..llm.base import LLMClient
 from ..models.ner import DEFAULT_SPACY_MODEL
@@ -296,10 +296,8 @@ class HierarchicalPieceExtractor(ClaimExtractor):
                  entity_types: Sequence[str] = ENTITY_TYPES, filter_entities: bool = True,
                  spacy_model: str = DEFAULT_SPACY_MODEL, max_tokens: int = 256, max_pieces: int = 32,
                  min_overlap: float = 0.5, cache_size: int = 4096) -> None:
-        if levels not in LEVELS:
-            raise ConfigError(f"The 'levels' parameter of HierarchicalPieceExtractor must be one of {', '.join(LEVELS)}; got {levels!r}.")
-        if unit not in UNITS:
-            raise ConfigError(f"The 'unit' parameter of HierarchicalPieceExtractor must be one of {', '.join(UNITS)}; got {unit!r}.")
+        check_choice("HierarchicalPieceExtractor", "levels", levels, LEVELS)
+        check_choice("HierarchicalPieceExtractor", "unit", unit, UNITS)
         if isinstance(entity_types, str) or not all(t in ENTITY_TYPES for t in entity_types) or not entity_types:
             raise ConfigError(f"The 'entity_types' parameter of HierarchicalPieceExtractor must be a non-empty list of "
                               f"{', '.join(ENTITY_TYPES)}; got {entity_types!r}.")
@@ -531,8 +529,7 @@ class PieceRetriever(EvidenceRetriever):
                  llm: LLMClient | None = None, k: int = 3, matcher: str = "embedding", embedder: str = "minilm") -> None:
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ConfigError(f"The 'k' parameter of PieceRetriever must be a positive integer; got {k!r}.")
-        if matcher not in MATCHERS:
-            raise ConfigError(f"The 'matcher' parameter of PieceRetriever must be one of {', '.join(MATCHERS)}; got {matcher!r}.")
+        check_choice("PieceRetriever", "matcher", matcher, MATCHERS)
         if extractor is None:
             extractor = HierarchicalPieceExtractor(llm=llm)
         elif isinstance(extractor, Mapping):

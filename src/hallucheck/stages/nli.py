@@ -47,7 +47,7 @@ from __future__ import annotations
 import threading
 from typing import Sequence
 
-from ..base import ClaimExtractor, Verifier, check_unit
+from ..base import ClaimExtractor, Verifier, check_choice, check_unit
 from ..errors import ConfigError
 from ..llm.base import LLMClient
 from ..prompts import load_prompt
@@ -84,9 +84,8 @@ class LLMNLIVerifier(Verifier):
     def __init__(self, *, llm: LLMClient | None = None, prompt: str | None = None, flag_on: str = "contradiction",
                  threshold: float | None = None, prefix: str = "", use_logprobs: bool | None = None,
                  calibrate: bool = False, max_tokens: int = 16) -> None:
-        if flag_on not in FLAG_ON:
-            raise ConfigError(f"The 'flag_on' parameter of LLMNLIVerifier must be one of {', '.join(FLAG_ON)}; got {flag_on!r}. "
-                              "'contradiction' flags Contradiction only (HSP); 'ungrounded' also flags Neutral (CoNLI).")
+        check_choice("LLMNLIVerifier", "flag_on", flag_on, FLAG_ON,
+                     "'contradiction' flags Contradiction only (HSP); 'ungrounded' also flags Neutral (CoNLI).")
         if threshold is not None:
             check_unit("LLMNLIVerifier", "threshold", threshold)
         if not isinstance(max_tokens, int) or max_tokens < 1:

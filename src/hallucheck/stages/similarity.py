@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..base import Verifier, check_unit
+from ..base import Verifier, check_choice, check_unit
 from ..errors import ConfigError
 from ..text import words
 from ..types import Claim, Evidence, Verdict
@@ -134,8 +134,7 @@ class SimilarityVerifier(Verifier):
 
     def __init__(self, *, measure: str = "hybrid", t1: float = 0.6, t2: float = 0.1, embedder: str = "minilm",
                  min_phrase_words: int = 4, min_phrase_fraction: float = 0.3) -> None:
-        if measure not in MEASURES:
-            raise ConfigError(f"The 'measure' parameter of SimilarityVerifier must be one of {', '.join(MEASURES)}; got {measure!r}.")
+        check_choice("SimilarityVerifier", "measure", measure, MEASURES)
         self.measure = measure
         self.t1 = check_unit("SimilarityVerifier", "t1", t1)
         self.t2 = check_unit("SimilarityVerifier", "t2", t2)
