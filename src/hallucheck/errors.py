@@ -44,6 +44,17 @@ class ParseError(HallucheckError):
         self.raw = raw
 
 
+class UnreadableReply(BackendError, ParseError):
+    """The backend answered, but its reply cannot be read as an answer (no expected label
+    among the scored alternatives, a non-finite or non-numeric log-probability). A
+    :class:`BackendError` (every handler of backend failures handles it: the verdict is an
+    error, never a guess) and a :class:`ParseError` (the raw reply is kept in ``raw``)."""
+
+    def __init__(self, message: str, *, raw: str = "", url: str | None = None):
+        HallucheckError.__init__(self, message)
+        self.url, self.status, self.raw = url, None, raw
+
+
 class MissingDependencyError(HallucheckError, ImportError):
     """An optional dependency (extra) or weight package is not installed."""
 
@@ -60,5 +71,6 @@ __all__ = [
     "BackendTimeout",
     "RateLimited",
     "ParseError",
+    "UnreadableReply",
     "MissingDependencyError",
 ]

@@ -578,3 +578,44 @@ def test_make_llm_builds_an_openai_client(server, no_key):
     assert server.bodies[0]["model"] == "qwen2.5:7b-instruct"
     with pytest.raises(ConfigError):
         make_llm("openai:", base_url=server.base_url, cache=None)
+
+
+# -- issue 11 items 1 and 5: malformed scoring replies ------------------------------------------
+def _lp(token, logprob, top):
+    return [{"token": token, "logprob": logprob, "top_logprobs": [{"token": t, "logprob": v} for t, v in top]}]
+
+
+def test_score_labels_with_no_label_among_alternatives_is_unreadable(server, no_key):
+    from hallucheck.errors import UnreadableReply
+
+    server.script(Reply(body=completion("Sure", logprobs=_lp("Sure", -0.1, [("Sure", -0.1), ("The", -2.5)]))))
+    with pytest.raises(UnreadableReply) as err:
+        make(server).score_labels("q", ["Entailment", "Neutral", "Contradiction"])
+    assert "Sure" in err.value.raw and isinstance(err.value, BackendError)
+
+
+@pytest.mark.parametrize("bad", ["NaN", "abc", None, [1], {"x": 1}])
+def test_non_numeric_or_nan_logprobs_are_unreadable_not_a_crash(server, no_key, bad):
+    from hallucheck.errors import UnreadableReply
+
+    value = float("nan") if bad == "NaN" else bad
+    body = json.dumps(completion("Entailment", logprobs=_lp("Entailment", value, [("Entailment", value), ("Neutral", -2.0)])))
+    server.script(Reply(body=body))
+    with pytest.raises(UnreadableReply):
+        make(server).score_labels("q", ["Entailment", "Neutral", "Contradiction"])
+
+
+@pytest.mark.parametrize("usage", ["lots", [1, 2], {"prompt_tokens": "x", "completion_tokens": None}, {"prompt_tokens": 1.5e3}])
+def test_wrong_typed_usage_does_not_lose_the_answer(server, no_key, usage):
+    body = completion("hello")
+    body["usage"] = usage
+    server.script(Reply(body=body))
+    r = make(server).complete("q")
+    assert r.text == "hello" and r.usage.prompt_tokens >= 0
+
+
+def test_logprobs_not_asked_for_are_ignored_even_when_malformed(server, no_key):
+    body = completion("hello")
+    body["choices"][0]["logprobs"] = {"content": "garbage"}
+    server.script(Reply(body=body))
+    assert make(server).complete("q").text == "hello"

@@ -43,3 +43,33 @@ def test_apply_edits():
         apply_edits(text, [Edit(0, 5, "a"), Edit(3, 8, "b")])
     with pytest.raises(ConfigError, match="outside the text"):
         apply_edits(text, [Edit(0, 99, "a")])
+
+
+# -- issue 11 item 1: an unreadable scored reply is an error, never a tie won by position --------
+@pytest.mark.parametrize("scores", [
+    {"Entailment": float("nan"), "Neutral": float("nan"), "Contradiction": float("nan")},
+    {"Entailment": float("nan"), "Neutral": -3.0, "Contradiction": -0.1},
+    {"Entailment": -0.1, "Neutral": float("-inf"), "Contradiction": -2.0},
+])
+def test_non_finite_label_logprobs_are_an_error_with_raw(scores):
+    j = judge(FakeLLM(label_scores=[scores]), "x", LABELS, prompt="p")
+    assert not j.ok and j.probs is None and "not finite" in j.error and j.raw
+
+
+def test_no_label_among_top_alternatives_is_an_error_not_entailment():
+    from hallucheck.llm.base import LLMResponse, TokenLogprob
+    from hallucheck.types import Usage
+
+    class Junk(FakeLLM):
+        supports_logprobs = True
+
+        def _score_labels(self, messages, labels, prefix):  # the base-class matching of top alternatives
+            return super(FakeLLM, self)._score_labels(messages, labels, prefix)
+
+        def _complete(self, request):
+            top = (("Sure", -0.2), ("I", -2.0), ("The", -3.0))
+            return LLMResponse("Sure", Usage(), "junk", logprobs=(TokenLogprob("Sure", -0.2, top),))
+
+    j = judge(Junk(), "x", LABELS, prompt="p", use_logprobs=True)
+    assert not j.ok and j.label is None and "None of the labels" in j.error
+    assert "Sure" in j.raw

@@ -60,3 +60,12 @@ def test_reply_that_never_parses_gives_error_verdicts_with_raw():
     assert det.hallucinated is None and det.score is None
     v = det.verdicts[0]
     assert v.status == "error" and "Keywords:" in v.raw and "Keyword extraction failed" in v.reason
+
+
+def test_junk_keyword_reply_is_an_error_not_grounded():
+    # issue 11 item 1: keywords that occur nowhere in the answer are no keyword list; an invented
+    # answer must not come back grounded with "No keywords in this sentence"
+    llm = FakeLLM(["zxqv, blorp wibble", "qwerty, asdfgh"])
+    det = hallucheck.detect("Use 9.9 bar for the front tyres.", REF, method="keyword_match", llm=llm)
+    assert det.hallucinated is None and all(v.status == "error" for v in det.verdicts)
+    assert "zxqv" in det.verdicts[0].raw and "qwerty" in det.verdicts[0].raw

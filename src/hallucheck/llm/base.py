@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Mapping, Sequence
 
-from ..errors import ConfigError, InputError
+from ..errors import BackendError, ConfigError, InputError, UnreadableReply
 from ..types import Usage
 
 ROLES = ("system", "user", "assistant")
@@ -222,15 +222,23 @@ class LLMClient(ABC):
         scores = self._score_labels(msgs, labels, prefix)
         usage = replace(scores.usage, calls=1, seconds=time.perf_counter() - t0)
         self._account(usage)
+        bad = {k: v for k, v in scores.logprobs.items()
+               if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)}
+        if bad or set(scores.logprobs) != set(labels):
+            # never renormalise NaN/inf into a verdict (NaN compares false: the first label would win)
+            raise UnreadableReply(f"{self.model_id} gave label log-probabilities that are not finite numbers: "
+                                  f"{dict(scores.logprobs)!r}. The reply cannot be scored.",
+                                  raw=json.dumps({k: repr(v) for k, v in scores.logprobs.items()}))
         if key is not None:
             self.cache.put(key, json.dumps({"logprobs": dict(scores.logprobs), "usage": usage.to_dict()}))
         return LabelScores(scores.logprobs, usage)
 
     def _score_labels(self, messages: tuple[Message, ...], labels: tuple[str, ...], prefix: str) -> LabelScores:
         """Default: one generated token with its top-20 alternatives; labels are matched by
-        their first token. A label missing from the alternatives gets log-probability -30."""
-        from ..errors import BackendError
-
+        their first token. A label missing from the alternatives gets log-probability -30,
+        but when *no* label is among them the reply is unreadable (:class:`UnreadableReply`,
+        keeping the token and its alternatives): equal floors would otherwise make a tie that
+        some label wins by its position."""
         msgs = messages + ((Message("assistant", prefix),) if prefix else ())
         response = self._complete(LLMRequest(messages=msgs, max_tokens=1, logprobs=20))
         first = response.logprobs[0] if response.logprobs else None
@@ -238,11 +246,20 @@ class LLMClient(ABC):
             raise BackendError(f"{self.model_id} returned no log-probabilities; use a backend that supports them "
                                "(llama_cpp, vLLM, OpenAI) or a method that parses text.")
         alts = dict(first.top) or {first.token: first.logprob}
+        raw = json.dumps({"text": response.text, "token": first.token, "logprob": repr(first.logprob),
+                          "top": [[t, repr(lp)] for t, lp in alts.items()]}, ensure_ascii=False)
+        if not all(isinstance(lp, (int, float)) and math.isfinite(lp) for lp in alts.values()):
+            raise UnreadableReply(f"{self.model_id} returned log-probabilities that are not finite numbers; the reply "
+                                  "cannot be scored.", raw=raw)
         scores = {}
         for label in labels:
             matches = [lp for tok, lp in alts.items() if tok.strip() and label.lower().startswith(tok.strip().lower())]
-            scores[label] = max(matches, default=-30.0)
-        return LabelScores(scores, response.usage)
+            scores[label] = max(matches, default=None)
+        if all(v is None for v in scores.values()):
+            raise UnreadableReply(f"None of the labels {', '.join(labels)} is among the {len(alts)} most likely next "
+                                  f"tokens of {self.model_id} (it would say {first.token!r}); the reply cannot be scored.",
+                                  raw=raw)
+        return LabelScores({k: -30.0 if v is None else float(v) for k, v in scores.items()}, response.usage)
 
     def count_tokens(self, text: str) -> int:
         """Rough token count (about 4 characters a token) unless the backend knows better."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import math
 import os
 import random
 import socket
@@ -17,7 +18,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from ..errors import BackendError, BackendTimeout, ConfigError, RateLimited
+from ..errors import BackendError, BackendTimeout, ConfigError, RateLimited, UnreadableReply
 from ..types import Usage
 from .base import LLMClient, LLMRequest, LLMResponse, TokenLogprob
 
@@ -142,15 +143,66 @@ class OpenAICompatLLM(LLMClient):
         except (KeyError, IndexError, TypeError, AttributeError):
             raise BackendError(f"{self.base_url} returned an unexpected payload (no choices[0].message): {str(payload)[:300]}",
                                url=self.base_url) from None
-        usage = payload.get("usage") or {}
-        logprobs = None
-        content = (choice.get("logprobs") or {}).get("content") if isinstance(choice.get("logprobs"), dict) else None
-        if content:
-            logprobs = tuple(
-                TokenLogprob(t.get("token", ""), float(t.get("logprob", 0.0)),
-                             tuple((a.get("token", ""), float(a.get("logprob", 0.0))) for a in t.get("top_logprobs") or ()))
-                for t in content)
-        return LLMResponse(text=text, model=payload.get("model") or self.model_id, finish_reason=choice.get("finish_reason") or "stop",
-                           usage=Usage(prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                                       completion_tokens=int(usage.get("completion_tokens") or 0)),
-                           logprobs=logprobs)
+        logprobs = _parse_logprobs(choice.get("logprobs"), self.base_url) if request.logprobs is not None else None
+        if not isinstance(text, str):
+            raise BackendError(f"{self.base_url} returned a message content that is not text: {str(text)[:200]}",
+                               url=self.base_url)
+        finish = choice.get("finish_reason") if isinstance(choice, dict) else None
+        model = payload.get("model")
+        return LLMResponse(text=text, model=model if isinstance(model, str) and model else self.model_id,
+                           finish_reason=finish if isinstance(finish, str) and finish else "stop",
+                           usage=_parse_usage(payload.get("usage")), logprobs=logprobs)
+
+
+def _count(value: Any) -> int:
+    """A token count from a reply's usage field; anything that is not a non-negative whole
+    number counts 0 (usage is bookkeeping: a malformed one must not lose the answer)."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return max(value, 0)
+    if isinstance(value, float) and math.isfinite(value) and value >= 0:
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return 0
+
+
+def _parse_usage(usage: Any) -> Usage:
+    if not isinstance(usage, dict):
+        return Usage()
+    return Usage(prompt_tokens=_count(usage.get("prompt_tokens")), completion_tokens=_count(usage.get("completion_tokens")))
+
+
+def _logprob(value: Any, where: str, url: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+        raise UnreadableReply(f"{url} returned a log-probability that is not a number ({where}: {value!r}); "
+                              "the reply cannot be scored.", raw=repr(value)[:300], url=url)
+    return float(value)
+
+
+def _parse_logprobs(block: Any, url: str) -> tuple[TokenLogprob, ...] | None:
+    """``choices[0].logprobs.content`` as TokenLogprob items; None when absent. A present but
+    malformed block (wrong types, NaN) is an :class:`UnreadableReply`, never a made-up value."""
+    if block is None:
+        return None
+    content = block.get("content") if isinstance(block, dict) else block
+    if content is None:
+        return None
+    if not isinstance(content, list):
+        raise UnreadableReply(f"{url} returned logprobs.content that is not a list: {str(content)[:200]}",
+                              raw=str(block)[:500], url=url)
+    out = []
+    for i, t in enumerate(content):
+        if not isinstance(t, dict):
+            raise UnreadableReply(f"{url} returned a logprobs entry that is not an object: {str(t)[:200]}",
+                                  raw=str(block)[:500], url=url)
+        top = t.get("top_logprobs") or []
+        if not isinstance(top, list) or not all(isinstance(a, dict) for a in top):
+            raise UnreadableReply(f"{url} returned top_logprobs that are not a list of objects: {str(top)[:200]}",
+                                  raw=str(block)[:500], url=url)
+        token = t.get("token", "")
+        out.append(TokenLogprob(token if isinstance(token, str) else str(token), _logprob(t.get("logprob", 0.0), f"token {i}", url),
+                                tuple((a.get("token", "") if isinstance(a.get("token", ""), str) else str(a.get("token")),
+                                       _logprob(a.get("logprob", 0.0), f"token {i} alternative", url)) for a in top)))
+    return tuple(out) or None

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
-from ..errors import BackendError
+from ..errors import BackendError, UnreadableReply
 from ..llm.base import LLMClient, Message, as_messages
 
 
@@ -50,6 +50,8 @@ def judge(llm: LLMClient, messages: Sequence[Message | Mapping[str, str]], label
     if scored:
         try:
             s = llm.score_labels(msgs, labels, prompt=prompt, prefix=prefix)
+        except UnreadableReply as exc:
+            return Judgement(None, raw=exc.raw or None, error=f"The LLM reply could not be scored: {exc}")
         except BackendError as exc:
             return Judgement(None, error=f"LLM backend failed: {exc}")
         return Judgement(s.best, s.probs)

@@ -90,10 +90,15 @@ class KeywordVerifier(Verifier):
             reply = self.llm.complete(load_prompt(name).render(answer=answer), prompt=name, max_tokens=self.max_tokens).text
             raws.append(reply)
             try:
-                return parse_keywords(reply)
+                keywords = parse_keywords(reply)
             except ParseError:
                 continue
-        raise ParseError("The LLM did not return keywords, even when asked again with a stricter prompt.", raw="\n---\n".join(raws))
+            # junk that parses as a list (none of it in the answer) is no keyword list: with nothing
+            # located, every sentence would have "no keywords" and the answer would pass unread
+            if any(align(kw, answer, min_score=90.0) is not None for kw in keywords):
+                return keywords
+        raise ParseError("The LLM did not return keywords of the answer (none of its reply occurs in the answer), even when "
+                         "asked again with a stricter prompt.", raw="\n---\n".join(raws))
 
     def verify(self, claims: Sequence[Claim], evidence: Sequence[Sequence[Evidence]], *, reference: str,
                question: str | None = None, answer: str = "") -> list[Verdict]:
