@@ -73,6 +73,23 @@ def test_mitigate_without_mitigator_says_what_to_do():
         hallucheck.load_method("sim_overlap").mitigate("Delhi", REF)
 
 
-def test_answer_without_claims_is_grounded_with_note():
-    det = hallucheck.detect("...", REF, method="sim_overlap")
-    assert det.hallucinated is False and det.verdicts == () and "no checkable claims" in det.meta["note"]
+@pytest.mark.parametrize("answer", ["...", "!!! ??", "🙂🙂", "\x00\x00\x00", "— … —"])
+def test_answer_without_words_is_an_input_error_not_grounded(answer):
+    # issue 11 item 3: only punctuation, emoji or NUL bytes was reported GROUNDED "0 of 0 claims"
+    with pytest.raises(InputError, match="no letters or digits"):
+        hallucheck.detect(answer, REF, method="sim_overlap")
+
+
+def test_answer_without_claims_could_not_be_verified():
+    # issue 11 item 3: an extractor that finds no claim verifies nothing: never "grounded"
+    from hallucheck.base import ClaimExtractor
+
+    class NoClaims(ClaimExtractor):
+        def extract(self, answer, *, question=None):
+            return []
+
+    method = hallucheck.load_method("sim_overlap")
+    method.extractor = NoClaims()
+    det = method.run("Delhi is the capital.", REF)
+    assert det.hallucinated is None and det.score is None and det.verdicts == ()
+    assert "no checkable claims" in det.meta["note"] and det.meta["no_claims"]

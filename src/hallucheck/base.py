@@ -62,8 +62,9 @@ def check_choice(owner: str, name: str, value: Any, allowed: Iterable[str], hint
     return value
 
 
-def check_text(value: Any, field: str, *, allow_empty: bool = False) -> str:
-    """Validate a user text: a non-empty ``str`` within the size limit."""
+def check_text(value: Any, field: str, *, allow_empty: bool = False, need_words: bool = False) -> str:
+    """Validate a user text: a non-empty ``str`` within the size limit (``need_words``: with
+    at least one letter or digit, i.e. something a claim could be made of)."""
     if isinstance(value, bytes):
         raise InputError(f"The {field} must be text (str), not bytes: decode it first (e.g. value.decode('utf-8')).", field=field)
     if not isinstance(value, str):
@@ -76,6 +77,10 @@ def check_text(value: Any, field: str, *, allow_empty: bool = False) -> str:
             "Split it into parts and check each, or raise hallucheck.base.MAX_TEXT_CHARS.",
             field=field,
         )
+    if need_words and not allow_empty and not any(ch.isalnum() for ch in value):
+        shown = value if len(value) <= 40 else value[:40] + "…"
+        raise InputError(f"The {field} has no letters or digits ({shown!r}): there is nothing to check. "
+                         f"Give the {field} text itself.", field=field)
     return value
 
 

@@ -45,8 +45,8 @@ class Pipeline(Component):
     # -- detection --------------------------------------------------------------------------
     def run(self, answer: str, reference: str, *, question: str | None = None, id: str | None = None) -> Detection:
         """Detect unsupported claims of ``answer`` against ``reference``."""
-        check_text(answer, "answer")
-        check_text(reference, "reference")
+        check_text(answer, "answer", need_words=True)
+        check_text(reference, "reference", need_words=True)
         if question is not None and not isinstance(question, str):
             raise ConfigError(f"The question must be a string or None; got {type(question).__name__}.")
         t0 = time.perf_counter()
@@ -57,7 +57,10 @@ class Pipeline(Component):
             hallucinated, score = self.verifier.aggregate(verdicts)
         meta: dict[str, Any] = {"seconds": time.perf_counter() - t0}
         if not claims:
-            meta["note"] = "The answer has no checkable claims."
+            # nothing was checked, so nothing can be called grounded: "0 of 0 claims" is no verdict
+            meta["note"] = "The answer has no checkable claims: nothing was verified."
+            meta["no_claims"] = True
+            hallucinated, score = None, None
         return Detection(answer=answer, reference=reference, question=question, method=self.name,
                          hallucinated=hallucinated, score=score, verdicts=tuple(verdicts), usage=tally.usage, id=id, meta=meta)
 
@@ -115,7 +118,8 @@ class Pipeline(Component):
             if not before.flagged:
                 return Mitigation(answer, answer, (), before, before, before.usage)
             result = self.mitigator.mitigate(before)
-            after = self.run(result.revised, reference, question=question) if result.revised.strip() else None
+            after = self.run(result.revised, reference, question=question) \
+                if any(ch.isalnum() for ch in result.revised) else None
         return Mitigation(result.original, result.revised, result.edits, before, after, tally.usage, result.notes)
 
     # -- configuration ----------------------------------------------------------------------

@@ -195,7 +195,7 @@ def test_reference_triplets_are_extracted_once_per_reference():
 def test_no_answer_triplets_means_no_reference_extraction_and_no_check():
     llm = scripted([], answer=[])
     det = hallucheck.detect("Hmm.", REF, method="triplet", llm=llm)
-    assert det.verdicts == () and det.hallucinated is False and len(llm.requests) == 1
+    assert det.verdicts == () and det.hallucinated is None and len(llm.requests) == 1  # nothing verified (issue 11)
     assert "no checkable claims" in det.meta["note"]
 
 
