@@ -111,7 +111,7 @@ def test_mitigate_prints_diff_and_rechecked_verdicts(tmp_path, monkeypatch, caps
     entail = {"Entailment": -0.1, "Neutral": -3.0, "Contradiction": -3.0}
     # the gate flags 3.0 (no LLM call); the A.3 repair; the re-check of the revised sentence by the judge (+ calibration)
     llm = FakeLLM(["[Reason] The reference says 2.4 bar.\n[Final Sentence] Inflate the front tyres to 2.4 bar."],
-                  label_scores=[entail, entail])
+                  label_scores=[entail, {"Entailment": -1.2, "Neutral": -1.2, "Contradiction": -0.9}])  # claim, content-free
     monkeypatch.setattr(cli, "_make_llm", lambda args: llm)
     code = cli.main(["mitigate", "--method", "cascade", "--param", "gate=numbers", "--reference", str(ref),
                      "--answer", "Inflate the front tyres to 3.0 bar.", "--color", "never"])
@@ -128,7 +128,8 @@ def test_mitigate_leaves_a_grounded_answer_unchanged(tmp_path, monkeypatch, caps
 
     ref = tmp_path / "ref.txt"
     ref.write_text("Inflate the front tyres to 2.4 bar.", encoding="utf-8")
-    llm = FakeLLM([], label_scores=[{"Entailment": -0.1, "Neutral": -3.0, "Contradiction": -3.0}] * 2)
+    llm = FakeLLM([], label_scores=[{"Entailment": -0.1, "Neutral": -3.0, "Contradiction": -3.0},
+                                    {"Entailment": -1.2, "Neutral": -1.2, "Contradiction": -0.9}])  # claim, content-free
     monkeypatch.setattr(cli, "_make_llm", lambda args: llm)
     code = cli.main(["mitigate", "--method", "cascade", "--param", "gate=numbers", "--reference", str(ref),
                      "--answer", "Inflate the front tyres to 2.4 bar.", "--format", "json"])

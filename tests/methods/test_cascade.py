@@ -117,3 +117,18 @@ def test_thresholds_per_task_and_gated_scores_stay_above_the_decision_point():
     assert gated.meta["stage"] == "gate" and gated.score == pytest.approx(0.9) and det.score > 0.8
     det = method(FakeLLM(), threshold=None).run("The front tyres take 2.4 bar and the rear 3.1 bar.", REF)
     assert det.verdicts[0].score == pytest.approx(0.75)
+
+
+def test_judge_that_always_says_contradiction_is_degenerate_not_grounded():
+    # issue 11 item 4: a judge that answers Contradiction whatever it is shown; noise in the two unlikely
+    # labels made calibration pick Entailment and the answer came back grounded
+    always = {"Entailment": -3.9, "Neutral": -4.6, "Contradiction": -0.035}
+    prior = {"Entailment": -4.6, "Neutral": -4.6, "Contradiction": -0.02}
+    llm = FakeLLM(label_scores=[always, prior])
+    det = method(llm).run("Check the pressure when the tyres are cold.", REF)
+    v = det.verdicts[0]
+    assert v.status == "error" and "Degenerate calibration" in v.reason and v.meta["degenerate_calibration"]
+    assert det.hallucinated is None
+    # the same claim without calibration is judged on the raw labels (Contradiction)
+    assert method(FakeLLM(label_scores=[always]), calibrate=False).run(
+        "Check the pressure when the tyres are cold.", REF).hallucinated is True

@@ -68,6 +68,10 @@ def format_premise(evidence: Sequence[Evidence]) -> str:
     return "\n".join(f"- {t}" for t in texts)
 
 
+def _fmt(probs: dict[str, float]) -> str:
+    return ", ".join(f"{x} {probs[x]:.3f}" for x in NLI_LABELS)
+
+
 class LLMNLIVerifier(Verifier):
     """Premise (the claim's evidence) vs hypothesis (the claim) by an LLM, three-way.
 
@@ -80,6 +84,9 @@ class LLMNLIVerifier(Verifier):
     """
 
     registry_name = "nli_llm.v1"
+    # with calibration, a claim whose label probabilities are within this total variation distance of
+    # the content-free ones could not be judged (not a parameter: it is a floor of sense, not a tuning knob)
+    DEGENERATE_SHIFT = 0.02
 
     def __init__(self, *, llm: LLMClient | None = None, prompt: str | None = None, flag_on: str = "contradiction",
                  threshold: float | None = None, prefix: str = "", use_logprobs: bool | None = None,
@@ -171,6 +178,18 @@ class LLMNLIVerifier(Verifier):
         if self.calibrate and j.probs is not None:
             null = self.null_probs(prompt_name)
             if null is not None:
+                shift = 0.5 * sum(abs(probs[x] - null[x]) for x in NLI_LABELS)
+                if shift < self.DEGENERATE_SHIFT:
+                    # the judge answered as it answers "N/A": its reply carries nothing about this claim, and the
+                    # division by the prior would turn noise in the unlikely labels into a verdict (a judge that
+                    # always says Contradiction came out Entailment)
+                    return Verdict(claim, None, None, None,
+                                   f"Degenerate calibration: the judge's label probabilities ({_fmt(probs)}) are those it "
+                                   f"gives a content-free input ({_fmt(null)}; total variation {shift:.3f} < "
+                                   f"{self.DEGENERATE_SHIFT:g}), so its answer says nothing about this claim. Use a "
+                                   "stronger judge, or calibrate=False to take its raw labels.",
+                                   tuple(evidence), status="error", raw=j.raw,
+                                   meta={"raw_probs": probs, "null_probs": null, "degenerate_calibration": True})
                 ratio = {x: probs[x] / max(null[x], 1e-9) for x in NLI_LABELS}
                 z = sum(ratio.values())
                 meta.update(raw_probs=probs, null_probs=null, calibrated=True)
