@@ -470,6 +470,12 @@ def build_parser() -> argparse.ArgumentParser:
     llm_options(a)
     a.set_defaults(func=cmd_generate_answer)
 
+    t = sub.add_parser("train", help="fine-tune a cross-encoder verifier on CPU (resumable; exports int8 ONNX)")
+    from .training.cli import add_arguments as add_train_arguments, cmd_train
+
+    add_train_arguments(t)
+    t.set_defaults(func=cmd_train)
+
     c = sub.add_parser("compare", help="print evaluation runs side by side")
     c.add_argument("dirs", nargs="+", metavar="DIR")
     c.set_defaults(func=cmd_compare)

