@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import sys
+import traceback
 from typing import Any, Sequence
 
 from . import __version__
@@ -57,10 +58,15 @@ def _parse_params(pairs: Sequence[str]) -> dict[str, Any]:
         key, sep, raw = pair.partition("=")
         if not sep or not key:
             raise InputError(f"--param takes NAME=VALUE (e.g. --param t2=0.2); got {pair!r}.", field="param")
+        if key == "llm":
+            raise InputError("The LLM is chosen with --llm (and --base-url), not --param llm=...", field="param")
+        if raw.strip().lower() in ("true", "false"):  # True/False as Python writes them; json only knows lower case
+            params[key] = raw.strip().lower() == "true"
+            continue
         try:
             params[key] = json.loads(raw)
         except ValueError:
-            params[key] = raw
+            params[key] = raw  # a string; a method parameter that wants a boolean rejects it (never truthy)
     return params
 
 
@@ -108,6 +114,8 @@ def render_detection(det: Detection, *, color: bool = False) -> str:
                  f"{len(flagged)} of {len(det.verdicts)} claims unsupported" + (f", {len(errors)} not verified" if errors else ""))
     if det.error:
         lines.append(f"error: {det.error}")
+    if det.meta.get("no_claims"):
+        lines.append(f"note: {det.meta.get('note')}")
     lines.append("")
     lines.append("Answer" + ("" if color else " (unsupported parts in [[ ]])") + ":")
     lines.append("  " + "".join(marked).rstrip().replace("\n", "\n  "))
@@ -170,6 +178,8 @@ def _load_pipeline(args: argparse.Namespace) -> tuple[Any, Any]:
 
     params = _parse_params(args.param)
     method = entry("method", args.method)  # unknown name -> did-you-mean before any model loads
+    if args.llm == "none":
+        return load_method(method.qualified, llm="none", **params), None
     llm = _make_llm(args) if method.name in NEEDS_LLM else None
     return load_method(method.qualified, llm=llm, **params), llm
 
@@ -248,7 +258,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
                               offset=args.offset, llm=llm)
     threshold = args.threshold
     if args.threshold_from:
-        tuned = json.loads((Path(args.threshold_from) / "metrics.json").read_text(encoding="utf-8"))
+        tuned_file = Path(args.threshold_from) / "metrics.json"
+        if not tuned_file.is_file():
+            raise InputError(f"--threshold-from {args.threshold_from}: there is no {tuned_file} (give the --out directory "
+                             "of an earlier eval run).", field="threshold_from")
+        try:
+            tuned = json.loads(tuned_file.read_text(encoding="utf-8"))
+            tuned["oracle_threshold"] and float(tuned["oracle_threshold"]["threshold"])
+        except (ValueError, UnicodeDecodeError, TypeError, KeyError, AttributeError) as exc:
+            raise InputError(f"{tuned_file} is not a readable metrics file ({type(exc).__name__}: {exc}).",
+                             field="threshold_from") from None
         if not tuned.get("oracle_threshold"):
             raise InputError(f"{args.threshold_from}/metrics.json has no tuned threshold (the run had no scores).")
         threshold = tuned["oracle_threshold"]["threshold"]
@@ -401,7 +420,7 @@ def build_parser() -> argparse.ArgumentParser:
     def llm_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--llm", default="embedded",
                        help="embedded (Qwen2.5-Coder-1.5B, default), embedded:0.5b, embedded:smollm2, embedded:/path.gguf, "
-                            "or openai:MODEL with --base-url")
+                            "openai:MODEL with --base-url, or none (no LLM: the default method's trained verifier decides alone)")
         p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (vLLM) or "
                                           "http://localhost:11434/v1 (Ollama)")
         p.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
@@ -482,6 +501,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     m = sub.add_parser("methods", help="list the registered methods")
     m.set_defaults(func=cmd_methods)
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    for p in sub.choices.values():  # also after the command: hallucheck detect ... --debug
+        p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show the traceback of an error")
     return parser
 
 
@@ -491,16 +513,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
+    debug = bool(getattr(args, "debug", False))
     try:
         return int(args.func(args))
     except HallucheckError as exc:
-        from .errors import BackendError
+        from .errors import BackendError, ParseError
 
         print(f"hallucheck: error: {exc}", file=sys.stderr)
-        return EXIT_UNVERIFIED if isinstance(exc, BackendError) else EXIT_USAGE
+        if debug:
+            traceback.print_exc()
+        # a backend that failed or a reply that did not parse: could not verify; anything else is the user's input
+        return EXIT_UNVERIFIED if isinstance(exc, (BackendError, ParseError)) else EXIT_USAGE
     except KeyboardInterrupt:
         print("hallucheck: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # never a traceback, never exit 1 ("hallucination found") for a crash
+        first = (str(exc).strip().splitlines() or [""])[0][:300]
+        print(f"hallucheck: error: could not verify: unexpected {type(exc).__name__}: {first}"
+              + ("" if debug else " (run again with --debug for the details)"), file=sys.stderr)
+        if debug:
+            traceback.print_exc()
+        return EXIT_UNVERIFIED
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -107,6 +107,20 @@ def _check_params(factory: Callable[..., Any], name: str, params: dict[str, Any]
             close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.5)
             hint = f" Did you mean {close[0]!r}?" if close else ""
             raise ConfigError(f"{name!r} has no parameter {key!r}.{hint} Parameters: {', '.join(allowed)}.")
+        _check_bool(name, key, sig.parameters[key].annotation, params[key])
+
+
+_BOOL = {"bool", "bool | None", "None | bool", "Optional[bool]", bool}
+
+
+def _check_bool(name: str, key: str, annotation: Any, value: Any) -> None:
+    """A parameter annotated ``bool`` takes True or False only (``bool | None``: or None): the
+    string "False" is truthy, and was once read as True."""
+    if annotation not in _BOOL or isinstance(value, bool):
+        return
+    if value is None and annotation != "bool" and annotation is not bool:
+        return
+    raise ConfigError(f"The {key!r} parameter of {name!r} must be true or false; got {value!r}.")
 
 
 _loaded = False

@@ -242,15 +242,27 @@ def compare(dirs: Sequence[str | os.PathLike[str]]) -> str:
             from ..errors import InputError
 
             raise InputError(f"{p} has no metrics.json: give directories written by `hallucheck eval --out`.")
-        mt = json.loads((p / "metrics.json").read_text(encoding="utf-8"))
-        mf = json.loads((p / "manifest.json").read_text(encoding="utf-8")) if (p / "manifest.json").exists() else {}
-        dec = mt.get("decisions") or {}
-        sc = mt.get("scores") or {}
-        ef = mt.get("efficiency") or {}
-        name = (mf.get("method") or {}).get("params", {}).get("name", "?")
-        ter = ef.get("ter")
-        sec = ef.get("seconds_per_example")
-        rows.append(f"| {p.name} | {name} | {mf.get('data', '?')} | {mt.get('examples')} | {_pct(dec.get('macro_f1'))} | "
-                    f"{_pct(dec.get('balanced_accuracy'))} | {_pct(sc.get('auroc'))} | {ef.get('llm_calls_per_example', 0):.2f} | "
-                    f"{'–' if ter is None else format(ter, '.2f')} | {'–' if sec is None else format(sec, '.3f')} |")
+        try:
+            rows.append(_compare_row(p))
+        except (OSError, UnicodeDecodeError, ValueError, TypeError, AttributeError, KeyError) as exc:
+            from ..errors import InputError
+
+            raise InputError(f"{p} is not a readable run ({type(exc).__name__}: {exc}). Rerun `hallucheck eval --out {p}` "
+                             "to rewrite its report, or leave it out.") from None
     return "\n".join(rows)
+
+
+def _compare_row(p: Path) -> str:
+    mt = json.loads((p / "metrics.json").read_text(encoding="utf-8"))
+    mf = json.loads((p / "manifest.json").read_text(encoding="utf-8")) if (p / "manifest.json").exists() else {}
+    if not isinstance(mt, dict) or not isinstance(mf, dict):
+        raise ValueError("metrics.json and manifest.json must hold JSON objects")
+    dec = mt.get("decisions") or {}
+    sc = mt.get("scores") or {}
+    ef = mt.get("efficiency") or {}
+    name = (mf.get("method") or {}).get("params", {}).get("name", "?")
+    ter = ef.get("ter")
+    sec = ef.get("seconds_per_example")
+    return (f"| {p.name} | {name} | {mf.get('data', '?')} | {mt.get('examples')} | {_pct(dec.get('macro_f1'))} | "
+            f"{_pct(dec.get('balanced_accuracy'))} | {_pct(sc.get('auroc'))} | {float(ef.get('llm_calls_per_example') or 0):.2f} | "
+            f"{'–' if ter is None else format(ter, '.2f')} | {'–' if sec is None else format(sec, '.3f')} |")

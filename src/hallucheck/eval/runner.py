@@ -164,6 +164,8 @@ def run_eval(method: Any, examples: Sequence[Any], *, out_dir: str | os.PathLike
     out = Path(out_dir) if out_dir is not None else None
     done: dict[str, dict[str, Any]] = {}
     if out is not None:
+        if out.exists() and not out.is_dir():
+            raise InputError(f"The run directory {out} is an existing file, not a directory: choose another --out.", field="out")
         out.mkdir(parents=True, exist_ok=True)
         _check_manifest(out, manifest)
         done = {r["id"]: r for r in read_results(out)}
@@ -238,7 +240,13 @@ def _check_manifest(out: Path, manifest: dict[str, Any] | None) -> None:
     if manifest is None:
         return
     if path.exists() and (out / RESULTS).exists():
-        old = json.loads(path.read_text(encoding="utf-8"))
+        try:
+            old = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(old, dict):
+                raise ValueError("not a JSON object")
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise InputError(f"{path} is corrupt ({exc}), so it cannot be checked that resuming this run keeps its settings. "
+                             "Choose another --out directory, or move the run away and start again.", field="out") from None
         changed = [k for k in _IDENTITY if old.get(k) != manifest.get(k)]
         if changed:
             raise ConfigError(f"{out} holds a run with a different {', '.join(changed)}. Resume it with the same settings, "

@@ -1,0 +1,109 @@
+"""The CLI's exit-code contract under bad input and unexpected failures (issue 11).
+
+0 grounded, 1 hallucination found, 2 usage/input error, 3 could not verify; never a traceback,
+never exit 1 for a crash."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hallucheck import cli
+from hallucheck.cli import main
+
+REF = "The Oberoi Group is a hotel company with its head office in Delhi."
+
+
+@pytest.fixture
+def ref_file(tmp_path):
+    p = tmp_path / "ref.txt"
+    p.write_text(REF, encoding="utf-8")
+    return str(p)
+
+
+@pytest.fixture
+def data_file(tmp_path):
+    p = tmp_path / "data.jsonl"
+    rows = [{"id": str(i), "dataset": "t", "task": "qa", "question": None, "reference": REF, "answer": a, "label": lab}
+            for i, (a, lab) in enumerate([("Its head office is in Delhi.", 0), ("It runs casinos in Macau.", 1)])]
+    p.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return str(p)
+
+
+def one_line_error(err: str) -> str:
+    lines = [x for x in err.strip().splitlines() if x.startswith("hallucheck: error")]
+    assert lines and "Traceback" not in err, err
+    return lines[0]
+
+
+# -- item 5: unexpected exceptions ------------------------------------------------------------
+def test_unexpected_exception_exits_3_with_one_line_and_debug_shows_traceback(monkeypatch, capsys):
+    def boom(args):
+        raise RuntimeError("boom\nsecond line")
+
+    monkeypatch.setattr(cli, "cmd_methods", boom)
+    assert main(["methods"]) == 3
+    line = one_line_error(capsys.readouterr().err)
+    assert "RuntimeError: boom" in line and "--debug" in line and "second line" not in line
+    assert main(["methods", "--debug"]) == 3
+    assert "Traceback" in capsys.readouterr().err
+    assert main(["--debug", "methods"]) == 3
+    assert "Traceback" in capsys.readouterr().err
+
+
+def test_param_llm_is_a_usage_error(ref_file, capsys):
+    code = main(["detect", "--reference", ref_file, "--answer", "Delhi.", "--method", "keyword_match", "--param", "llm=x"])
+    assert code == 2 and "--llm" in one_line_error(capsys.readouterr().err)
+
+
+def test_corrupt_manifest_in_out_is_an_input_error(tmp_path, data_file, capsys):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "manifest.json").write_text('{"method": ', encoding="utf-8")
+    (out / "results.jsonl").write_text("", encoding="utf-8")
+    code = main(["eval", "--method", "sim_overlap", "--data", data_file, "--out", str(out), "--quiet"])
+    assert code == 2 and "manifest.json is corrupt" in one_line_error(capsys.readouterr().err)
+
+
+def test_out_naming_an_existing_file_is_an_input_error(tmp_path, data_file, capsys):
+    out = tmp_path / "afile"
+    out.write_text("x", encoding="utf-8")
+    code = main(["eval", "--method", "sim_overlap", "--data", data_file, "--out", str(out), "--quiet"])
+    assert code == 2 and "is an existing file" in one_line_error(capsys.readouterr().err)
+    assert out.read_text(encoding="utf-8") == "x"
+
+
+def test_threshold_from_a_missing_directory_is_an_input_error(tmp_path, data_file, capsys):
+    code = main(["eval", "--method", "sim_overlap", "--data", data_file, "--out", str(tmp_path / "run"), "--quiet",
+                 "--threshold-from", str(tmp_path / "nope")])
+    assert code == 2 and "--threshold-from" in one_line_error(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("metrics", ['{"examples": ', "[]", '{"efficiency": {"llm_calls_per_example": "x"}}'])
+def test_compare_on_a_corrupt_run_is_an_input_error(tmp_path, capsys, metrics):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "metrics.json").write_text(metrics, encoding="utf-8")
+    assert main(["compare", str(run)]) == 2
+    assert "not a readable run" in one_line_error(capsys.readouterr().err)
+
+
+# -- item 6: booleans ----------------------------------------------------------------------------
+def test_param_booleans_are_parsed_strictly():
+    assert cli._parse_params(["a=False", "b=TRUE", "c=false", "d=0", "e=no"]) == {"a": False, "b": True, "c": False,
+                                                                                    "d": 0, "e": "no"}
+
+
+@pytest.mark.parametrize("value", ["nope", "0", "1", '"False"'])
+def test_a_boolean_parameter_rejects_what_is_not_a_boolean(ref_file, capsys, value):
+    code = main(["detect", "--reference", ref_file, "--answer", "Delhi.", "--method", "entity_check",
+                 "--param", f"check_numbers={value}"])
+    assert code == 2 and "must be true or false" in one_line_error(capsys.readouterr().err)
+
+
+def test_check_numbers_false_is_false(ref_file, capsys):
+    # both checks off: entity_check refuses (before, "False" was a true string and the number check ran)
+    code = main(["detect", "--reference", ref_file, "--answer", "It has 12 hotels.", "--method", "entity_check",
+                 "--param", "check_numbers=False", "--param", "check_entities=False"])
+    assert code == 2 and "check_numbers or check_entities" in one_line_error(capsys.readouterr().err)
