@@ -107,3 +107,28 @@ def test_check_numbers_false_is_false(ref_file, capsys):
     code = main(["detect", "--reference", ref_file, "--answer", "It has 12 hotels.", "--method", "entity_check",
                  "--param", "check_numbers=False", "--param", "check_entities=False"])
     assert code == 2 and "check_numbers or check_entities" in one_line_error(capsys.readouterr().err)
+
+
+# -- item 7: a run that could not verify is not a success, and a rerun retries it -----------------
+def test_eval_against_a_dead_endpoint_exits_3_and_a_rerun_retries(tmp_path, data_file, monkeypatch, capsys):
+    from hallucheck.errors import BackendError
+    from hallucheck.eval.runner import read_results
+    from hallucheck.llm import FakeLLM
+
+    dead = FakeLLM(lambda req: BackendError("Cannot reach the LLM endpoint http://127.0.0.1:9/v1", url="http://127.0.0.1:9/v1"))
+    monkeypatch.setattr(cli, "_make_llm", lambda args: dead)
+    out = tmp_path / "run"
+    argv = ["eval", "--method", "keyword_match", "--data", data_file, "--out", str(out), "--quiet"]
+    assert main(argv) == 3
+    captured = capsys.readouterr()
+    assert "unverified=2" in captured.out and "2 of 2 examples could not be verified" in captured.err
+    # the endpoint is back: the rerun retries both (failed examples do not count as done)
+    alive = FakeLLM(lambda req: "head office, Delhi" if "Delhi" in req.messages[-1].content else "casinos, Macau")
+    monkeypatch.setattr(cli, "_make_llm", lambda args: alive)
+    assert main(argv) == 0
+    assert "errors=0 unverified=0" in capsys.readouterr().out
+    latest = {r["id"]: r for r in read_results(out)}
+    assert [latest[i]["hallucinated"] for i in ("0", "1")] == [False, True]
+    # --no-retry-failed keeps what is recorded
+    assert len(alive.requests) == 2
+    assert main(argv + ["--no-retry-failed"]) == 0 and len(alive.requests) == 2

@@ -264,20 +264,20 @@ def cmd_eval(args: argparse.Namespace) -> int:
                              "of an earlier eval run).", field="threshold_from")
         try:
             tuned = json.loads(tuned_file.read_text(encoding="utf-8"))
-            tuned["oracle_threshold"] and float(tuned["oracle_threshold"]["threshold"])
+            oracle = tuned.get("oracle_threshold")
+            threshold = float(oracle["threshold"]) if oracle else None
         except (ValueError, UnicodeDecodeError, TypeError, KeyError, AttributeError) as exc:
             raise InputError(f"{tuned_file} is not a readable metrics file ({type(exc).__name__}: {exc}).",
                              field="threshold_from") from None
-        if not tuned.get("oracle_threshold"):
+        if threshold is None:
             raise InputError(f"{args.threshold_from}/metrics.json has no tuned threshold (the run had no scores).")
-        threshold = tuned["oracle_threshold"]["threshold"]
         manifest["threshold_from"] = str(args.threshold_from)
     print(f"Evaluating {pipeline.name} on {data_name}: {len(examples)} examples -> {out}", file=sys.stderr)
     stopped = None
     try:
         records = run_eval(pipeline, examples, out_dir=out, manifest=manifest, workers=args.workers, max_errors=args.max_errors,
                            progress=not args.quiet, count_tokens=llm.count_tokens if llm is not None else None,
-                           mitigate=args.mitigate)
+                           mitigate=args.mitigate, retry_failed=args.retry_failed)
     except StopRun as exc:
         from .eval.runner import read_results
 
@@ -291,7 +291,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     files = write_report(out, records, metrics, manifest)
     d = metrics.get("decisions") or {}
     sc = metrics.get("scores") or {}
-    summary = f"{pipeline.name} on {data_name}: n={metrics['examples']} errors={metrics['errors']}"
+    summary = (f"{pipeline.name} on {data_name}: n={metrics['examples']} errors={metrics['errors']} "
+               f"unverified={metrics['unverified']}")
     if d:
         summary += f"  macro-F1={100 * d['macro_f1']:.1f}  BA={100 * d['balanced_accuracy']:.1f}"
     if sc:
@@ -300,6 +301,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     print("wrote " + ", ".join(str(f) for f in files))
     if stopped:
         print(f"hallucheck: {stopped}", file=sys.stderr)
+        return EXIT_UNVERIFIED
+    failed = metrics["errors"] + metrics["unverified"]
+    if failed or not metrics["complete"]:
+        # the run did not verify everything: not a success, whatever the metrics of the rest say
+        print(f"hallucheck: {failed} of {len(examples)} examples could not be verified (errors={metrics['errors']}, "
+              f"unverified={metrics['unverified']}); rerun the same command to retry them (see --no-retry-failed).",
+              file=sys.stderr)
         return EXIT_UNVERIFIED
     return 0
 
@@ -460,6 +468,8 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--threshold", type=float, help="also score with this fixed threshold (score >= t => hallucinated)")
     e.add_argument("--threshold-from", metavar="DIR", help="use the threshold tuned in an earlier (dev) run directory")
     e.add_argument("--mitigate", action="store_true", help="also revise each answer and measure the revisions")
+    e.add_argument("--retry-failed", action=argparse.BooleanOptionalAction, default=True,
+                   help="on a resumed run, run again the examples that failed or could not be verified (default: yes)")
     method_options(e, DEFAULT_METHOD)
     llm_options(e)
     e.set_defaults(func=cmd_eval)

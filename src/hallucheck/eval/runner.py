@@ -149,14 +149,21 @@ class StopRun(Exception):
     """Raised when ``max_errors`` is exceeded."""
 
 
+def verified(record: dict[str, Any]) -> bool:
+    """True when the record holds a verdict: not an error, and not "could not verify"."""
+    return record.get("status") != "error" and record.get("hallucinated") is not None
+
+
 def run_eval(method: Any, examples: Sequence[Any], *, out_dir: str | os.PathLike[str] | None = None,
              manifest: dict[str, Any] | None = None, workers: int = 1, max_errors: int | None = None,
              progress: bool = True, count_tokens: Callable[[str], int] | None = None,
-             mitigate: bool = False) -> list[dict[str, Any]]:
+             mitigate: bool = False, retry_failed: bool = True) -> list[dict[str, Any]]:
     """Run ``method`` over ``examples``; return all records (including ones from earlier runs in ``out_dir``).
 
     With ``mitigate=True`` each example is also revised (``method.mitigate``) and the record
-    gets a ``mitigation`` entry: the revised answer, its edits, the re-check and the usage."""
+    gets a ``mitigation`` entry: the revised answer, its edits, the re-check and the usage.
+    On a resumed run, examples recorded as failed or unverified (e.g. the endpoint was down) are
+    run again unless ``retry_failed=False``; the newer record replaces the older one."""
     ids = [ex.id for ex in examples]
     if len(set(ids)) != len(ids):
         dup = next(i for i in ids if ids.count(i) > 1)
@@ -169,6 +176,8 @@ def run_eval(method: Any, examples: Sequence[Any], *, out_dir: str | os.PathLike
         out.mkdir(parents=True, exist_ok=True)
         _check_manifest(out, manifest)
         done = {r["id"]: r for r in read_results(out)}
+        if retry_failed:
+            done = {i: r for i, r in done.items() if verified(r)}
     todo = [ex for ex in examples if ex.id not in done]
     bar = Progress(total=len(todo), enabled=progress and bool(todo))
     lock = threading.Lock()
