@@ -619,3 +619,31 @@ def test_logprobs_not_asked_for_are_ignored_even_when_malformed(server, no_key):
     body["choices"][0]["logprobs"] = {"content": "garbage"}
     server.script(Reply(body=body))
     assert make(server).complete("q").text == "hello"
+
+
+# -- issue 11 item 2: the cache key holds the endpoint ------------------------------------------
+def test_two_endpoints_with_the_same_model_name_do_not_share_cached_answers(server, no_key, tmp_path, monkeypatch):
+    from hallucheck.llm.cache import ResponseCache
+
+    from .conftest import FakeOpenAIServer
+
+    other = FakeOpenAIServer()
+    try:
+        server.script(Reply(body=completion("from the first")))
+        other.script(Reply(body=completion("from the second")))
+        cache = ResponseCache(tmp_path / "c.sqlite")
+        first = OpenAICompatLLM("same-model", base_url=server.base_url, api_key_env="HC_TEST_KEY", cache=cache)
+        second = OpenAICompatLLM("same-model", base_url=other.base_url, api_key_env="HC_TEST_KEY", cache=cache)
+        assert first.complete("q").text == "from the first"
+        assert second.complete("q").text == "from the second" and len(other.requests) == 1
+        # the same endpoint does hit the cache, and the key never depends on the API key
+        request = LLMRequest(messages=(Message("user", "q"),))
+        key = first.cache_key(request)
+        monkeypatch.setenv("HC_TEST_KEY", SECRET)
+        assert first.complete("q").cached and first.cache_key(request) == key and SECRET not in key
+        # credentials or a query string in the URL are not part of the key either
+        creds = OpenAICompatLLM("same-model", base_url=server.base_url.replace("http://", "http://u:pw@") + "?key=zz",
+                                api_key_env="HC_TEST_KEY", cache=cache)
+        assert creds.cache_key(request) == key
+    finally:
+        other.close()

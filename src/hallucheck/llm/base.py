@@ -266,14 +266,23 @@ class LLMClient(ABC):
         return max(1, len(text) // 4) if text else 0
 
     def cache_key(self, request: LLMRequest, *, scoring: tuple[tuple[str, ...], str] | None = None) -> str:
-        """Hash of model id, prompt name/version, messages and parameters (``scoring``: the
+        """Hash of model id, endpoint (:meth:`cache_endpoint`), prompt name/version, messages and parameters (``scoring``: the
         labels and prefix of a :meth:`score_labels` call, which never shares a key with a
         generation). Secrets are never part of it."""
-        payload = json.dumps({"model": self.model_id, "prompt": request.prompt,
+        identity: dict[str, Any] = {"model": self.model_id}
+        endpoint = self.cache_endpoint()
+        if endpoint:  # absent for local backends, whose keys stay as they were
+            identity["endpoint"] = endpoint
+        payload = json.dumps({**identity, "prompt": request.prompt,
                               "scoring": None if scoring is None else [list(scoring[0]), scoring[1]],
                               "messages": [[m.role, m.content] for m in request.messages],
                               "params": request.params()}, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+    def cache_endpoint(self) -> str:
+        """Where replies come from, for the cache key: two servers that serve the same model name
+        must not share answers. Empty for in-process backends. Never holds a secret."""
+        return ""
 
     def describe(self) -> dict[str, Any]:
         """What identifies this backend in a run manifest (never secrets)."""

@@ -15,6 +15,7 @@ import socket
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from typing import Any
 
@@ -56,7 +57,10 @@ class OpenAICompatLLM(LLMClient):
         self._slots = threading.BoundedSemaphore(max_concurrency)
 
     def describe(self) -> dict[str, Any]:
-        return {"backend": "openai", "model": self.model_id, "base_url": self.base_url}
+        return {"backend": "openai", "model": self.model_id, "base_url": _public_url(self.base_url)}
+
+    def cache_endpoint(self) -> str:
+        return _public_url(self.base_url)
 
     # -- request building ---------------------------------------------------------------------
     def _body(self, request: LLMRequest) -> dict[str, Any]:
@@ -152,6 +156,17 @@ class OpenAICompatLLM(LLMClient):
         return LLMResponse(text=text, model=model if isinstance(model, str) and model else self.model_id,
                            finish_reason=finish if isinstance(finish, str) and finish else "stop",
                            usage=_parse_usage(payload.get("usage")), logprobs=logprobs)
+
+
+def _public_url(url: str) -> str:
+    """``url`` without user:password@ and without a query or fragment (where keys sometimes ride),
+    host in lower case: what may be shown, stored in a manifest or put in a cache key."""
+    parts = urllib.parse.urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if ":" in host:  # IPv6 literal
+        host = f"[{host}]"
+    netloc = host + (f":{parts.port}" if parts.port else "")
+    return urllib.parse.urlunsplit((parts.scheme.lower(), netloc, parts.path.rstrip("/"), "", ""))
 
 
 def _count(value: Any) -> int:
