@@ -30,11 +30,19 @@ def list_methods() -> list[tuple[str, str]]:
 
 def load_method(name: str = DEFAULT_METHOD, *, llm: Any = None, **params: Any) -> Any:
     """A configured method (a :class:`~hallucheck.pipeline.Pipeline`). ``llm`` is a client from
-    :func:`hallucheck.llm.make_llm` or a spec string (``"embedded"``, ``"openai:MODEL"``)."""
+    :func:`hallucheck.llm.make_llm` or a spec string (``"embedded"``, ``"openai:MODEL"``, or ``"none"``
+    for no LLM with a method that can run without one, such as the default ``ce_cascade``)."""
     from . import registry
     from ._builtins import NEEDS_LLM
 
     entry = registry.entry("method", name)
+    if llm == "none":
+        from ._builtins import OPTIONAL_LLM
+
+        if entry.name in NEEDS_LLM and entry.name not in OPTIONAL_LLM:
+            raise ConfigError(f"Method {entry.name!r} needs an LLM; llm='none' works only with methods that can run "
+                              f"without one ({', '.join(sorted(OPTIONAL_LLM))}) or need none (see `hallucheck methods`).")
+        return registry.create("method", entry.qualified, llm=None, **params)
     if isinstance(llm, str):
         from .llm import make_llm
 

@@ -34,6 +34,23 @@ _methods([
     ("cascade", f"{_M}.cascade:cascade", True,
      "hallucheck's low-cost LLM method: numbers/names gate, then a short calibrated LLM NLI call per remaining sentence."),
 ])
+# --- trained verifier (ours) ---
+_methods([
+    ("ce_cascade", f"{_M}.trained:ce_cascade", True,
+     "hallucheck's default: numbers/names gate, trained cross-encoder verifier, LLM judge only where the verifier is unsure "
+     "(--llm none: no LLM call)."),
+    ("cross_encoder", f"{_M}.trained:cross_encoder", False,
+     "hallucheck's trained cross-encoder verifier alone (or any NLI/HHEM/MiniCheck-style checkpoint), no LLM."),
+])
+# methods that use an LLM when they have one and run without (``llm="none"``, ``--llm none``)
+OPTIONAL_LLM: set[str] = {"ce_cascade"}
+register("verifier", "cross_encoder", f"{_S}.cross_encoder:CrossEncoderVerifier",
+         summary="Trained (evidence, claim) cross-encoder: P(unsupported) against the top-k reference sentences.")
+register("verifier", "ce_cascade", f"{_S}.cross_encoder:CECascadeVerifier",
+         summary="Entity gate, trained cross-encoder, LLM judge inside the uncertainty band only.")
+register("retriever", "lexical_topk", f"{_S}.evidence:LexicalRetriever",
+         summary="Top-k reference sentences by IDF-weighted word overlap (the trained verifier's premise).")
+# --- end trained verifier ---
 register("verifier", "cascade", f"{_S}.cascade:CascadeVerifier", summary="Entity/number gate, then a compact LLM NLI judge.")
 register("retriever", "compact", f"{_S}.evidence:CompactRetriever",
          summary="Whole reference if short, else top-k sentences by cosine (in reference order).")

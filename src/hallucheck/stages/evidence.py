@@ -76,3 +76,29 @@ class CompactRetriever(EmbeddingRetriever):
         if len(reference_sentences(reference)) <= self.k:
             return WholeReferenceRetriever().retrieve(claims, reference, question=question)
         return [sorted(ev, key=lambda e: e.start) for ev in super().retrieve(claims, reference, question=question)]
+
+
+class LexicalRetriever(EvidenceRetriever):
+    """Top-``k`` reference sentences per claim by IDF-weighted word overlap, best first (the whole
+    reference when it has at most ``k`` sentences): the premise the trained cross-encoder sees
+    (:func:`hallucheck.training.pairs.select_evidence`). No model, no embedding."""
+
+    registry_name = "lexical_topk.v1"
+
+    def __init__(self, *, k: int = 3) -> None:
+        if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+            raise ConfigError(f"The 'k' parameter of LexicalRetriever must be a positive integer; got {k!r}.")
+        self.k = k
+
+    def retrieve(self, claims: Sequence[Claim], reference: str, *, question: str | None = None) -> list[list[Evidence]]:
+        from ..training.pairs import claim_text, select_evidence_indices
+
+        spans = split_sentences(reference)
+        if len(spans) <= self.k:
+            return WholeReferenceRetriever().retrieve(claims, reference, question=question)
+        texts = [s.text for s in spans]
+        out = []
+        for c in claims:
+            idx = select_evidence_indices(claim_text(c.text, question), reference, k=self.k, sentences=texts)
+            out.append([Evidence(spans[i].text, spans[i].start, spans[i].end, meta={"index": i}) for i in idx])
+        return out

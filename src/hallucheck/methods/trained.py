@@ -1,0 +1,60 @@
+"""Methods built on hallucheck's trained cross-encoder verifier (not from the papers).
+
+* ``cross_encoder``: the trained verifier alone -- each answer sentence against its top-k
+  reference sentences, no LLM (:class:`~hallucheck.stages.cross_encoder.CrossEncoderVerifier`).
+* ``ce_cascade`` (the default): deterministic entity gate -> trained verifier -> the LLM judge
+  only for sentences whose verifier score falls in the uncertainty band
+  (:class:`~hallucheck.stages.cross_encoder.CECascadeVerifier`). With ``--llm none`` it makes no
+  LLM call at all. Flagged sentences are repaired with the HSP paper's A.3 prompt when an LLM
+  is given.
+
+The default thresholds and band were tuned on the dev sets (``benchmarks/tune_ce_cascade.py``;
+the numbers and the command are in ``docs/benchmarks.md``).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..llm.base import LLMClient
+from ..pipeline import Pipeline
+from ..stages.claims import SentenceExtractor
+from ..stages.cross_encoder import CECascadeVerifier, CrossEncoderVerifier
+from ..stages.evidence import CompactRetriever, LexicalRetriever
+from ..stages.piece_repair import PieceRepairMitigator
+
+# tuned on dev (benchmarks/tune_ce_cascade.py); see docs/benchmarks.md
+VERIFIER_THRESHOLD = 0.5
+THRESHOLD = 0.5
+QA_THRESHOLD: float | None = None
+BAND: tuple[float, float] | None = (0.3, 0.7)
+
+
+def cross_encoder(*, llm: LLMClient | None = None, model: str = "embedded", threshold: float = VERIFIER_THRESHOLD,
+                  k: int | None = None, supported_label: str | int | None = None, backend: str = "auto") -> Pipeline:
+    """The trained verifier alone. ``model``: ``embedded``, a local directory or a hub id (NLI,
+    HHEM-style and MiniCheck-style checkpoints work); ``threshold``: flag a sentence whose
+    P(unsupported) exceeds it; ``k``: reference sentences per claim (default: the model's)."""
+    ce = CrossEncoderVerifier(model=model, threshold=threshold, k=k, supported_label=supported_label, backend=backend)
+    return Pipeline(name="cross_encoder", extractor=SentenceExtractor(), retriever=LexicalRetriever(k=k or 3),
+                    verifier=ce, llm=llm)
+
+
+def ce_cascade(*, llm: LLMClient | None = None, gate: str = "entities", model: str = "embedded",
+               threshold: float = THRESHOLD, qa_threshold: float | None = QA_THRESHOLD,
+               band: Sequence[float] | None = BAND, k: int = 4, embedder: str = "minilm") -> Pipeline:
+    """Gate -> trained verifier -> LLM judge in the uncertainty ``band`` only. ``threshold`` /
+    ``qa_threshold``: flag a sentence whose final score exceeds it (without / with a question);
+    ``band``: ``[low, high]`` verifier scores for which the LLM is asked (``None``: never);
+    ``k``: evidence sentences the judge sees for long references."""
+    return Pipeline(
+        name="ce_cascade",
+        extractor=SentenceExtractor(),
+        # the judge's evidence (as in ``cascade``, so its replies are shared through the cache); with no
+        # LLM the verdicts show the verifier's own premise sentences and no embedding is computed
+        retriever=CompactRetriever(k=k, embedder=embedder) if llm is not None else LexicalRetriever(k=3),
+        verifier=CECascadeVerifier(llm=llm, gate=gate, model=model, threshold=threshold, qa_threshold=qa_threshold,
+                                   band=None if band is None else list(band)),
+        mitigator=PieceRepairMitigator(llm=llm, embedder=embedder, locate="source") if llm is not None else None,
+        llm=llm,
+    )

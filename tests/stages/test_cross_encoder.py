@@ -1,0 +1,205 @@
+"""The cross-encoder verifier: loading (ONNX, Hugging Face layouts, label conventions), scoring,
+premise selection, clear errors for missing or corrupt checkpoints, and the default method's
+uncertainty band (claims outside it make no LLM call)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+import hallucheck
+from hallucheck.cli import main
+from hallucheck.errors import ConfigError
+from hallucheck.llm import FakeLLM
+from hallucheck.models.cross_encoder import CrossEncoder, _scores_from_logits, supported_index
+from hallucheck.stages.cross_encoder import CECascadeVerifier, CrossEncoderVerifier
+from hallucheck.types import Claim, Evidence
+
+REF = ("The front tyres take 2 bar. The rear tyres take 3 bar. Check the pressure when the tyres are cold. "
+       "Paris is the capital of France. Berlin is the capital of Germany.")
+
+
+def test_label_conventions():
+    assert supported_index({"id2label": {"0": "contradiction", "1": "neutral", "2": "entailment"}}) == 2
+    assert supported_index({"id2label": {"0": "ENTAILMENT", "1": "NOT_ENTAILMENT"}}) == 0
+    assert supported_index({"id2label": {"0": "supported", "1": "hallucinated"}}) == 0
+    assert supported_index({"id2label": {"0": "LABEL_0", "1": "LABEL_1"}}) == 1  # MiniCheck convention
+    assert supported_index({"num_labels": 1, "id2label": {"0": "LABEL_0"}}) is None  # HHEM-style single logit
+    assert supported_index({"id2label": {"0": "LABEL_0", "1": "LABEL_1"}}, "LABEL_0") == 0
+    with pytest.raises(ConfigError, match="no label 'yes'"):
+        supported_index({"id2label": {"0": "a", "1": "b"}}, "yes")
+    with pytest.raises(ConfigError, match="supported_label"):
+        supported_index({"id2label": {"0": "a", "1": "b", "2": "c"}})
+    # score = P(not supported): softmax over labels, or 1 - sigmoid for one logit
+    s = _scores_from_logits(np.array([[0.0, 0.0, 2.0]]), 2)
+    assert s[0] == pytest.approx(1 - np.exp(2) / (2 + np.exp(2)))
+    assert _scores_from_logits(np.array([[0.0]]), None)[0] == pytest.approx(0.5)
+    assert _scores_from_logits(np.array([[3.0]]), None)[0] == pytest.approx(1 / (1 + np.exp(3)))
+
+
+def test_hugging_face_directory_scores_pairs_in_order(tiny_encoder):
+    enc = CrossEncoder(str(tiny_encoder), batch_size=2)
+    ev = ["the front tyres take 2 bar .", "paris is the capital of france .", "x", "the rear tyres take 3 bar ."]
+    cl = ["front tyres 2 bar", "paris capital", "the lighthouse was built in 1689", "rear 3"]
+    s = enc.score(ev, cl)
+    assert s.shape == (4,) and np.all((s >= 0) & (s <= 1))
+    # batching and the length sort do not change a pair's score
+    single = [float(CrossEncoder(str(tiny_encoder), batch_size=1).score([e], [c])[0]) for e, c in zip(ev, cl)]
+    assert s == pytest.approx(single, abs=1e-5)
+
+
+def test_nli_and_single_logit_checkpoints(tmp_path, make_tiny_encoder):
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    nli = make_tiny_encoder(tmp_path / "nli", num_labels=3, id2label={0: "contradiction", 1: "neutral", 2: "entailment"})
+    hhem = make_tiny_encoder(tmp_path / "hhem", num_labels=1)
+    ev, cl = ["paris is the capital of france ."], ["paris is in france"]
+    for path, expect in ((nli, lambda z: 1 - torch.softmax(z, -1)[0, 2]), (hhem, lambda z: 1 - torch.sigmoid(z[0, 0]))):
+        tok = AutoTokenizer.from_pretrained(path)
+        model = AutoModelForSequenceClassification.from_pretrained(path).eval()
+        with torch.no_grad():
+            logits = model(**tok(ev, cl, return_tensors="pt")).logits
+        assert CrossEncoder(str(path)).score(ev, cl)[0] == pytest.approx(float(expect(logits)), abs=1e-5)
+
+
+def test_onnx_export_round_trip_matches_pytorch(tiny_encoder, tmp_path):
+    from hallucheck.training.train import export_onnx
+
+    out = export_onnx(tiny_encoder, tmp_path / "onnx")
+    assert (out / "model.onnx").is_file() and (out / "model.int8.onnx").is_file() and (out / "tokenizer.json").is_file()
+    ev = ["the front tyres take 2 bar .", "paris is the capital of france . berlin is the capital of germany ."]
+    cl = ["front tyres 2 bar", "berlin is the capital of france"]
+    torch_scores = CrossEncoder(str(tiny_encoder)).score(ev, cl)
+    onnx_scores = CrossEncoder(str(out), onnx_file="model.onnx").score(ev, cl)
+    assert onnx_scores == pytest.approx(torch_scores, abs=1e-4)
+    int8_scores = CrossEncoder(str(out)).score(ev, cl)  # model.int8.onnx is preferred
+    assert int8_scores == pytest.approx(torch_scores, abs=0.05)
+
+
+def test_premise_is_the_top_k_sentences_best_first_with_offsets(tiny_encoder):
+    v = CrossEncoderVerifier(model=str(tiny_encoder), k=2)
+    claim = Claim("Berlin is the capital of France.", 0, 32)
+    premises, hyps, evs = v.premises([claim], REF, None)
+    assert [e.text for e in evs[0]] == ["Berlin is the capital of Germany.", "Paris is the capital of France."] \
+        or [e.text for e in evs[0]] == ["Paris is the capital of France.", "Berlin is the capital of Germany."]
+    for e in evs[0]:
+        assert REF[e.start:e.end] == e.text
+    assert premises[0] == " ".join(e.text for e in evs[0]) and hyps[0] == claim.text
+    # a QA claim is judged after its question; a short reference is given whole
+    _, hyps, evs = v.premises([claim], "Paris is in France.", "Which city?")
+    assert hyps[0] == "Which city? Berlin is the capital of France." and evs[0][0].meta["whole"]
+
+
+def test_missing_and_corrupt_checkpoints_are_clear_errors(tmp_path, tiny_encoder, capsys):
+    with pytest.raises(ConfigError, match="does not exist"):
+        CrossEncoder(str(tmp_path / "nowhere" / "model"))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ConfigError, match="holds no cross-encoder"):
+        CrossEncoder(str(empty))
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "model.onnx").write_bytes(b"not an onnx graph")
+    shutil.copy(tiny_encoder / "tokenizer.json", bad / "tokenizer.json")
+    with pytest.raises(ConfigError, match="corrupt"):
+        CrossEncoder(str(bad)).score(["a"], ["b"])
+    broken = tmp_path / "broken"
+    shutil.copytree(tiny_encoder, broken)
+    (broken / "model.safetensors").write_bytes(b"\x00" * 64)
+    with pytest.raises(ConfigError, match="cannot be loaded|Cannot load"):
+        CrossEncoder(str(broken)).score(["a"], ["b"])
+    # the command line: exit 2 with a one-line message, no traceback
+    ref = tmp_path / "ref.txt"
+    ref.write_text(REF, encoding="utf-8")
+    for model in (tmp_path / "nowhere" / "model", bad):
+        code = main(["detect", "--method", "cross_encoder", "--param", f"model={model}", "--reference", str(ref),
+                     "--answer", "The front tyres take 2 bar."])
+        err = capsys.readouterr().err
+        assert code == 2 and "Traceback" not in err and str(model) in err and err.count("\n") == 1
+
+
+class _FixedEncoder:
+    """Stands in for a loaded cross-encoder: scores by the claim text."""
+
+    meta = {"k": 3}
+
+    def __init__(self, table):
+        self.table = table
+
+    def score(self, premises, claims):
+        return np.array([self.table[c] for c in claims])
+
+
+def _cascade(llm, table, **kw):
+    v = CECascadeVerifier(llm=llm, gate="numbers", band=(0.3, 0.7), threshold=0.5, **kw)
+    v._ce._encoder = _FixedEncoder(table)
+    return v
+
+
+def test_band_claims_outside_it_make_no_llm_call(bow_embedder):
+    table = {"Check the pressure when the tyres are cold.": 0.05,  # sure: supported
+             "Paris is the capital of Germany.": 0.95,  # sure: hallucinated
+             "The rear tyres take air.": 0.5}  # unsure: the judge is asked
+    llm = FakeLLM(label_scores=[{"Entailment": -3.0, "Neutral": -2.0, "Contradiction": -0.1},
+                                {"Entailment": -1.1, "Neutral": -1.1, "Contradiction": -1.1}])
+    v = _cascade(llm, table)
+    answer = "Check the pressure when the tyres are cold. Paris is the capital of Germany. The rear tyres take air. The front tyres take 5 bar."
+    claims = [Claim(s, answer.index(s), answer.index(s) + len(s)) for s in
+              ("Check the pressure when the tyres are cold.", "Paris is the capital of Germany.", "The rear tyres take air.",
+               "The front tyres take 5 bar.")]
+    out = v.verify(claims, [[Evidence(REF, 0, len(REF))] for _ in claims], reference=REF)
+    assert [o.meta["stage"] for o in out] == ["verifier", "verifier", "judge", "gate"]
+    assert [o.hallucinated for o in out] == [False, True, True, True]
+    # one judge call (+ the content-free calibration call): only the claim inside the band
+    judged = [r for r in llm.requests if "Claim: The rear tyres take air." in r.messages[-1].content]
+    assert len(judged) == 1 and len(llm.requests) == 2
+    assert not any("Claim: Paris" in r.messages[-1].content or "Claim: Check the" in r.messages[-1].content
+                   for r in llm.requests)
+    assert "uncertainty band" in out[2].reason and out[2].meta["verifier_score"] == 0.5
+
+
+def test_no_llm_means_no_call_and_the_verifier_decides(bow_embedder):
+    table = {"The rear tyres take air.": 0.6}
+    v = _cascade(None, table)
+    claim = Claim("The rear tyres take air.", 0, 24)
+    (out,) = v.verify([claim], [[]], reference=REF)
+    assert out.meta["stage"] == "verifier" and out.hallucinated is True and out.score == 0.6
+
+
+def test_judge_failure_keeps_the_verifier_verdict_and_says_so(bow_embedder):
+    from hallucheck.errors import BackendError
+
+    def fail(*a, **k):
+        raise BackendError("endpoint down")
+
+    llm = FakeLLM(label_scores=fail)
+    v = _cascade(llm, {"The rear tyres take air.": 0.55})
+    (out,) = v.verify([Claim("The rear tyres take air.", 0, 24)], [[Evidence(REF, 0, len(REF))]], reference=REF)
+    assert out.status == "ok" and out.hallucinated is True and "failed" in out.reason and out.meta["judge_error"]
+
+
+def test_llm_none_runs_the_default_without_an_llm(monkeypatch, bow_embedder):
+    from hallucheck.stages import cross_encoder as ce
+
+    monkeypatch.setattr(ce.CrossEncoderVerifier, "encoder", property(lambda self: _FixedEncoder(
+        {"Check the pressure when the tyres are cold.": 0.1})))
+    det = hallucheck.detect("Check the pressure when the tyres are cold.", REF, method="ce_cascade", llm="none", gate="numbers")
+    assert det.hallucinated is False and det.usage.calls == 0
+    with pytest.raises(ConfigError, match="needs an LLM"):
+        hallucheck.load_method("hsp", llm="none")
+
+
+def test_config_round_trips(tiny_encoder):
+    from hallucheck.pipeline import Pipeline
+
+    m = hallucheck.load_method("cross_encoder", model=str(tiny_encoder), threshold=0.4, k=2)
+    again = Pipeline.from_dict(json.loads(json.dumps(m.to_dict())))
+    assert again.to_dict() == m.to_dict() and again.verifier.threshold == 0.4
+    m = hallucheck.load_method("ce_cascade", llm="none", band=[0.2, 0.6])
+    assert Pipeline.from_dict(json.loads(json.dumps(m.to_dict()))).to_dict() == m.to_dict()
+    with pytest.raises(ConfigError, match="band"):
+        hallucheck.load_method("ce_cascade", llm="none", band=[0.8, 0.2])
