@@ -34,7 +34,7 @@ def main() -> None:
     dirs, times = [], {}
     for method in args.methods:
         for data in args.data:
-            out = Path(args.out) / f"{method}-{data}"
+            out = Path(args.out) / f"{method}-{Path(data).stem if data.endswith('.jsonl') else data}"
             cmd = [sys.executable, "-m", "hallucheck.cli", "eval", "--method", method, "--data", data, "--out", str(out),
                    "--llm", args.llm, "--quiet"]
             if args.limit:
