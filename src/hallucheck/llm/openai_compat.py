@@ -1,22 +1,28 @@
 """Any OpenAI-compatible chat-completions endpoint: vLLM, Ollama, llama.cpp server, OpenAI.
 
 Standard library only (urllib). The API key is read from a named environment variable at
-request time and never stored on the client, logged, or put in a cache key.
+request time and never stored on the client, logged, put in a cache key, or sent anywhere
+but the base URL (no redirects are followed).
 """
 
 from __future__ import annotations
 
+import datetime
+import email.utils
 import http.client
+import ipaddress
 import json
 import math
 import os
 import random
+import re
 import socket
 import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import warnings
 from typing import Any
 
 from ..errors import BackendError, BackendTimeout, ConfigError, RateLimited, UnreadableReply
@@ -30,15 +36,24 @@ class OpenAICompatLLM(LLMClient):
     """Chat completions at ``{base_url}/chat/completions``.
 
     Retries timeouts, connection resets, 429 and 5xx with exponential backoff and jitter
-    (``max_retries`` extra attempts); at most ``max_concurrency`` requests are in flight
+    (``max_retries`` extra attempts), waiting at least what a ``Retry-After`` header asks (at
+    most ``max_retry_after`` seconds); at most ``max_concurrency`` requests are in flight
     from this client at once, whatever the number of threads using it.
+
+    ``timeout`` is a total deadline per attempt (connect to last byte), not per socket read: a
+    server that drips a byte at a time cannot hold the client. A body larger than
+    ``max_response_bytes`` is refused, not buffered. Redirects are never followed (urllib would
+    resend the Authorization header to the new origin); the key is redacted from any error text
+    an endpoint sends back, and a warning says when it would travel over plain http to another
+    machine.
     """
 
     supports_logprobs = True
 
     def __init__(self, model: str, *, base_url: str = "https://api.openai.com/v1", api_key_env: str | None = "OPENAI_API_KEY",
                  timeout: float = 60.0, max_retries: int = 3, backoff: float = 1.0, max_concurrency: int = 4,
-                 cache: Any = None, extra_body: dict[str, Any] | None = None) -> None:
+                 cache: Any = None, extra_body: dict[str, Any] | None = None, max_response_bytes: int = 32 << 20,
+                 max_retry_after: float = 60.0) -> None:
         super().__init__(cache=cache)
         if not model or not isinstance(model, str):
             raise ConfigError("OpenAICompatLLM needs a model name, e.g. OpenAICompatLLM('qwen2.5:7b-instruct', base_url=...).")
@@ -54,7 +69,10 @@ class OpenAICompatLLM(LLMClient):
         self.backoff = backoff
         self.max_concurrency = max_concurrency
         self.extra_body = dict(extra_body or {})
+        self.max_response_bytes = max_response_bytes
+        self.max_retry_after = max_retry_after
         self._slots = threading.BoundedSemaphore(max_concurrency)
+        self._warned = False
 
     def describe(self) -> dict[str, Any]:
         return {"backend": "openai", "model": self.model_id, "base_url": _public_url(self.base_url)}
@@ -84,60 +102,129 @@ class OpenAICompatLLM(LLMClient):
         body.update(self.extra_body)
         return body
 
+    def _key(self) -> str | None:
+        return os.environ.get(self.api_key_env) or None if self.api_key_env else None
+
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json"}
-        if self.api_key_env:
-            key = os.environ.get(self.api_key_env)
-            if key:
-                headers["Authorization"] = f"Bearer {key}"
+        key = self._key()
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+            self._warn_if_exposed()
         return headers
+
+    def _warn_if_exposed(self) -> None:
+        """Warn (once per client) when the key is about to travel unencrypted off this machine."""
+        if self._warned:
+            return
+        parts = urllib.parse.urlsplit(self.base_url)
+        if parts.scheme == "https" or _is_loopback(parts.hostname or ""):
+            return
+        self._warned = True
+        warnings.warn(f"The API key in {self.api_key_env} is sent unencrypted to {_public_url(self.base_url)} (http://, "
+                      "not this machine): use https:// for remote endpoints.", UserWarning, stacklevel=4)
 
     # -- transport ----------------------------------------------------------------------------
     def _post(self, body: dict[str, Any]) -> dict[str, Any]:
         url = f"{self.base_url}/chat/completions"
+        shown = _public_url(url)
         data = json.dumps(body).encode("utf-8")
         last: Exception | None = None
+        wait = 0.0
         for attempt in range(self.max_retries + 1):
             if attempt:
-                time.sleep(self.backoff * (2 ** (attempt - 1)) * (1 + 0.25 * random.random()))
+                time.sleep(max(wait, self.backoff * (2 ** (attempt - 1)) * (1 + 0.25 * random.random())))
+            wait = 0.0
             req = urllib.request.Request(url, data=data, headers=self._headers(), method="POST")
+            watch = _Deadline(self.timeout)
             try:
-                with self._slots, urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                    payload = resp.read()
+                with self._slots:
+                    watch.start()
+                    try:
+                        with _opener(watch).open(req, timeout=self.timeout) as resp:
+                            payload = self._read_body(resp, shown)
+                    finally:
+                        watch.cancel()
             except urllib.error.HTTPError as exc:
-                detail = exc.read()[:500].decode("utf-8", "replace")
+                if 300 <= exc.code < 400:
+                    where = exc.headers.get("Location", "") if exc.headers else ""
+                    target = _public_url(urllib.parse.urljoin(url, where)) if where else "another URL"
+                    raise BackendError(f"{shown} redirected (HTTP {exc.code}) to {target}; redirects are not followed, so "
+                                       "that the API key is never sent anywhere but --base-url. Give the final URL as "
+                                       "--base-url.", url=shown, status=exc.code) from None
+                detail = self._redact(_read_some(exc, 500))
                 if exc.code in RETRY_STATUS:
-                    last = RateLimited(f"{url} answered 429 (rate limited) after {attempt + 1} attempts: {detail}", url=url, status=429) \
-                        if exc.code == 429 else BackendError(f"{url} answered HTTP {exc.code} after {attempt + 1} attempts: {detail}", url=url, status=exc.code)
+                    wait = _retry_after(exc.headers.get("Retry-After") if exc.headers else None, self.max_retry_after)
+                    last = RateLimited(f"{shown} answered 429 (rate limited) after {attempt + 1} attempts: {detail}", url=shown, status=429) \
+                        if exc.code == 429 else BackendError(f"{shown} answered HTTP {exc.code} after {attempt + 1} attempts: {detail}", url=shown, status=exc.code)
                     continue
                 hint = ""
                 if exc.code in (401, 403):
                     hint = (f" Check the API key in the environment variable {self.api_key_env!r}." if self.api_key_env
                             else " The endpoint wants an API key: pass api_key_env (CLI: --api-key-env).")
-                raise BackendError(f"{url} answered HTTP {exc.code}: {detail}.{hint}", url=url, status=exc.code) from None
+                raise BackendError(f"{shown} answered HTTP {exc.code}: {detail}.{hint}", url=shown, status=exc.code) from None
+            except _TooLarge as exc:
+                raise BackendError(f"{shown} sent a reply larger than {self.max_response_bytes:,} bytes ({exc}); refused "
+                                   "(raise max_response_bytes if this is expected).", url=shown) from None
             except (TimeoutError, socket.timeout) as exc:
-                last = BackendTimeout(f"{url} did not answer within {self.timeout:g} s ({attempt + 1} attempts). "
-                                      "Raise timeout= or check the server.", url=url)
+                last = self._timeout_error(shown, attempt, watch)
                 continue
             except urllib.error.URLError as exc:
-                if isinstance(exc.reason, (TimeoutError, socket.timeout)):
-                    last = BackendTimeout(f"{url} did not answer within {self.timeout:g} s ({attempt + 1} attempts). "
-                                          "Raise timeout= or check the server.", url=url)
+                if isinstance(exc.reason, (TimeoutError, socket.timeout)) or watch.fired:
+                    last = self._timeout_error(shown, attempt, watch)
                 else:
-                    last = BackendError(f"Cannot reach the LLM endpoint {url}: {exc.reason}. Is the server running, "
-                                        "and is --base-url right (it usually ends in /v1)?", url=url)
+                    last = BackendError(f"Cannot reach the LLM endpoint {shown}: {self._redact(str(exc.reason))}. Is the "
+                                        "server running, and is --base-url right (it usually ends in /v1)?", url=shown)
                 continue
-            except (ConnectionError, OSError, http.client.HTTPException) as exc:
+            except (ConnectionError, OSError, http.client.HTTPException, ValueError) as exc:
                 # HTTPException: a reply that is not valid HTTP (BadStatusLine) or was cut short
-                # (IncompleteRead), e.g. a proxy or a crashed server; retried like a reset.
-                last = BackendError(f"Connection to {url} failed: {type(exc).__name__}: {exc}", url=url)
+                # (IncompleteRead), e.g. a proxy or a crashed server; retried like a reset. The
+                # deadline watchdog ends a read by shutting the socket: then it is a timeout.
+                if watch.fired:
+                    last = self._timeout_error(shown, attempt, watch)
+                else:
+                    last = BackendError(f"Connection to {shown} failed: {type(exc).__name__}: {self._redact(str(exc))}",
+                                        url=shown)
                 continue
             try:
                 return json.loads(payload)
             except ValueError:
-                raise BackendError(f"{url} returned a body that is not JSON: {payload[:200]!r}", url=url) from None
+                raise BackendError(f"{shown} returned a body that is not JSON: {self._redact(repr(payload[:200]))}",
+                                   url=shown) from None
         assert last is not None
         raise last
+
+    def _timeout_error(self, shown: str, attempt: int, watch: "_Deadline") -> BackendTimeout:
+        what = "send a complete reply" if watch.fired else "answer"
+        return BackendTimeout(f"{shown} did not {what} within {self.timeout:g} s ({attempt + 1} attempts). "
+                              "Raise timeout= (CLI: --timeout) or check the server.", url=shown)
+
+    def _read_body(self, resp: Any, shown: str) -> bytes:
+        """The body, at most ``max_response_bytes`` of it (a larger one is refused, not buffered)."""
+        declared = resp.headers.get("Content-Length") if resp.headers else None
+        if declared and declared.strip().isdigit() and int(declared) > self.max_response_bytes:
+            raise _TooLarge(f"Content-Length {int(declared):,}")
+        chunks, size = [], 0
+        while True:
+            chunk = resp.read1(1 << 16) if hasattr(resp, "read1") else resp.read(1 << 16)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > self.max_response_bytes:
+                raise _TooLarge(f"more than {size:,} bytes")
+            chunks.append(chunk)
+        missing = getattr(resp, "length", None)  # read1 does not check Content-Length as read() does
+        if isinstance(missing, int) and missing > 0:
+            raise http.client.IncompleteRead(b"".join(chunks), missing)
+        return b"".join(chunks)
+
+    def _redact(self, text: str) -> str:
+        """``text`` (an endpoint's words, about to be shown and stored) without the API key and
+        without anything shaped like one."""
+        key = self._key()
+        if key and len(key) >= 4:
+            text = text.replace(key, "[REDACTED]")
+        return redact_secrets(text)
 
     def _complete(self, request: LLMRequest) -> LLMResponse:
         payload = self._post(self._body(request))
@@ -156,6 +243,132 @@ class OpenAICompatLLM(LLMClient):
         return LLMResponse(text=text, model=model if isinstance(model, str) and model else self.model_id,
                            finish_reason=finish if isinstance(finish, str) and finish else "stop",
                            usage=_parse_usage(payload.get("usage")), logprobs=logprobs)
+
+
+_SECRET = re.compile(r"(?i)\b((?:sk|pk|rk|ak)-(?:proj-|ant-|live-|test-)?)[A-Za-z0-9_\-]{8,}"
+                     r"|(?i:bearer)\s+[A-Za-z0-9._~+/=\-]{8,}")
+
+
+def redact_secrets(text: str) -> str:
+    """``text`` with API-key-like tokens (``sk-...``, ``Bearer ...``) replaced by a marker."""
+    return _SECRET.sub(lambda m: (m.group(1) or "Bearer ") + "[REDACTED]", text)
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() in ("localhost", "localhost.localdomain") or host.lower().endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _read_some(exc: urllib.error.HTTPError, limit: int) -> str:
+    try:
+        return exc.read(limit).decode("utf-8", "replace")
+    except Exception:  # an error body cut short is still an error: keep the status
+        return ""
+
+
+def _retry_after(value: str | None, cap: float) -> float:
+    """Seconds a Retry-After header asks for (delta-seconds or an HTTP date), at most ``cap``."""
+    if not value:
+        return 0.0
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return 0.0
+        if when is None:
+            return 0.0
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=datetime.timezone.utc)
+        seconds = (when - datetime.datetime.now(datetime.timezone.utc)).total_seconds()
+    if not math.isfinite(seconds):
+        return 0.0
+    return min(max(seconds, 0.0), cap)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class _Deadline:
+    """A total deadline for one request: at expiry, the connection's socket is shut down, which
+    ends a blocked connect or read at once (a per-read timeout never fires on a server that
+    drips a byte at a time)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.fired = False
+        self._socks: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+
+    def start(self) -> None:
+        self._timer = threading.Timer(self.seconds, self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+    def attach(self, sock: socket.socket | None) -> None:
+        if sock is None:
+            return
+        with self._lock:
+            self._socks.append(sock)
+            fired = self.fired
+        if fired:
+            _shut(sock)
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            socks = list(self._socks)
+        for sock in socks:
+            _shut(sock)
+
+
+def _shut(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Never follow a redirect: urllib would resend the Authorization header to wherever it points
+    (another origin included). The 3xx reply surfaces as an HTTPError instead."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
+        return None
+
+
+def _opener(watch: _Deadline) -> urllib.request.OpenerDirector:
+    class Conn(http.client.HTTPConnection):
+        def connect(self) -> None:
+            super().connect()
+            watch.attach(self.sock)
+
+    class SConn(http.client.HTTPSConnection):
+        def connect(self) -> None:
+            super().connect()
+            watch.attach(self.sock)
+
+    class Handler(urllib.request.HTTPHandler):
+        def http_open(self, req):  # type: ignore[no-untyped-def]
+            return self.do_open(Conn, req)
+
+    class SHandler(urllib.request.HTTPSHandler):
+        def https_open(self, req):  # type: ignore[no-untyped-def]
+            return self.do_open(SConn, req, context=self._context)
+
+    return urllib.request.build_opener(_NoRedirect, Handler, SHandler)
 
 
 def _public_url(url: str) -> str:

@@ -1,0 +1,238 @@
+"""A fake OpenAI-compatible server that misbehaves on purpose (issue 11's fault-injection suite).
+
+Listens on 127.0.0.1 only. ``mode`` chooses the misbehaviour; ``good`` counts the replies that
+carried a readable answer (status 200, valid JSON, finite log-probabilities with the labels among
+them), so a test can tell whether a verdict could have been based on the judge's answer.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+KEY = "sk-fault-SECRET-0123456789abcdef"
+
+# every misbehaviour; the first group never delivers a readable answer, the second does eventually
+BROKEN = ("no_label", "nan_logprobs", "str_logprobs", "drip", "redirect", "huge", "huge_declared", "close_mid_body",
+          "always_500", "echo_key", "not_json")
+RECOVERABLE = ("bad_usage", "retry_after_429", "500_then_200")
+MODES = BROKEN + RECOVERABLE
+
+LABEL_TOKENS = [("Ent", -0.2), ("Neutral", -2.0), ("Contr", -2.5), ("True", -3.0), ("False", -3.5), ("C", -4.0), ("I", -4.5)]
+
+
+def completion(text: str, *, logprobs: list[tuple[str, Any]] | None = None, usage: Any = None) -> dict[str, Any]:
+    choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+    if logprobs is not None:
+        first_token, first_lp = logprobs[0]
+        choice["logprobs"] = {"content": [{"token": first_token, "logprob": first_lp,
+                                           "top_logprobs": [{"token": t, "logprob": v} for t, v in logprobs]}]}
+    return {"id": "x", "object": "chat.completion", "model": "fault-model", "choices": [choice],
+            "usage": usage if usage is not None else {"prompt_tokens": 5, "completion_tokens": 1}}
+
+
+class Recorder:
+    """A second origin that records what reaches it (the redirect target)."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, str]] = []
+        rec = self
+
+        class H(BaseHTTPRequestHandler):
+            def log_message(self, *a: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                rec.requests.append({k.lower(): v for k, v in self.headers.items()})
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            do_GET = do_POST
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+class FaultServer:
+    def __init__(self, mode: str = "good", *, reply_text: str = "Entailment") -> None:
+        self.mode = mode
+        self.reply_text = reply_text
+        self.requests = 0
+        self.good = 0
+        self.headers: list[dict[str, str]] = []
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self.recorder = Recorder()
+        server = self
+
+        class H(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *a: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                try:
+                    server._handle(self)
+                except (BrokenPipeError, ConnectionResetError, OSError):
+                    pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.httpd.daemon_threads = True
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    # -- replies -----------------------------------------------------------------------------
+    def _good_body(self, body: Any, **kw: Any) -> bytes:
+        wants = isinstance(body, dict) and body.get("logprobs")
+        return json.dumps(completion(self.reply_text, logprobs=LABEL_TOKENS if wants else None, **kw)).encode()
+
+    def _send(self, h: BaseHTTPRequestHandler, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
+        h.send_response(status)
+        h.send_header("Content-Type", "application/json")
+        for k, v in (headers or {}).items():
+            h.send_header(k, v)
+        h.send_header("Content-Length", str(len(data)))
+        h.send_header("Connection", "close")
+        h.end_headers()
+        h.wfile.write(data)
+        h.wfile.flush()
+        h.close_connection = True
+
+    def _handle(self, h: BaseHTTPRequestHandler) -> None:
+        raw = h.rfile.read(int(h.headers.get("Content-Length") or 0))
+        body = json.loads(raw) if raw else None
+        with self.lock:
+            self.requests += 1
+            n = self.requests
+            self.headers.append({k.lower(): v for k, v in h.headers.items()})
+        mode = self.mode
+        wants = isinstance(body, dict) and body.get("logprobs")
+        if mode == "good" or mode == "bad_usage" or (mode == "retry_after_429" and n % 2 == 0) or \
+                (mode == "500_then_200" and n % 2 == 0):
+            data = self._good_body(body, usage="lots" if mode == "bad_usage" else None)
+            with self.lock:
+                self.good += 1
+            return self._send(h, 200, data)
+        if mode == "retry_after_429":
+            return self._send(h, 429, b'{"error": "slow down"}', {"Retry-After": "0.2"})
+        if mode in ("500_then_200", "always_500"):
+            return self._send(h, 500, b'{"error": "internal"}')
+        if mode == "echo_key":  # a proxy that echoes the request headers in its error page
+            auth = h.headers.get("Authorization", "")
+            return self._send(h, 400, json.dumps({"error": f"bad request; you sent Authorization: {auth}"}).encode())
+        if mode == "no_label":
+            lp = [("Sure", -0.1), ("The", -2.0), ("I", -3.0)] if wants else None
+            return self._send(h, 200, json.dumps(completion("Sure, I can help with that.", logprobs=lp)).encode())
+        if mode in ("nan_logprobs", "str_logprobs"):
+            bad: Any = float("nan") if mode == "nan_logprobs" else "abc"
+            lp = [(t, bad) for t, _ in LABEL_TOKENS]
+            # a text reply that names no label either: nothing readable whichever way the method asks
+            return self._send(h, 200, json.dumps(completion("Sure.", logprobs=lp)).encode())
+        if mode == "not_json":
+            return self._send(h, 200, b"<html>gateway error</html>")
+        if mode == "redirect":
+            h.send_response(302)
+            h.send_header("Location", f"http://127.0.0.1:{self.recorder.port}/v1/chat/completions")
+            h.send_header("Content-Length", "0")
+            h.send_header("Connection", "close")
+            h.end_headers()
+            h.close_connection = True
+            return
+        if mode == "drip":  # a valid reply, one byte at a time: each read succeeds, the whole never arrives in time
+            data = self._good_body(body)
+            h.send_response(200)
+            h.send_header("Content-Length", str(len(data)))
+            h.end_headers()
+            h.wfile.flush()
+            for i in range(len(data)):
+                if self.stopping.wait(0.05):
+                    return
+                h.wfile.write(data[i:i + 1])
+                h.wfile.flush()
+            h.close_connection = True
+            return
+        if mode == "huge":  # chunked, no length: 8 MB of padding before any answer
+            h.send_response(200)
+            h.send_header("Transfer-Encoding", "chunked")
+            h.end_headers()
+            chunk = b" " * 65536
+            for _ in range(128):
+                if self.stopping.is_set():
+                    return
+                h.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            h.wfile.write(b"0\r\n\r\n")
+            h.close_connection = True
+            return
+        if mode == "huge_declared":
+            h.send_response(200)
+            h.send_header("Content-Length", str(300 << 20))
+            h.end_headers()
+            h.wfile.write(b"{" + b" " * 1000)
+            h.wfile.flush()
+            h.close_connection = True
+            return
+        if mode == "close_mid_body":
+            data = self._good_body(body)
+            h.send_response(200)
+            h.send_header("Content-Length", str(len(data)))
+            h.end_headers()
+            h.wfile.write(data[: len(data) // 2])
+            h.wfile.flush()
+            h.connection.shutdown(socket.SHUT_RDWR)
+            h.close_connection = True
+            return
+        raise AssertionError(f"unknown mode {mode}")
+
+    def close(self) -> None:
+        self.stopping.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.recorder.close()
+
+
+@pytest.fixture
+def fault_server():
+    servers: list[FaultServer] = []
+
+    def make(mode: str = "good", **kw: Any) -> FaultServer:
+        s = FaultServer(mode, **kw)
+        servers.append(s)
+        return s
+
+    yield make
+    for s in servers:
+        s.close()
+
+
+def client(server: FaultServer, **kw: Any):
+    from hallucheck.llm.openai_compat import OpenAICompatLLM
+
+    kw.setdefault("timeout", 0.4)
+    kw.setdefault("max_retries", 1)
+    kw.setdefault("backoff", 0.01)
+    kw.setdefault("max_response_bytes", 1 << 20)
+    kw.setdefault("api_key_env", "HC_FAULT_KEY")
+    return OpenAICompatLLM("fault-model", base_url=server.base_url, **kw)
+
+
+def elapsed(fn: Any) -> tuple[Any, float]:
+    t0 = time.monotonic()
+    try:
+        out = fn()
+    except Exception as exc:  # noqa: BLE001 - returned for the test to inspect
+        out = exc
+    return out, time.monotonic() - t0
