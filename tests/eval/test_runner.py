@@ -71,6 +71,47 @@ def test_torn_last_line_is_ignored_on_resume(tmp_path):
     assert [r["id"] for r in run_eval(method, _examples(3), out_dir=tmp_path, progress=False)] == ["e0", "e1", "e2"]
 
 
+def test_torn_last_line_is_cut_before_appending(tmp_path):
+    # issue 11 item 9: the next record glued onto the torn line, so it was lost on disk while the run said complete
+    method = hallucheck.load_method("sim_overlap")
+    run_eval(method, _examples(2), out_dir=tmp_path, progress=False)
+    with open(tmp_path / "results.jsonl", "a") as f:
+        f.write('{"id": "e2", "lab')
+    run_eval(method, _examples(3), out_dir=tmp_path, progress=False)
+    lines = (tmp_path / "results.jsonl").read_text().splitlines()
+    assert [json.loads(x)["id"] for x in lines] == ["e0", "e1", "e2"]  # every line parses; e2 on disk once
+
+
+def test_second_eval_into_the_same_directory_is_refused(tmp_path):
+    # issue 11 item 8: two evals into one --out both ran everything (every id twice)
+    from hallucheck.errors import InputError
+    from hallucheck.eval.runner import run_lock
+
+    method = hallucheck.load_method("sim_overlap")
+    with run_lock(tmp_path):  # another eval holds the directory
+        with pytest.raises(InputError, match="Another hallucheck eval is writing to"):
+            run_eval(method, _examples(2), out_dir=tmp_path, progress=False)
+    assert read_results(tmp_path) == []
+    assert len(run_eval(method, _examples(2), out_dir=tmp_path, progress=False)) == 2  # released: runs
+
+
+def test_second_eval_process_is_refused(tmp_path):
+    import subprocess
+    import sys
+
+    from hallucheck.eval.runner import run_lock
+
+    data = tmp_path / "d.jsonl"
+    data.write_text("\n".join(json.dumps(e.to_dict()) for e in _examples(2)), encoding="utf-8")
+    out = tmp_path / "run"
+    out.mkdir()
+    with run_lock(out):
+        proc = subprocess.run([sys.executable, "-m", "hallucheck.cli", "eval", "--method", "sim_overlap", "--data", str(data),
+                               "--out", str(out), "--quiet"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "Another hallucheck eval is writing to" in proc.stderr
+    assert not (out / "results.jsonl").exists() or read_results(out) == []
+
+
 def test_failing_items_are_recorded_and_max_errors_stops(tmp_path):
     method = hallucheck.load_method("sim_overlap")
     records = run_eval(Flaky(method, fail_ids={"e1", "e2"}), _examples(), progress=False)

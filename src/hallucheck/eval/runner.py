@@ -10,6 +10,7 @@ resuming with a different method configuration or data file is refused.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import contextvars
 import datetime as _dt
 import hashlib
@@ -22,7 +23,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from ..errors import ConfigError, InputError
 from ..types import Detection
@@ -133,9 +134,11 @@ def read_results(out_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
             if not line:
                 continue
             try:
-                records.append(json.loads(line))
+                record = json.loads(line)
             except ValueError:
                 continue
+            if isinstance(record, dict) and "id" in record:
+                records.append(record)
     return records
 
 
@@ -169,12 +172,85 @@ def run_eval(method: Any, examples: Sequence[Any], *, out_dir: str | os.PathLike
         dup = next(i for i in ids if ids.count(i) > 1)
         raise InputError(f"Example ids must be unique; {dup!r} appears more than once.", field="id")
     out = Path(out_dir) if out_dir is not None else None
-    done: dict[str, dict[str, Any]] = {}
     if out is not None:
         if out.exists() and not out.is_dir():
             raise InputError(f"The run directory {out} is an existing file, not a directory: choose another --out.", field="out")
         out.mkdir(parents=True, exist_ok=True)
+        with run_lock(out):
+            return _run(method, examples, ids, out, manifest, workers, max_errors, progress, count_tokens, mitigate,
+                        retry_failed)
+    return _run(method, examples, ids, None, manifest, workers, max_errors, progress, count_tokens, mitigate, retry_failed)
+
+
+LOCK = ".lock"
+
+
+@contextlib.contextmanager
+def run_lock(out: Path) -> Iterator[None]:
+    """Hold ``OUT/.lock`` for the run: a second eval into the same directory is refused instead
+    of running every example again beside the first. The lock goes with the process (a crash
+    leaves nothing to clean up); where file locks are unavailable, nothing is locked."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    f = open(out / LOCK, "a+", encoding="utf-8")
+    try:
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.seek(0)
+            holder = f.read().strip()
+            raise InputError(f"Another hallucheck eval is writing to {out}" + (f" (pid {holder})" if holder else "")
+                             + ". Wait for it to finish, or choose another --out.", field="out") from None
+        f.seek(0)
+        f.truncate()
+        f.write(str(os.getpid()))
+        f.flush()
+        yield
+    finally:
+        f.close()  # releases the lock
+
+
+def repair_tail(path: Path) -> int:
+    """Cut a torn last line (a write cut short by a crash or power cut) so that the next record
+    starts on a line of its own; return the number of bytes cut."""
+    if not path.exists():
+        return 0
+    with open(path, "rb+") as f:
+        size = f.seek(0, os.SEEK_END)
+        if size == 0:
+            return 0
+        f.seek(size - 1)
+        if f.read(1) == b"\n":
+            return 0
+        # find the last newline, reading backwards in blocks
+        pos, keep = size, 0
+        while pos > 0:
+            step = min(1 << 16, pos)
+            pos -= step
+            f.seek(pos)
+            block = f.read(step)
+            i = block.rfind(b"\n")
+            if i >= 0:
+                keep = pos + i + 1
+                break
+        f.truncate(keep)
+        f.flush()
+        os.fsync(f.fileno())
+        return size - keep
+
+
+def _run(method: Any, examples: Sequence[Any], ids: list[str], out: Path | None, manifest: dict[str, Any] | None,
+         workers: int, max_errors: int | None, progress: bool, count_tokens: Callable[[str], int] | None,
+         mitigate: bool, retry_failed: bool) -> list[dict[str, Any]]:
+    done: dict[str, dict[str, Any]] = {}
+    if out is not None:
         _check_manifest(out, manifest)
+        cut = repair_tail(out / RESULTS)
+        if cut and progress:
+            sys.stderr.write(f"[hallucheck] {out / RESULTS}: cut a torn last line ({cut} bytes); that example runs again\n")
         done = {r["id"]: r for r in read_results(out)}
         if retry_failed:
             done = {i: r for i, r in done.items() if verified(r)}
@@ -184,6 +260,7 @@ def run_eval(method: Any, examples: Sequence[Any], *, out_dir: str | os.PathLike
     new: list[dict[str, Any]] = []
     errors = 0
     sink = open(out / RESULTS, "a", encoding="utf-8") if out is not None else None
+    synced = [time.monotonic()]
 
     def one(ex: Any) -> dict[str, Any]:
         mitigation = None
@@ -216,6 +293,9 @@ def run_eval(method: Any, examples: Sequence[Any], *, out_dir: str | os.PathLike
             if sink is not None:
                 sink.write(json.dumps(rec, ensure_ascii=False) + "\n")
                 sink.flush()
+                if time.monotonic() - synced[0] > 1.0:  # on disk at least every second, not per line
+                    os.fsync(sink.fileno())
+                    synced[0] = time.monotonic()
             failed = rec["status"] == "error" or any(v.get("status") == "error" for v in rec["detection"]["verdicts"])
             errors += int(failed)
             bar.update(failed)
@@ -239,6 +319,8 @@ def run_eval(method: Any, examples: Sequence[Any], *, out_dir: str | os.PathLike
                     raise
     finally:
         if sink is not None:
+            sink.flush()
+            os.fsync(sink.fileno())
             sink.close()
     by_id = {**done, **{r["id"]: r for r in new}}
     return [by_id[i] for i in ids if i in by_id]
