@@ -132,3 +132,54 @@ def test_eval_against_a_dead_endpoint_exits_3_and_a_rerun_retries(tmp_path, data
     # --no-retry-failed keeps what is recorded
     assert len(alive.requests) == 2
     assert main(argv + ["--no-retry-failed"]) == 0 and len(alive.requests) == 2
+
+
+# -- item 14 ---------------------------------------------------------------------------------------
+def test_triplet_unparseable_reply_exits_3_could_not_verify(ref_file, monkeypatch, capsys):
+    from hallucheck.llm import FakeLLM
+
+    monkeypatch.setattr(cli, "_make_llm", lambda args: FakeLLM(lambda req: "I cannot do that {{{"))
+    code = main(["detect", "--reference", ref_file, "--answer", "The Oberoi Group is based in Mumbai.", "--method", "triplet"])
+    assert code == 3 and "could not be parsed" in one_line_error(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("argv", [["--workers", "0"], ["--max-errors", "-1"], ["--limit", "0"], ["--offset", "-2"],
+                                  ["--timeout", "0"], ["--timeout", "nan"], ["--max-retries", "-1"], ["--workers", "x"]])
+def test_nonsense_numbers_are_usage_errors(data_file, tmp_path, capsys, argv):
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", "--method", "sim_overlap", "--data", data_file, "--out", str(tmp_path / "run"), "--quiet", *argv])
+    assert exc.value.code == 2 and argv[0] in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("value", ["answers/a1.txt", "missing.txt", "notes.md", "out.json", "./x"])
+def test_answer_that_looks_like_a_missing_file_is_an_input_error(ref_file, capsys, value):
+    code = main(["detect", "--reference", ref_file, "--answer", value, "--method", "sim_overlap"])
+    assert code == 2 and "no such file" in one_line_error(capsys.readouterr().err)
+
+
+def test_answer_naming_a_directory_is_an_input_error(ref_file, tmp_path, capsys):
+    code = main(["detect", "--reference", ref_file, "--answer", str(tmp_path), "--method", "sim_overlap"])
+    assert code == 2 and "is a directory" in one_line_error(capsys.readouterr().err)
+
+
+def test_answer_text_with_a_slash_or_spaces_is_still_text(ref_file, capsys):
+    code = main(["detect", "--reference", ref_file, "--answer", "Its head office is in Delhi, see notes.txt.",
+                 "--method", "sim_overlap"])
+    assert code in (0, 1)
+
+
+def test_one_class_only_reports_undefined_not_numbers(tmp_path, capsys):
+    from hallucheck.eval.report import classification_metrics
+
+    m = classification_metrics([1, 1, 1], [1, 0, 1], bootstrap=0)
+    assert m["specificity"] is None and m["balanced_accuracy"] is None and m["sensitivity"] == pytest.approx(2 / 3)
+    assert "undefined" in m["undefined"]
+    m = classification_metrics([0, 0], [0, 1], bootstrap=0)
+    assert m["sensitivity"] is None and m["balanced_accuracy"] is None and m["specificity"] == 0.5
+    data = tmp_path / "pos.jsonl"
+    data.write_text(json.dumps({"id": "a", "dataset": "t", "task": "qa", "question": None, "reference": REF,
+                                "answer": "It runs casinos in Macau.", "label": 1}) + "\n", encoding="utf-8")
+    assert main(["eval", "--method", "sim_overlap", "--data", str(data), "--out", str(tmp_path / "r"), "--quiet"]) == 0
+    assert "BA=undefined" in capsys.readouterr().out
+    assert "balanced accuracy are undefined" in (tmp_path / "r" / "report.md").read_text(encoding="utf-8")

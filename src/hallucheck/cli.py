@@ -46,9 +46,44 @@ def read_text_file(path: str, *, what: str, encoding: str = "utf-8") -> str:
         raise InputError(f"Unknown encoding {encoding!r}; use e.g. utf-8 or latin-1.", field="encoding") from None
 
 
+def _looks_like_path(value: str) -> bool:
+    """A value with no whitespace that has a path separator or a text-file extension."""
+    return (not any(ch.isspace() for ch in value)
+            and ("/" in value or os.sep in value or value.lower().endswith((".txt", ".md", ".json", ".jsonl"))))
+
+
 def _answer_arg(value: str, encoding: str) -> str:
-    if value == "-" or (len(value) < 4096 and "\n" not in value and os.path.isfile(value)):
+    """--answer: ``-`` (stdin), an existing file, or the answer text itself. A directory, or a
+    value that looks like a path to a file that does not exist, is an input error rather than
+    text to check (a mistyped file name was checked as a one-word answer)."""
+    if value == "-" or (len(value) < 4096 and "\n" not in value and (os.path.isfile(value) or os.path.isdir(value))):
         return read_text_file(value, what="answer", encoding=encoding)
+    if len(value) < 4096 and _looks_like_path(value):
+        raise InputError(f"--answer {value!r} looks like a file path, but there is no such file. Give an existing file, "
+                         "or the answer text itself.", field="answer")
+    return value
+
+
+def _int_at_least(low: int) -> Any:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number >= {low}; got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be >= {low}; got {value}")
+        return value
+
+    return parse
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number > 0; got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number > 0; got {text}")
     return value
 
 
@@ -294,7 +329,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     summary = (f"{pipeline.name} on {data_name}: n={metrics['examples']} errors={metrics['errors']} "
                f"unverified={metrics['unverified']}")
     if d:
-        summary += f"  macro-F1={100 * d['macro_f1']:.1f}  BA={100 * d['balanced_accuracy']:.1f}"
+        ba = d.get("balanced_accuracy")
+        summary += f"  macro-F1={100 * d['macro_f1']:.1f}  BA={'undefined' if ba is None else format(100 * ba, '.1f')}"
     if sc:
         summary += f"  AUROC={100 * sc['auroc']:.1f}"
     print(summary)
@@ -432,8 +468,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (vLLM) or "
                                           "http://localhost:11434/v1 (Ollama)")
         p.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
-        p.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for the endpoint (openai:)")
-        p.add_argument("--max-retries", type=int, default=3, help="retries on timeouts, 429 and 5xx (openai:)")
+        p.add_argument("--timeout", type=_positive_float, default=60.0,
+                       help="seconds one request to the endpoint may take in all, first byte to last (openai:)")
+        p.add_argument("--max-retries", type=_int_at_least(0), default=3, help="retries on timeouts, 429 and 5xx (openai:)")
         p.add_argument("--no-cache", action="store_true", help="do not read or write the LLM response cache")
         p.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
 
@@ -459,12 +496,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a dataset file/directory (shared JSONL, HaluEval, SummEval TSV, SummEdits, DelucionQA CSV, "
                         "RAGTruth) or a name such as halueval_qa")
     e.add_argument("--split", help="split to use where the dataset has them")
-    e.add_argument("--limit", type=int, help="first N examples only (after --offset)")
-    e.add_argument("--offset", type=int, default=0,
+    e.add_argument("--limit", type=_int_at_least(1), help="first N examples only (after --offset)")
+    e.add_argument("--offset", type=_int_at_least(0), default=0,
                    help="skip the first N examples, e.g. tune on --offset 40 what you report on --limit 40")
     e.add_argument("--out", help="run directory (default runs/<method>-<data>); rerun with the same --out to resume")
-    e.add_argument("--workers", type=int, default=1, help="examples in parallel (useful with remote endpoints)")
-    e.add_argument("--max-errors", type=int, help="stop after more than this many failed examples")
+    e.add_argument("--workers", type=_int_at_least(1), default=1, help="examples in parallel (useful with remote endpoints)")
+    e.add_argument("--max-errors", type=_int_at_least(0), help="stop after more than this many failed examples")
     e.add_argument("--threshold", type=float, help="also score with this fixed threshold (score >= t => hallucinated)")
     e.add_argument("--threshold-from", metavar="DIR", help="use the threshold tuned in an earlier (dev) run directory")
     e.add_argument("--mitigate", action="store_true", help="also revise each answer and measure the revisions")

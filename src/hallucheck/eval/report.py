@@ -38,7 +38,15 @@ def classification_metrics(y: Sequence[int], pred: Sequence[int], *, bootstrap: 
         "balanced_accuracy": M.balanced_accuracy(y, pred),
         "confusion": M.confusion(y, pred),
     }
-    if bootstrap and len(set(y)) > 1:
+    classes = set(y)
+    if len(classes) < 2:
+        # recall of an absent class is 0/0: reported as undefined (None), never as a number
+        missing = "hallucinated" if 1 not in classes else "grounded"
+        out["sensitivity" if 1 not in classes else "specificity"] = None
+        out["balanced_accuracy"] = None
+        out["undefined"] = (f"Only one class in the labels (no {missing} example): "
+                            f"{'sensitivity' if 1 not in classes else 'specificity'} and balanced accuracy are undefined.")
+    if bootstrap and len(classes) > 1:
         out["macro_f1_ci95"] = list(M.bootstrap_ci(_macro_f1, y, pred, n=bootstrap))
         out["balanced_accuracy_ci95"] = list(M.bootstrap_ci(M.balanced_accuracy, y, pred, n=bootstrap))
     return out
@@ -140,6 +148,8 @@ def render_markdown(metrics: dict[str, Any], manifest: dict[str, Any] | None, pl
                   f"{_pct(d['balanced_accuracy'])}{_ci(d.get('balanced_accuracy_ci95'))} |", ""]
         c = d["confusion"]
         lines += [f"Confusion (positive = hallucinated): TP {c['tp']}, FP {c['fp']}, TN {c['tn']}, FN {c['fn']}.", ""]
+        if d.get("undefined"):
+            lines += [f"{d['undefined']} (– in the table)", ""]
     s = metrics.get("scores")
     if s:
         lines += ["## Scores", "", f"AUROC {_pct(s['auroc'])}{_ci(s.get('auroc_ci95'))}, AUPRC {_pct(s['auprc'])} "
