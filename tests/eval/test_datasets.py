@@ -243,6 +243,15 @@ def test_summeval_multi_sentence_rows_and_latin1_articles(tmp_path):
     assert examples[1].label == 0 and "consistency" not in examples[1].meta
 
 
+@pytest.mark.parametrize("data_id", ["../secret", "../../etc/x", "/tmp/secret", "sub\\..\\..\\secret", "..", "a\x00b"])
+def test_summeval_ids_that_leave_the_src_folder_are_refused(tmp_path, data_id):
+    # issue 11 item 13: a crafted DataID read any .txt file (src/<DataID>.txt)
+    (tmp_path / "secret.txt").write_text("top secret article", encoding="latin-1")
+    d = _summeval_dir(tmp_path / "ds", ["1\t1\tFine .\t0", f"{data_id}\t1\tSneaky .\t1"], {"1": b"A."})
+    with pytest.raises(InputError, match="is not a plain file name"):
+        load_summeval_tsv(d)
+
+
 def test_summeval_bad_rows(tmp_path):
     d = _summeval_dir(tmp_path, ["1\t1\tFine .\t0", "2\t1\tBad .\tmaybe"], {"1": b"A.", "2": b"B."})
     with pytest.raises(InputError, match="qags_cnndm_raw_response.tsv line 3: column 'IsHallucination' must be 0 or 1"):

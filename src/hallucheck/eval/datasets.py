@@ -377,6 +377,14 @@ def _parse_flag(value: str, where: str, column: str) -> int:
     raise InputError(f"{where}: column {column!r} must be 0 or 1, got {value!r}", field=column)
 
 
+def _safe_file_stem(name: str) -> bool:
+    """True when ``name`` names a file inside a folder and nothing else: no separator (of any
+    platform), not ``.``/``..``, no control characters, not a drive or absolute path."""
+    if name in (".", "..") or any(ch in name for ch in "/\\:") or any(ord(ch) < 32 for ch in name):
+        return False
+    return os.path.basename(name) == name and not os.path.isabs(name)
+
+
 def load_summeval_tsv(dir_or_tsv: str | os.PathLike[str], *, dataset: str | None = None,
                       encoding: str = "utf-8") -> list[Example]:
     """Load the SummEval / QAGS layout of the CoNLI test suite: ``<name>_raw_response.tsv`` next to
@@ -423,6 +431,10 @@ def load_summeval_tsv(dir_or_tsv: str | os.PathLike[str], *, dataset: str | None
         data_id = cells[col["dataid"]].strip()
         if not data_id:
             raise InputError(f"{where}: column 'DataID' is empty", field="DataID")
+        if not _safe_file_stem(data_id):
+            # the id names the file src/<DataID>.txt: one that leaves the src/ folder could read any .txt file
+            raise InputError(f"{where}: DataID {data_id!r} is not a plain file name (it must not contain a path separator, "
+                             "'..' or control characters), so it cannot name an article in src/.", field="DataID")
         sent_id = 1
         if "sentenceid" in col:
             try:
