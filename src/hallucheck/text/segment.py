@@ -19,7 +19,8 @@ ABBREVIATIONS = frozenset(
 )
 
 _BOUNDARY = re.compile(
-    r"""(?P<end>[.!?…]+['"’”)\]]*)       # terminal punctuation, optional closers
+    r"""(?<![.!?…])                         # start at the first mark of a run (a run is tried once, not per mark)
+        (?P<end>[.!?…]+['"’”)\]]*)       # terminal punctuation, optional closers
         (?P<gap>\s+)                        # whitespace
         (?=[\"'“‘(\[]?[A-Z0-9À-Ý])          # next sentence starts capitalised or with a digit
     """,
@@ -39,9 +40,18 @@ class Span:
     text: str
 
 
+_MAX_WORD = 64  # longer "words" are no abbreviation; bounding the look-back keeps splitting linear
+
+
 def _previous_word(text: str, end: int) -> str:
-    m = re.search(r"([\w.]+)$", text[:end])
-    return m.group(1).lower().rstrip(".") if m else ""
+    """The run of word characters and dots that ends at ``end`` (at most _MAX_WORD of it),
+    lower-cased, trailing dots removed. Scans back from ``end``: no copy of the text before it."""
+    i, low = end, max(0, end - _MAX_WORD)
+    while i > low and (text[i - 1].isalnum() or text[i - 1] in "._" or (text[i - 1].isalpha())):
+        i -= 1
+    if i == low and low > 0 and (text[i - 1].isalnum() or text[i - 1] in "._"):
+        return ""  # longer than any abbreviation
+    return text[i:end].lower().rstrip(".")
 
 
 def _is_abbreviation(text: str, dot: int) -> bool:
@@ -67,10 +77,20 @@ def _cut_points(text: str) -> list[int]:
             cuts.add(m.end())
     for m in _PARA.finditer(text):
         cuts.add(m.start())
+    # a line break ends a sentence after .!?:;… (trailing blanks ignored) or before a list item;
+    # the last non-blank character before each break is found by scanning back no further than the
+    # previous break (whose answer is reused across blank lines), so the whole pass is linear
+    prev_break, prev_last = -1, ""
     for m in _LINE.finditer(text):
-        before = text[: m.start()].rstrip()
-        after = text[m.end():]
-        if before.endswith((".", "!", "?", ":", ";", "…")) or _BULLET.match(after):
+        j = m.start()
+        while j > prev_break + 1 and text[j - 1].isspace():
+            j -= 1
+        if j == prev_break + 1 and prev_break >= 0:
+            last = prev_last  # only blanks since the previous break
+        else:
+            last = text[j - 1] if j > 0 else ""
+        prev_break, prev_last = m.start(), last
+        if last in (".", "!", "?", ":", ";", "…") or _BULLET.match(text, m.end()):
             cuts.add(m.start())
     return sorted(cuts)
 
