@@ -73,3 +73,20 @@ def test_no_label_among_top_alternatives_is_an_error_not_entailment():
     j = judge(Junk(), "x", LABELS, prompt="p", use_logprobs=True)
     assert not j.ok and j.label is None and "None of the labels" in j.error
     assert "Sure" in j.raw
+
+
+def test_a_cached_non_finite_label_score_is_a_miss_not_a_verdict(tmp_path):
+    # an entry written before NaN was refused must not come back as a verdict
+    import json
+
+    from hallucheck.llm.cache import ResponseCache
+
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    llm = FakeLLM(label_scores=[{"Entailment": -0.1, "Neutral": -3.0, "Contradiction": -2.5}], cache=cache)
+    from hallucheck.llm.base import LLMRequest, as_messages
+
+    key = llm.cache_key(LLMRequest(messages=as_messages("x"), prompt="p", max_tokens=1, temperature=0.0),
+                        scoring=(LABELS, ""))
+    cache.put(key, json.dumps({"logprobs": {x: float("nan") for x in LABELS}, "usage": {}}))
+    j = judge(llm, "x", LABELS, prompt="p")
+    assert j.label == "Entailment" and llm.usage.calls == 1  # asked again, not read from the bad entry

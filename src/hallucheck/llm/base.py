@@ -118,6 +118,12 @@ class LabelScores:
         return max(self.logprobs, key=lambda k: self.logprobs[k])
 
 
+def _finite_scores(scores: Any, labels: Sequence[str]) -> bool:
+    """True when ``scores`` maps exactly ``labels`` to finite numbers."""
+    return (isinstance(scores, Mapping) and set(scores) == set(labels)
+            and all(not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v) for v in scores.values()))
+
+
 _scopes: contextvars.ContextVar[tuple["_Tally", ...]] = contextvars.ContextVar("hallucheck_usage_scopes", default=())
 
 
@@ -213,8 +219,8 @@ class LLMClient(ABC):
         key = self.cache_key(request, scoring=(labels, prefix)) if self.cache is not None else None
         if key is not None:
             hit = self.cache.get(key)
-            if hit is not None:
-                d = json.loads(hit)
+            d = json.loads(hit) if hit is not None else None
+            if d is not None and _finite_scores(d.get("logprobs"), labels):  # an entry from before NaN checks is a miss
                 usage = replace(Usage.from_dict(d["usage"]), calls=0, cached_calls=1, seconds=0.0)
                 self._account(usage)
                 return LabelScores(d["logprobs"], usage)
@@ -222,9 +228,7 @@ class LLMClient(ABC):
         scores = self._score_labels(msgs, labels, prefix)
         usage = replace(scores.usage, calls=1, seconds=time.perf_counter() - t0)
         self._account(usage)
-        bad = {k: v for k, v in scores.logprobs.items()
-               if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)}
-        if bad or set(scores.logprobs) != set(labels):
+        if not _finite_scores(scores.logprobs, labels):
             # never renormalise NaN/inf into a verdict (NaN compares false: the first label would win)
             raise UnreadableReply(f"{self.model_id} gave label log-probabilities that are not finite numbers: "
                                   f"{dict(scores.logprobs)!r}. The reply cannot be scored.",
