@@ -62,8 +62,13 @@ class EntityCheckVerifier(Verifier):
             for e in extract_entities(text, model=self.spacy_model, labels=NER_LABELS):
                 found.append((e.text, e.start, e.end, e.label))
         if self.check_numbers:
+            import bisect
+
+            spans = sorted((s, e) for _, s, e, _ in found)  # entity spans do not overlap (spaCy)
+            starts = [s for s, _ in spans]
             for m in _NUMBER.finditer(text):
-                if not any(s <= m.start() < e for _, s, e, _ in found):
+                i = bisect.bisect_right(starts, m.start()) - 1  # the entity starting last at or before the number
+                if not (i >= 0 and spans[i][0] <= m.start() < spans[i][1]):
                     found.append((m.group(), m.start(), m.end(), "NUMBER"))
         return sorted(found, key=lambda f: f[1])
 
