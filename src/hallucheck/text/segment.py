@@ -47,7 +47,7 @@ def _previous_word(text: str, end: int) -> str:
     """The run of word characters and dots that ends at ``end`` (at most _MAX_WORD of it),
     lower-cased, trailing dots removed. Scans back from ``end``: no copy of the text before it."""
     i, low = end, max(0, end - _MAX_WORD)
-    while i > low and (text[i - 1].isalnum() or text[i - 1] in "._" or (text[i - 1].isalpha())):
+    while i > low and (text[i - 1].isalnum() or text[i - 1] in "._"):
         i -= 1
     if i == low and low > 0 and (text[i - 1].isalnum() or text[i - 1] in "._"):
         return ""  # longer than any abbreviation
