@@ -183,3 +183,14 @@ def test_one_class_only_reports_undefined_not_numbers(tmp_path, capsys):
     assert main(["eval", "--method", "sim_overlap", "--data", str(data), "--out", str(tmp_path / "r"), "--quiet"]) == 0
     assert "BA=undefined" in capsys.readouterr().out
     assert "balanced accuracy are undefined" in (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
+
+
+def test_short_answers_with_a_slash_are_answers_not_paths(tmp_path, capsys):
+    ref = tmp_path / "ref.txt"
+    ref.write_text("The shop is open 24/7. The answer to the survey was N/A.", encoding="utf-8")
+    for answer in ("N/A", "24/7", "yes/no"):
+        code = main(["detect", "--method", "sim_overlap", "--reference", str(ref), "--answer", answer])
+        assert code in (0, 1), (answer, capsys.readouterr().err)
+    # a file name in a directory that exists is still a path
+    code = main(["detect", "--method", "sim_overlap", "--reference", str(ref), "--answer", str(tmp_path / "missing")])
+    assert code == 2 and "no such file" in capsys.readouterr().err

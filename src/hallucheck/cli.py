@@ -47,9 +47,15 @@ def read_text_file(path: str, *, what: str, encoding: str = "utf-8") -> str:
 
 
 def _looks_like_path(value: str) -> bool:
-    """A value with no whitespace that has a path separator or a text-file extension."""
-    return (not any(ch.isspace() for ch in value)
-            and ("/" in value or os.sep in value or value.lower().endswith((".txt", ".md", ".json", ".jsonl"))))
+    """A value with no whitespace that ends in a text-file extension, starts like a path (``./``,
+    ``../``, ``/``, ``~``), or names a file in a directory that exists. Short answers with a slash
+    ("N/A", "24/7", "yes/no") stay answers."""
+    if any(ch.isspace() for ch in value):
+        return False
+    if value.lower().endswith((".txt", ".md", ".json", ".jsonl")) or value.startswith(("./", "../", "/", "~")):
+        return True
+    parent = os.path.dirname(value)
+    return bool(parent) and os.path.isdir(parent)
 
 
 def _answer_arg(value: str, encoding: str) -> str:
