@@ -170,7 +170,7 @@ def test_no_llm_means_no_call_and_the_verifier_decides(bow_embedder):
     assert out.meta["stage"] == "verifier" and out.hallucinated is True and out.score == 0.6
 
 
-def test_judge_failure_keeps_the_verifier_verdict_and_says_so(bow_embedder):
+def test_judge_failure_inside_the_band_is_could_not_verify(bow_embedder):
     from hallucheck.errors import BackendError
 
     def fail(*a, **k):
@@ -179,7 +179,11 @@ def test_judge_failure_keeps_the_verifier_verdict_and_says_so(bow_embedder):
     llm = FakeLLM(label_scores=fail)
     v = _cascade(llm, {"The rear tyres take air.": 0.55})
     (out,) = v.verify([Claim("The rear tyres take air.", 0, 24)], [[Evidence(REF, 0, len(REF))]], reference=REF)
-    assert out.status == "ok" and out.hallucinated is True and "failed" in out.reason and out.meta["judge_error"]
+    assert out.status == "error" and out.hallucinated is None and "judge failed" in out.reason and "--llm none" in out.reason
+    # outside the band the failing judge is never asked, so the verifier's verdict stands
+    v = _cascade(llm, {"The rear tyres take air.": 0.05})
+    (out,) = v.verify([Claim("The rear tyres take air.", 0, 24)], [[Evidence(REF, 0, len(REF))]], reference=REF)
+    assert out.status == "ok" and out.hallucinated is False
 
 
 def test_llm_none_runs_the_default_without_an_llm(monkeypatch, bow_embedder):

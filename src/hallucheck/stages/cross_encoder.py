@@ -13,7 +13,9 @@ sentence after the question, as in training. Score = P(not supported); flagged w
 the cross-encoder for every claim the gate passes, then the LLM judge (the ``cascade`` judge:
 short NLI prompt, label read by log-probability, calibrated) **only** for claims whose
 cross-encoder score falls inside the uncertainty ``band``; there the final score is the mean of the
-two. With no LLM (``llm=None``, ``--llm none``) the cross-encoder decides every claim.
+two. With no LLM (``llm=None``, ``--llm none``) the cross-encoder decides every claim. When the
+judge fails on a claim inside the band, that claim cannot be verified (an error verdict, exit 3),
+never silently "grounded".
 ``verdict.meta["stage"]`` says which stage decided (``gate`` / ``verifier`` / ``judge``) and the
 reason says on what.
 """
@@ -200,10 +202,13 @@ class CECascadeVerifier(Verifier):
             j = judge.judge_one(claims[i], evidence[i], question=q) if judge is self._qa_judge else \
                 judge.judge_one(claims[i], evidence[i])
             if j.status != "ok" or j.score is None:
-                # the judge could not answer: the trained verifier's verdict stands, and says so
-                out[i] = replace(ce_v, reason=ce_v.reason + f" (The LLM judge was asked, as the score is in the uncertainty "
-                                                            f"band, but failed: {j.reason})",
-                                 meta={**ce_v.meta, "judge_error": j.reason, "judge_raw": j.raw})
+                # the verifier was unsure and the judge that should settle it could not answer: no verdict
+                # (never a "grounded" nobody checked); --llm none accepts the verifier's own decision
+                out[i] = Verdict(claims[i], None, None, None,
+                                 f"Could not verify: the trained verifier is unsure (P(unsupported) {s:.2f} in the band "
+                                 f"[{self.band[0]:g}, {self.band[1]:g}]) and the LLM judge failed: {j.reason} "  # type: ignore[index]
+                                 "Rerun when the LLM is back, or with --llm none to take the verifier's decision.",
+                                 tuple(ev), status="error", raw=j.raw, meta={"stage": "judge", "verifier_score": s})
                 continue
             final = 0.5 * (s + float(j.score))
             flagged = final > t
