@@ -445,13 +445,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def cmd_methods(args: argparse.Namespace) -> int:
     from . import DEFAULT_METHOD, list_methods
-    from ._builtins import NEEDS_LLM
+    from ._builtins import NEEDS_LLM, OPTIONAL_LLM
 
     rows = list_methods()
     width = max(len(n) for n, _ in rows)
     for name, summary in rows:
         tags = []
-        if name in NEEDS_LLM:
+        if name in OPTIONAL_LLM:
+            tags.append("LLM optional: --llm none")
+        elif name in NEEDS_LLM:
             tags.append("LLM")
         if name == DEFAULT_METHOD:
             tags.append("default")
