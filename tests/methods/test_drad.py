@@ -191,6 +191,107 @@ def test_continuation_mode_follows_the_backend():
     plain = OpenAICompatLLM("m", base_url="http://localhost:1/v1")
     vllm = OpenAICompatLLM("m", base_url="http://localhost:1/v1", extra_body={"continue_final_message": True,
                                                                              "add_generation_prompt": False})
-    assert DRADGenerator(llm=plain, corpus=CORPUS)._mode() == "instruct"
+    # a plain endpoint continues through its text-completions endpoint; nor and srr never continue
+    assert DRADGenerator(llm=plain, corpus=CORPUS)._mode() == "completion"
+    assert DRADGenerator(llm=plain, corpus=CORPUS, method="srr")._mode() == "instruct"
+    assert DRADGenerator(llm=plain, corpus=CORPUS, continuation="instruct")._mode() == "instruct"
     assert DRADGenerator(llm=vllm, corpus=CORPUS)._mode() == "prefix"
     assert DRADGenerator(llm=FakeLLM(), corpus=CORPUS)._mode() == "prefix"
+
+
+# -- issue 11, item 15: generation through an endpoint ----------------------------------------
+from hallucheck.methods.drad import NOT_FOUND, strip_restatement  # noqa: E402
+
+
+def test_strip_restatement():
+    p = "The Grey Needle lighthouse was built in"
+    r = "The Grey Needle lighthouse was built in 1689. The Grey Needle lighthouse was built in 1689."
+    assert r[strip_restatement(p, r):] == " 1689. The Grey Needle lighthouse was built in 1689."
+    assert strip_restatement(p, " 1689.") == 0  # a real continuation is kept whole
+    assert strip_restatement(p, "built in 1689.") == len("built in")  # a restated tail of two words or more
+    assert strip_restatement(p, "in 1689.") == 0  # one word that starts no sentence: could be real text
+    # only the last sentence restated, in another case and with a quote
+    p2 = "It stands on Kestrel Head. It was lit by"
+    assert strip_restatement(p2, '"it was lit by Ansel Marrow."') == len('"it was lit by')
+    assert strip_restatement(p2, "Ansel Marrow.") == 0
+    assert strip_restatement("", "x") == 0 and strip_restatement("a b", "") == 0
+
+
+def test_instruct_reply_that_restarts_the_sentence_is_spliced_once():
+    # a chat model quoting the partial answer back: "The lighthouse was lit by Ansel Marrow."
+    restart = toks(("The", .9), (" lighthouse", .9), (" was", .9), (" lit", .9), (" by", .9), (" Ansel", .9),
+                   (" Marrow", .9), (".", .9))
+    llm = FakeLLM([UNCERTAIN, restart])
+    res = gen(llm, continuation="instruct").generate(Q)
+    assert res.answer == "The lighthouse was lit by Ansel Marrow."
+    (c,) = res.corrections
+    assert c.revised == " Ansel Marrow." and not c.abstained
+
+
+def test_instruct_draft_that_restates_the_answer_so_far_is_not_kept_twice():
+    class CutShort(FakeLLM):  # the first draft ends at the step budget, so generation goes on
+        def _complete(self, request):
+            r = super()._complete(request)
+            return replace(r, finish_reason="length") if len(self.requests) == 1 else r
+
+    first = toks(("It", .9), (" stands", .9), (" tall", .9), (".", .99))
+    again = toks(("It", .9), (" stands", .9), (" tall", .9), (".", .9), (" Done", .9), (".", .9))
+    llm = CutShort([first, again])
+    res = gen(llm, continuation="instruct").generate(Q)
+    assert res.answer == "It stands tall. Done." and len(llm.requests) == 2
+
+
+def test_revision_with_a_name_the_passages_lack_says_so_instead():
+    regen = toks((" Tomas", .9), (" Vell", .9), (".", .99), (" More", .9), (".", .9))  # confident, and still wrong
+    llm = FakeLLM([UNCERTAIN, regen])
+    events = []
+    res = gen(llm).generate(Q, on_event=events.append)
+    assert res.answer == NOT_FOUND and len(llm.requests) == 2  # generation stops there
+    (c,) = res.corrections
+    assert c.abstained and c.unsupported == ("Tomas Vell",) and c.rejected == " Tomas Vell."
+    assert c.original == "The lighthouse was lit by Tomas Vell." and res.answer[c.start:c.end] == NOT_FOUND
+    assert [ev.kind for ev in events] == ["retrieval", "correction"] and events[-1].text == NOT_FOUND
+    assert GenerationResult.from_dict(res.to_dict()).corrections == res.corrections
+    # the paper's behaviour: every revision is accepted
+    res = gen(FakeLLM([UNCERTAIN, regen, toks((" Done", .9), (".", .9))]), check_revisions=False).generate(Q)
+    assert res.answer == "The lighthouse was lit by Tomas Vell. Done." and not res.corrections[0].abstained
+
+
+def test_revised_year_not_in_the_passages_keeps_the_earlier_sentences_and_says_so():
+    first = toks(("It", .9), (" stands", .9), (" tall", .9), (".", .99))
+    rest = toks((" It", .9), (" was", .9), (" built", .9), (" in", .9), (" 17", .2, 3.0), ("88", .3), (".", .9))
+    llm = FakeLLM([first + rest, toks((" 1689", .8), (".", .9))])
+    res = gen(llm).generate("When was the lighthouse of Port Aldermere built?")
+    assert res.answer == "It stands tall. " + NOT_FOUND
+    assert res.corrections[0].unsupported == ("1689",)
+    # a year the passages hold is kept
+    llm = FakeLLM([first + rest, toks((" 1791", .8), (".", .9))])
+    assert gen(llm).generate(Q).answer == "It stands tall. It was built in 1791."
+
+
+def test_completion_continuation_sends_the_prompt_as_text():
+    llm = FakeLLM([UNCERTAIN, toks((" Ansel", .9), (" Marrow", .9), (".", .9))])
+    res = gen(llm, continuation="completion").generate(Q)
+    assert res.answer == "The lighthouse was lit by Ansel Marrow."
+    first, second = llm.requests
+    assert first.raw_text and second.raw_text and len(second.messages) == 1 and first.stop
+    assert first.messages[0].content.endswith(f"Question: {Q}\nAnswer:")
+    assert "Answer: The river Wend flows through Emberly." in first.messages[0].content  # the worked example
+    assert second.messages[0].content.endswith("Answer: The lighthouse was lit by")
+    assert "Passages:" in second.messages[0].content and "Passages:" not in first.messages[0].content
+
+    class NoText(FakeLLM):
+        supports_text_completion = False
+
+    with pytest.raises(ConfigError, match="text-completions"):
+        DRADGenerator(llm=NoText(), corpus=CORPUS, continuation="completion")
+
+
+def test_qa_run_counts_answers_that_say_the_passages_do_not_hold_it():
+    from hallucheck.eval.qa import run_qa
+
+    regen = toks((" Tomas", .9), (" Vell", .9), (".", .99))
+    llm = FakeLLM([UNCERTAIN, regen, CONFIDENT])
+    out = run_qa(gen(llm), [{"id": "a", "question": Q, "answers": ["Ansel Marrow"]},
+                            {"id": "b", "question": Q, "answers": ["Ansel Marrow"]}], progress=False)
+    assert [r["abstained"] for r in out["records"]] == [1.0, 0.0] and out["metrics"]["abstained"] == 0.5

@@ -70,6 +70,8 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "yes_no_accuracy": (sum(s["accuracy"] for s in yn) / len(yn)) if yn else None,
         "retrieval_calls": mean("retrieval_calls", records),
         "corrections": mean("corrections", records),
+        # share of questions where a revision's facts were not in the passages and the answer says so
+        "abstained": mean("abstained", records),
         "llm_calls": mean("llm_calls", records),
         "prompt_tokens": mean("prompt_tokens", records),
         "completion_tokens": mean("completion_tokens", records),
@@ -87,7 +89,8 @@ def run_qa(generator: Any, questions: str | os.PathLike[str] | Sequence[dict[str
         res = generator.generate(q["question"])
         rec = {"id": q["id"], "question": q["question"], "answers": q["answers"], "type": q.get("type"), "split": q.get("split"),
                "answer": res.answer, "short_answer": res.short_answer, "scores": qa_scores(res.short_answer, q["answers"]),
-               "retrieval_calls": res.retrieval_calls, "corrections": len(res.corrections), "llm_calls": res.llm_calls,
+               "retrieval_calls": res.retrieval_calls, "corrections": len(res.corrections),
+               "abstained": float(any(getattr(c, "abstained", False) for c in res.corrections)), "llm_calls": res.llm_calls,
                "prompt_tokens": res.usage.prompt_tokens, "completion_tokens": res.usage.completion_tokens,
                "seconds": res.seconds, "result": res.to_dict()}
         records.append(rec)

@@ -47,6 +47,9 @@ class LLMRequest:
     in llama.cpp, ``response_format`` on OpenAI-compatible servers).
     ``logprobs`` asks for that many top alternatives per generated token (0 = only the
     chosen token's log-probability; None = none).
+    ``raw_text``: the single message's content is a plain text prompt that the model
+    continues as is, with no chat template (a text-completions endpoint; see
+    :meth:`LLMClient.complete_text`).
     """
 
     messages: tuple[Message, ...]
@@ -57,10 +60,14 @@ class LLMRequest:
     json_schema: Mapping[str, Any] | None = None
     logprobs: int | None = None
     seed: int | None = 0
+    raw_text: bool = False
 
     def params(self) -> dict[str, Any]:
-        return {"max_tokens": self.max_tokens, "temperature": self.temperature, "stop": list(self.stop),
-                "json_schema": self.json_schema, "logprobs": self.logprobs, "seed": self.seed}
+        out = {"max_tokens": self.max_tokens, "temperature": self.temperature, "stop": list(self.stop),
+               "json_schema": self.json_schema, "logprobs": self.logprobs, "seed": self.seed}
+        if self.raw_text:  # only when set: the cache keys of chat requests stay as they were
+            out["raw_text"] = True
+        return out
 
 
 @dataclass(frozen=True)
@@ -169,6 +176,8 @@ class LLMClient(ABC):
 
     model_id: str = "unknown"
     supports_logprobs: bool = False
+    # a text-completions endpoint (no chat template) that complete_text can use
+    supports_text_completion: bool = False
 
     def __init__(self, *, cache: Any = None) -> None:
         self.cache = cache
@@ -203,6 +212,16 @@ class LLMClient(ABC):
         if key is not None and response.finish_reason != "error":
             self.cache.put(key, response.to_json())
         return response
+
+    def complete_text(self, text: str, *, prompt: str = "", **params: Any) -> LLMResponse:
+        """Continue ``text`` exactly as given: no chat template, no new assistant turn (the
+        ``/completions`` endpoint of vLLM, llama.cpp's server, Ollama). Cached and accounted
+        like :meth:`complete`; backends without such an endpoint raise :class:`ConfigError`."""
+        if not self.supports_text_completion:
+            raise ConfigError(f"{type(self).__name__} ({self.model_id}) has no text-completion endpoint; use complete().")
+        if not isinstance(text, str) or not text:
+            raise InputError("complete_text needs a non-empty prompt text.", field="text")
+        return self.complete((Message("user", text),), prompt=prompt, raw_text=True, **params)
 
     def score_labels(self, messages: Sequence[Message | Mapping[str, str]] | str, labels: Sequence[str], *,
                      prompt: str = "", prefix: str = "") -> LabelScores:

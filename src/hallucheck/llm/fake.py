@@ -30,6 +30,7 @@ class FakeLLM(LLMClient):
     """
 
     model_id = "fake"
+    supports_text_completion = True  # complete_text requests are scripted like any other
 
     def __init__(self, replies: Sequence[Reply] | Callable[[LLMRequest], str] = (), *,
                  label_scores: Sequence[Mapping[str, float]] | Callable[[tuple[Message, ...], tuple[str, ...]], Mapping[str, float]] | None = None,

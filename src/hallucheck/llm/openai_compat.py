@@ -33,7 +33,9 @@ RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
 
 
 class OpenAICompatLLM(LLMClient):
-    """Chat completions at ``{base_url}/chat/completions``.
+    """Chat completions at ``{base_url}/chat/completions``; plain text continuation
+    (:meth:`~hallucheck.llm.base.LLMClient.complete_text`) at ``{base_url}/completions``
+    (vLLM, llama.cpp's server, Ollama; OpenAI's chat models have none: HTTP 404).
 
     Retries timeouts, connection resets, 429 and 5xx with exponential backoff and jitter
     (``max_retries`` extra attempts), waiting at least what a ``Retry-After`` header asks (at
@@ -49,6 +51,7 @@ class OpenAICompatLLM(LLMClient):
     """
 
     supports_logprobs = True
+    supports_text_completion = True
 
     def __init__(self, model: str, *, base_url: str = "https://api.openai.com/v1", api_key_env: str | None = "OPENAI_API_KEY",
                  timeout: float = 60.0, max_retries: int = 3, backoff: float = 1.0, max_concurrency: int = 4,
@@ -82,24 +85,30 @@ class OpenAICompatLLM(LLMClient):
 
     # -- request building ---------------------------------------------------------------------
     def _body(self, request: LLMRequest) -> dict[str, Any]:
-        body: dict[str, Any] = {
-            "model": self.model_id,
-            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
-            "max_tokens": request.max_tokens,
-            "temperature": request.temperature,
-        }
+        body: dict[str, Any] = {"model": self.model_id}
+        if request.raw_text:  # /completions: the prompt is continued as is
+            body["prompt"] = request.messages[0].content
+        else:
+            body["messages"] = [{"role": m.role, "content": m.content} for m in request.messages]
+        body["max_tokens"] = request.max_tokens
+        body["temperature"] = request.temperature
         if request.seed is not None:
             body["seed"] = request.seed
         if request.stop:
             body["stop"] = list(request.stop)
-        if request.logprobs is not None:
+        if request.logprobs is not None and request.raw_text:
+            body["logprobs"] = min(int(request.logprobs), 20)  # completions: the number of alternatives
+        elif request.logprobs is not None:
             body["logprobs"] = True
             if request.logprobs > 0:
                 body["top_logprobs"] = min(int(request.logprobs), 20)
         if request.json_schema is not None:
             body["response_format"] = {"type": "json_schema",
                                        "json_schema": {"name": "output", "schema": dict(request.json_schema), "strict": True}}
-        body.update(self.extra_body)
+        extra = self.extra_body
+        if request.raw_text:  # chat-template switches (vLLM's continue_final_message, ...) mean nothing here
+            extra = {k: v for k, v in extra.items() if k not in _CHAT_ONLY}
+        body.update(extra)
         return body
 
     def _key(self) -> str | None:
@@ -125,8 +134,8 @@ class OpenAICompatLLM(LLMClient):
                       "not this machine): use https:// for remote endpoints.", UserWarning, stacklevel=4)
 
     # -- transport ----------------------------------------------------------------------------
-    def _post(self, body: dict[str, Any]) -> dict[str, Any]:
-        url = f"{self.base_url}/chat/completions"
+    def _post(self, body: dict[str, Any], path: str = "chat/completions") -> dict[str, Any]:
+        url = f"{self.base_url}/{path}"
         shown = _public_url(url)
         data = json.dumps(body).encode("utf-8")
         last: Exception | None = None
@@ -227,13 +236,14 @@ class OpenAICompatLLM(LLMClient):
         return redact_secrets(text)
 
     def _complete(self, request: LLMRequest) -> LLMResponse:
-        payload = self._post(self._body(request))
+        payload = self._post(self._body(request), "completions" if request.raw_text else "chat/completions")
         try:
             choice = payload["choices"][0]
-            text = choice["message"].get("content") or ""
+            text = (choice["text"] if request.raw_text else choice["message"].get("content")) or ""
         except (KeyError, IndexError, TypeError, AttributeError):
-            raise BackendError(f"{self.base_url} returned an unexpected payload (no choices[0].message): {str(payload)[:300]}",
-                               url=self.base_url) from None
+            what = "choices[0].text" if request.raw_text else "choices[0].message"
+            raise BackendError(f"{self.base_url} returned an unexpected payload (no {what}): "
+                               f"{self._redact(str(payload)[:300])}", url=self.base_url) from None
         logprobs = _parse_logprobs(choice.get("logprobs"), self.base_url) if request.logprobs is not None else None
         if not isinstance(text, str):
             raise BackendError(f"{self.base_url} returned a message content that is not text: {str(text)[:200]}",
@@ -244,6 +254,10 @@ class OpenAICompatLLM(LLMClient):
                            finish_reason=finish if isinstance(finish, str) and finish else "stop",
                            usage=_parse_usage(payload.get("usage")), logprobs=logprobs)
 
+
+# request fields that configure a chat template; not sent with a text-completions request
+_CHAT_ONLY = frozenset({"continue_final_message", "add_generation_prompt", "chat_template", "chat_template_kwargs",
+                        "messages", "tools", "tool_choice"})
 
 _SECRET = re.compile(r"(?i)\b((?:sk|pk|rk|ak)-(?:proj-|ant-|live-|test-)?)[A-Za-z0-9_\-]{8,}"
                      r"|(?i:bearer)\s+[A-Za-z0-9._~+/=\-]{8,}")
@@ -409,11 +423,35 @@ def _logprob(value: Any, where: str, url: str) -> float:
     return float(value)
 
 
+def _parse_legacy_logprobs(block: dict[str, Any], url: str) -> tuple[TokenLogprob, ...] | None:
+    """The text-completions form (OpenAI, vLLM): parallel lists ``tokens``, ``token_logprobs``
+    and ``top_logprobs`` (one ``{token: logprob}`` object per token)."""
+    tokens, lps, tops = block.get("tokens"), block.get("token_logprobs"), block.get("top_logprobs")
+    if tops is None:
+        tops = [None] * len(tokens) if isinstance(tokens, list) else None
+    if not (isinstance(tokens, list) and isinstance(lps, list) and isinstance(tops, list)
+            and len(tokens) == len(lps) == len(tops)):
+        raise UnreadableReply(f"{url} returned completion logprobs whose tokens, token_logprobs and top_logprobs are not "
+                              f"lists of one length: {str(block)[:200]}", raw=str(block)[:500], url=url)
+    out = []
+    for i, (tok, lp, top) in enumerate(zip(tokens, lps, tops)):
+        if not isinstance(tok, str) or not (top is None or isinstance(top, dict)):
+            raise UnreadableReply(f"{url} returned a malformed completion logprobs entry {i}: {tok!r}, {str(top)[:200]}",
+                                  raw=str(block)[:500], url=url)
+        out.append(TokenLogprob(tok, _logprob(lp, f"token {i}", url),
+                                tuple((str(a), _logprob(v, f"token {i} alternative", url)) for a, v in (top or {}).items())))
+    return tuple(out) or None
+
+
 def _parse_logprobs(block: Any, url: str) -> tuple[TokenLogprob, ...] | None:
     """``choices[0].logprobs.content`` as TokenLogprob items; None when absent. A present but
-    malformed block (wrong types, NaN) is an :class:`UnreadableReply`, never a made-up value."""
+    malformed block (wrong types, NaN) is an :class:`UnreadableReply`, never a made-up value.
+    Text completions come in this form (llama.cpp) or in the older one of
+    :func:`_parse_legacy_logprobs` (OpenAI, vLLM)."""
     if block is None:
         return None
+    if isinstance(block, dict) and "content" not in block and "tokens" in block:
+        return _parse_legacy_logprobs(block, url)
     content = block.get("content") if isinstance(block, dict) else block
     if content is None:
         return None

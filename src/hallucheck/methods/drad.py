@@ -20,7 +20,21 @@ complete sentences of that draft are examined in order:
 - ``nor``: no retrieval.
 
 The rest of a draft after a revised sentence is discarded and generation continues without
-passages (they are in the prompt only for the sentence they were retrieved for). Streaming is
+passages (they are in the prompt only for the sentence they were retrieved for).
+
+Not from the paper (``check_revisions``, on by default): a revision is checked against what was
+retrieved for it. When a name, date or number it adds occurs neither in those passages nor in
+the question or the answer before it (the test of ``entity_check``), the passages do not hold the
+answer: the drafted sentence is replaced by :data:`NOT_FOUND` and generation stops, instead of
+keeping a new unsupported entity. ``Correction.unsupported`` lists what was missing and
+``Correction.rejected`` keeps the rejected text.
+
+Continuation through an endpoint: a chat model asked to continue a quoted partial answer often
+restarts the sentence. ``continuation="auto"`` therefore uses the text-completions endpoint of an
+OpenAI-compatible server (vLLM, llama.cpp, Ollama) where there is one: the prompt is rendered as
+plain text ending in ``Answer: <answer so far>``, which the model continues. A server without it
+(HTTP 404/405/501) falls back to the chat path, which strips a restatement of the partial answer
+from the start of the reply (:func:`strip_restatement`). Streaming is
 per accepted sentence (``on_event``), not per token: llama.cpp decodes token by token inside
 one ``complete`` call, which returns at its end.
 """
@@ -30,7 +44,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from ..base import Component, check_unit
@@ -45,6 +59,14 @@ from ..types import Usage, _Serialisable
 METHODS = ("drad", "nor", "srr", "flr", "tpr")
 ANSWER_PROMPT = "drad_answer.v1"
 CONTINUE_PROMPT = "drad_continue.v1"
+CONTINUATIONS = ("auto", "prefix", "instruct", "completion")
+# text-completions mode: the prompt file rendered as plain text; stop before the model writes a new turn
+TEXT_PROMPT = f"{ANSWER_PROMPT}+text.v1"
+TEXT_STOP = ("\nQuestion:", "\nPassages:", "\n\n")
+# an endpoint answering one of these to /completions has none: use the chat path instead
+NO_ENDPOINT_STATUS = (404, 405, 501)
+# what replaces a sentence whose revision holds an entity the retrieved passages do not
+NOT_FOUND = "I could not find this in the retrieved passages."
 LOGPROB_BACKENDS = ("the embedded llama.cpp model (--llm embedded)",
                     "an OpenAI-compatible endpoint that returns logprobs/top_logprobs (vLLM, OpenAI)")
 
@@ -80,13 +102,23 @@ class Correction(_Serialisable):
     retrieval: Retrieval
     entities: tuple[EntityUncertainty, ...] = ()
     uncertain_tokens: tuple[str, ...] = ()
+    # check_revisions: the regenerated text held facts the passages lack, so it was rejected and
+    # the whole drafted sentence replaced by NOT_FOUND (then start == sentence_start)
+    unsupported: tuple[str, ...] = ()
+    rejected: str = ""
+
+    @property
+    def abstained(self) -> bool:
+        """True when the passages did not hold the answer and NOT_FOUND replaced the sentence."""
+        return bool(self.unsupported)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Correction":
         return cls(sentence_start=d["sentence_start"], start=d["start"], end=d["end"], original=d["original"],
                    revised=d["revised"], trigger=d["trigger"], retrieval=Retrieval.from_dict(d["retrieval"]),
                    entities=tuple(EntityUncertainty.from_dict(e) for e in d.get("entities") or ()),
-                   uncertain_tokens=tuple(d.get("uncertain_tokens") or ()))
+                   uncertain_tokens=tuple(d.get("uncertain_tokens") or ()),
+                   unsupported=tuple(d.get("unsupported") or ()), rejected=d.get("rejected", ""))
 
 
 @dataclass(frozen=True)
@@ -176,8 +208,15 @@ class DRADGenerator(Component):
     ``top_logprobs``: alternatives requested per token (used for the top-k entropy where the
     backend gives no full entropy); ``continuation``: ``"prefix"`` (the answer so far is a
     trailing assistant message the model continues), ``"instruct"`` (it is quoted in the
-    request) or ``"auto"`` (prefix for llama.cpp and the fake LLM, and for OpenAI-compatible
-    clients whose ``extra_body`` sets vLLM's ``continue_final_message``; instruct otherwise).
+    request; a restatement of it at the start of the reply is removed), ``"completion"`` (the
+    prompt as plain text, continued by the backend's text-completions endpoint) or ``"auto"``
+    (prefix for llama.cpp and the fake LLM, and for OpenAI-compatible clients whose
+    ``extra_body`` sets vLLM's ``continue_final_message``; completion for other
+    OpenAI-compatible clients when the method continues an answer (drad, tpr, flr), falling
+    back to instruct when the server has no completions endpoint; instruct otherwise).
+    ``check_revisions``: reject a revision holding a name, date or number that the passages
+    retrieved for it, the question and the answer before it lack, and say :data:`NOT_FOUND`
+    instead (False: accept every revision as the paper does).
     """
 
     registry_name = "drad"
@@ -187,7 +226,7 @@ class DRADGenerator(Component):
                  prob_pooling: str = "avg", entropy_pooling: str = "max", entity_labels: Sequence[str] | None = None,
                  m: int = 10, k: int = 3, tpr_threshold: float = 0.4, max_tokens: int = 128, step_tokens: int = 48,
                  top_logprobs: int = 20, continuation: str = "auto", temperature: float = 0.0,
-                 ner_model: Any = None) -> None:
+                 ner_model: Any = None, check_revisions: bool = True) -> None:
         if method not in METHODS:
             raise ConfigError(f"Unknown generation method {method!r}; use one of {', '.join(METHODS)}.")
         for name, value, low in (("m", m, 1), ("k", k, 1), ("max_tokens", max_tokens, 1), ("step_tokens", step_tokens, 4),
@@ -195,11 +234,16 @@ class DRADGenerator(Component):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ConfigError(f"The {name!r} parameter of DRADGenerator must be an integer >= {low}; got {value!r}.")
         check_unit("DRADGenerator", "tpr_threshold", tpr_threshold)
-        if continuation not in ("auto", "prefix", "instruct"):
-            raise ConfigError(f"continuation must be 'auto', 'prefix' or 'instruct'; got {continuation!r}.")
+        if continuation not in CONTINUATIONS:
+            raise ConfigError(f"continuation must be one of {', '.join(repr(c) for c in CONTINUATIONS)}; got {continuation!r}.")
+        if not isinstance(check_revisions, bool):
+            raise ConfigError(f"check_revisions must be true or false; got {check_revisions!r}.")
         if llm is None:
             raise ConfigError("DRADGenerator needs llm=: a client from hallucheck.llm.make_llm('embedded') or "
                               "make_llm('openai:MODEL', base_url=...).")
+        if continuation == "completion" and not getattr(llm, "supports_text_completion", False):
+            raise ConfigError(f"continuation='completion' needs a backend with a text-completions endpoint (an "
+                              f"OpenAI-compatible server such as vLLM or llama.cpp); {type(llm).__name__} has none.")
         rhd_kwargs: dict[str, Any] = {} if ner_model is None else {"ner_model": ner_model}
         self.rhd = RHDDetector(threshold=threshold, entropy_threshold=entropy_threshold, prob_pooling=prob_pooling,
                                entropy_pooling=entropy_pooling, labels=entity_labels, **rhd_kwargs)
@@ -220,7 +264,9 @@ class DRADGenerator(Component):
         self.continuation = continuation
         self.temperature = temperature
         self.ner_model = ner_model
+        self.check_revisions = check_revisions
         self._corpus: Corpus | None = corpus if isinstance(corpus, Corpus) else None
+        self._no_completions = False  # set when the server answered /completions with 404/405/501
 
     def get_params(self) -> dict[str, Any]:
         params = super().get_params()
@@ -245,7 +291,22 @@ class DRADGenerator(Component):
             return "prefix"
         if (getattr(self.llm, "extra_body", None) or {}).get("continue_final_message"):
             return "prefix"
+        if (getattr(self.llm, "supports_text_completion", False) and not self._no_completions
+                and self.method not in ("nor", "srr")):  # nor and srr never continue an answer: chat is fine
+            return "completion"
         return "instruct"
+
+    @staticmethod
+    def _transcript(messages: Sequence[Message], prefix: str) -> str:
+        """The chat prompt as plain text for a completions endpoint: system text, then each
+        question with ``Answer:`` and its answer, ending with the answer so far to continue."""
+        blocks: list[str] = []
+        for m in messages:
+            if m.role == "assistant" and blocks:
+                blocks[-1] += "\nAnswer: " + m.content.strip()
+            else:
+                blocks.append(m.content.strip())
+        return "\n\n".join(blocks) + "\nAnswer:" + (" " + prefix if prefix else "")
 
     @staticmethod
     def _context(passages: Sequence[Passage] | None) -> str:
@@ -262,7 +323,26 @@ class DRADGenerator(Component):
     def _call(self, question: str, prefix: str, passages: Sequence[Passage] | None, max_tokens: int) -> tuple[str, tuple[TokenLogprob, ...], LLMResponse]:
         """Continue ``prefix``; return (text to append, its tokens, response)."""
         context = self._context(passages)
-        if self._mode() == "prefix" or not prefix:
+        want = self.top_logprobs if self._needs_logprobs() else None
+        mode = self._mode()
+        if mode == "completion":
+            text_prompt = self._transcript(load_prompt(ANSWER_PROMPT).render(context=context, question=question), prefix)
+            try:
+                response = self.llm.complete_text(text_prompt, prompt=TEXT_PROMPT, max_tokens=max_tokens,
+                                                  temperature=self.temperature, logprobs=want, stop=TEXT_STOP)
+            except BackendError as exc:
+                if self.continuation != "auto" or getattr(exc, "status", None) not in NO_ENDPOINT_STATUS:
+                    raise
+                self._no_completions = True  # no completions endpoint here (e.g. OpenAI's chat models): chat from now on
+                return self._call(question, prefix, passages, max_tokens)
+            self._check_logprobs(response, want)
+            tokens = tuple(response.logprobs or ())
+            text = response.text
+            if not prefix and text[:1].isspace():  # "Answer:" is followed by " The ...": the answer starts at "The"
+                n = len(text) - len(text.lstrip())
+                text, tokens = text[n:], _drop_chars(text, tokens, n)
+            return text, tokens, response
+        if mode == "prefix" or not prefix:
             name = ANSWER_PROMPT
             messages: tuple[Message, ...] = load_prompt(name).render(context=context, question=question)
             if prefix:
@@ -270,19 +350,46 @@ class DRADGenerator(Component):
         else:
             name = CONTINUE_PROMPT
             messages = load_prompt(name).render(context=context, question=question, partial=prefix)
-        want = self.top_logprobs if self._needs_logprobs() else None
         response = self.llm.complete(messages, prompt=name, max_tokens=max_tokens, temperature=self.temperature,
                                      logprobs=want)
+        self._check_logprobs(response, want)
+        text = response.text
+        tokens = tuple(response.logprobs or ())
+        if mode == "instruct" and prefix:
+            # a chat model asked to continue often starts again: "The lighthouse was built in 1791."
+            # after "The lighthouse was built in"; keep only what is new
+            n = len(text) - len(text.lstrip("\n"))
+            n += strip_restatement(prefix, text[n:])
+            text, tokens = text[n:], _drop_chars(text, tokens, n)
+            if text and not prefix[-1].isspace() and not text[0].isspace() and (text[0].isalnum() or text[0] in "(\"'“"):
+                text = " " + text
+        return text, tokens, response
+
+    def _check_logprobs(self, response: LLMResponse, want: int | None) -> None:
         if want is not None and response.logprobs is None:
             raise BackendError(f"The LLM backend {self.llm.model_id!r} returned no token log-probabilities, which "
                                f"{self.method.upper()} needs. Use {' or '.join(LOGPROB_BACKENDS)}; or the baselines "
                                "nor, srr, flr that do not need them.")
-        text = response.text
-        if self._mode() == "instruct" and prefix:
-            text = text.lstrip("\n")
-            if text and not prefix[-1].isspace() and not text[0].isspace() and (text[0].isalnum() or text[0] in "(\"'“"):
-                text = " " + text
-        return text, tuple(response.logprobs or ()), response
+
+    def _unsupported(self, text: str, cut: int, end: int, passages: Sequence[Passage], question: str) -> list[str]:
+        """The names, dates and numbers of the revision ``text[cut:end]`` that occur neither in
+        ``passages`` nor in the question or ``text[:cut]`` (entity_check's test: numbers by
+        value, names by their words)."""
+        from ..stages.entity_check import _NUMBER, NER_LABELS, EntityCheckVerifier, _content_words, _numbers
+
+        if not text[cut:end].strip():
+            return []
+        reference = "\n".join([question, text[:cut]] + [f"{p.title or ''}: {p.text}" for p in passages])
+        ref_numbers, ref_words = _numbers(reference), set(_content_words(reference))
+        ents = [e for e in self.rhd.entities(text[:end]) if e.end > cut and e.start < end and e.label in NER_LABELS]
+        facts = [e.text for e in ents]
+        facts += [m.group() for m in _NUMBER.finditer(text, cut, end)
+                  if not any(e.start <= m.start() < e.end for e in ents)]
+        missing: list[str] = []
+        for f in facts:
+            if f not in missing and not EntityCheckVerifier.supported_by(f, ref_numbers, ref_words):
+                missing.append(f)
+        return missing
 
     def _retrieve(self, query: str, reason: str, retrievals: list[Retrieval], emit: Callable[[GenerationEvent], None]) -> tuple[Passage, ...]:
         q = query.strip()
@@ -341,9 +448,15 @@ class DRADGenerator(Component):
                 if self.method == "flr":
                     complete = complete[:1]
                 advanced = False
-                revised = False
+                revised = repeated = False
+                said = {_norm(x.text) for x in split_sentences(answer)}
                 for s in complete:
                     s_start, s_end = max(s.start, base), s.end
+                    if _norm(full[s_start:s_end]) in said:
+                        # a sentence the answer already holds (a chat model that starts its answer
+                        # again): nothing new will follow; stop rather than loop on it
+                        finished = repeated = True
+                        break
                     idx = [i for i, (a, b) in enumerate(spans) if a < s_end and b > s_start]
                     fix, ents = self._check(full, s_start, s_end, tokens, spans, idx, history, len(answer))
                     if fix is None:
@@ -352,6 +465,7 @@ class DRADGenerator(Component):
                         emit(GenerationEvent("sentence", full[len(answer):s_end]))
                         answer = full[:s_end]
                         last_sentence = full[s_start:s_end]
+                        said.add(_norm(last_sentence))
                         advanced = True
                         continue
                     cut, query, flagged, uncertain, trigger = fix
@@ -366,6 +480,24 @@ class DRADGenerator(Component):
                     after = [x for x in split_sentences(new_full) if x.end > cut and new_full[max(x.start, cut):x.end].strip()]
                     end = after[0].end if after else len(new_full.rstrip())
                     end = max(end, cut)
+                    if _norm(new_full[s_start:end]) in said:  # the revision repeats a sentence of the answer
+                        finished = repeated = True
+                        break
+                    missing = self._unsupported(new_full, cut, end, got, question) if self.check_revisions else []
+                    if missing:
+                        # the passages do not hold the answer: say so rather than keep a new unsupported entity
+                        keep = full[:s_start] if full[:s_start].strip() else ""
+                        sep = " " if keep and not keep[-1].isspace() else ""
+                        corr = Correction(sentence_start=s_start, start=len(keep) + len(sep),
+                                          end=len(keep) + len(sep) + len(NOT_FOUND), original=full[s_start:s_end],
+                                          revised=NOT_FOUND, trigger=trigger, retrieval=retrievals[-1],
+                                          entities=tuple(flagged), uncertain_tokens=tuple(uncertain),
+                                          unsupported=tuple(missing), rejected=new_full[cut:end])
+                        corrections.append(corr)
+                        emit(GenerationEvent("correction", (keep + sep + NOT_FOUND)[len(answer):], corr))
+                        answer = keep + sep + NOT_FOUND
+                        finished = advanced = revised = True
+                        break
                     corr = Correction(sentence_start=s_start, start=cut, end=end, original=full[s_start:s_end],
                                       revised=new_full[cut:end], trigger=trigger, retrieval=retrievals[-1],
                                       entities=tuple(flagged), uncertain_tokens=tuple(uncertain))
@@ -378,7 +510,7 @@ class DRADGenerator(Component):
                     finished = stopped and s is sents[-1] and rresp.finish_reason == "stop" and not new_full[end:].strip()
                     advanced = revised = True
                     break
-                if not revised:
+                if not revised and not repeated:
                     finished = one_shot or (stopped and len(complete) == len(sents))
                 if not advanced:
                     break
@@ -434,5 +566,54 @@ def _factory(method: str) -> Callable[..., DRADGenerator]:
 
 drad, nor, srr, flr, tpr = (_factory(x) for x in METHODS)
 
+def strip_restatement(partial: str, reply: str) -> int:
+    """How many characters at the start of ``reply`` restate the end of ``partial`` (0 if none).
+
+    A chat model asked to continue "The lighthouse was built in" often answers "The lighthouse
+    was built in 1791." The restated part is a run of ``partial``'s last words, compared word by
+    word (case, surrounding quotes and asterisks ignored), that is at least two words long or
+    starts a sentence of ``partial``; the longest such run wins. What follows it (" 1791.") is
+    kept."""
+    words = list(re.finditer(r"\S+", partial))
+    said = list(re.finditer(r"\S+", reply))
+    if not words or not said:
+        return 0
+
+    def norm(w: str) -> str:
+        return w.strip("\"'“”‘’*_").casefold()
+
+    for j, w in enumerate(words):
+        tail = words[j:]
+        if len(tail) > len(said):
+            continue
+        starts_sentence = j == 0 or re.search(r"[.!?][\"'”’)]*$", words[j - 1].group()) is not None
+        if len(tail) < 2 and not starts_sentence:
+            continue
+        if all(norm(a.group()) == norm(b.group()) for a, b in zip(tail, said)):
+            return said[len(tail) - 1].end()
+    return 0
+
+
+def _norm(sentence: str) -> str:
+    return " ".join(sentence.split()).casefold()
+
+
+def _drop_chars(text: str, tokens: Sequence[TokenLogprob], n: int) -> tuple[TokenLogprob, ...]:
+    """``tokens`` (of ``text``) without the first ``n`` characters of ``text``: tokens inside
+    them are dropped, one across the boundary keeps its part after it."""
+    if n <= 0:
+        return tuple(tokens)
+    out = []
+    for (a, b), t in zip(align_tokens(text, tokens), tokens):
+        if b <= n and a < b:
+            continue
+        if a < n < b:
+            t = replace(t, token=text[n:b])
+        elif b <= n:  # an empty span (a token not found in the text) before the boundary
+            continue
+        out.append(t)
+    return tuple(out)
+
+
 __all__ = ["DRADGenerator", "Correction", "GenerationEvent", "GenerationResult", "Retrieval", "extract_answer", "generate",
-           "METHODS"]
+           "METHODS", "NOT_FOUND", "strip_restatement"]
