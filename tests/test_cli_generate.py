@@ -87,3 +87,15 @@ def test_shipped_question_set_is_well_formed():
     qs = load_questions(EXAMPLES / "questions.jsonl")
     assert len(qs) == 20 and {q["split"] for q in qs} == {"dev", "test"}
     assert len(Corpus.load(EXAMPLES / "corpus", save_index=False)) == 40
+
+
+def test_generate_says_when_the_passages_do_not_hold_the_revision(corpus, monkeypatch, capsys):
+    from hallucheck.methods.drad import NOT_FOUND
+
+    draft = toks(("The", .9, .1), (" lighthouse", .9, .1), (" was", .9, .1), (" designed", .9, .1), (" by", .9, .1),
+                 (" Tomas", .1, 6.0), (" Vell", .2, 5.0), (".", .9, .1))
+    use(monkeypatch, FakeLLM([draft, toks((" Tomas", .9, .1), (" Vell", .9, .1), (".", .9, .1))]))
+    code = cli.main(["generate", "--corpus", str(corpus), "--question", "Who designed the Grey Needle?", "--no-stream",
+                     "--color", "never", "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0 and NOT_FOUND in out and "rejected:  ' Tomas Vell.' (not in the passages: 'Tomas Vell')" in out
