@@ -295,3 +295,14 @@ def test_qa_run_counts_answers_that_say_the_passages_do_not_hold_it():
     out = run_qa(gen(llm), [{"id": "a", "question": Q, "answers": ["Ansel Marrow"]},
                             {"id": "b", "question": Q, "answers": ["Ansel Marrow"]}], progress=False)
     assert [r["abstained"] for r in out["records"]] == [1.0, 0.0] and out["metrics"]["abstained"] == 0.5
+
+
+def test_completion_continuation_of_a_whole_sentence_keeps_single_spaces():
+    # TPR regenerates a sentence from its start: the answer so far ends with a space
+    first = toks(("It", .9), (" stands", .9), (" tall", .9), (".", .99))
+    rest = toks((" It", .9), (" was", .9), (" lit", .9), (" by", .9), (" Tomas", .1), (".", .99))
+    llm = FakeLLM([first + rest, toks((" It", .9), (" was", .9), (" lit", .9), (" by", .9), (" Ansel", .9),
+                                      (" Marrow", .9), (".", .9))])
+    res = gen(llm, "tpr", continuation="completion").generate(Q)
+    assert res.answer == "It stands tall. It was lit by Ansel Marrow."
+    assert llm.requests[1].messages[0].content.endswith("Answer: It stands tall.")

@@ -326,7 +326,10 @@ class DRADGenerator(Component):
         want = self.top_logprobs if self._needs_logprobs() else None
         mode = self._mode()
         if mode == "completion":
-            text_prompt = self._transcript(load_prompt(ANSWER_PROMPT).render(context=context, question=question), prefix)
+            # a prompt ending in a space tokenises badly: send the prefix without it; the model's own
+            # leading space is then dropped (the prefix has one)
+            text_prompt = self._transcript(load_prompt(ANSWER_PROMPT).render(context=context, question=question),
+                                           prefix.rstrip())
             try:
                 response = self.llm.complete_text(text_prompt, prompt=TEXT_PROMPT, max_tokens=max_tokens,
                                                   temperature=self.temperature, logprobs=want, stop=TEXT_STOP)
@@ -338,7 +341,7 @@ class DRADGenerator(Component):
             self._check_logprobs(response, want)
             tokens = tuple(response.logprobs or ())
             text = response.text
-            if not prefix and text[:1].isspace():  # "Answer:" is followed by " The ...": the answer starts at "The"
+            if (not prefix or prefix[-1].isspace()) and text[:1].isspace():  # "Answer:" + " The": the answer is "The"
                 n = len(text) - len(text.lstrip())
                 text, tokens = text[n:], _drop_chars(text, tokens, n)
             return text, tokens, response
