@@ -216,6 +216,15 @@ def test_strip_restatement():
     assert strip_restatement(p2, "Ansel Marrow.") == 0
     assert strip_restatement("", "x") == 0 and strip_restatement("a b", "") == 0
 
+def test_strip_restatement_in_other_words():
+    p = "It stands tall. The Grey Needle lighthouse was built in"
+    r = "The Grey Needle was built in 1689."
+    assert r[strip_restatement(p, r):] == " 1689."
+    # no anchor in the first sentence, or another start: kept whole
+    assert strip_restatement(p, "The Grey Needle is old. It was built in 1689.") == 0
+    assert strip_restatement(p, "Its builders were built in vain.") == 0
+    assert strip_restatement("It was lit by", "It was a calm night.") == 0
+
 
 def test_instruct_reply_that_restarts_the_sentence_is_spliced_once():
     # a chat model quoting the partial answer back: "The lighthouse was lit by Ansel Marrow."

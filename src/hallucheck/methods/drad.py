@@ -576,7 +576,10 @@ def strip_restatement(partial: str, reply: str) -> int:
     was built in 1791." The restated part is a run of ``partial``'s last words, compared word by
     word (case, surrounding quotes and asterisks ignored), that is at least two words long or
     starts a sentence of ``partial``; the longest such run wins. What follows it (" 1791.") is
-    kept."""
+    kept. A restart in other words ("The Grey Needle was built in 1791." after "The Grey Needle
+    lighthouse was built in") is recognised when the reply's first sentence starts with the first
+    two words of ``partial``'s unfinished sentence and holds its last two words: the reply is cut
+    after those."""
     words = list(re.finditer(r"\S+", partial))
     said = list(re.finditer(r"\S+", reply))
     if not words or not said:
@@ -585,15 +588,29 @@ def strip_restatement(partial: str, reply: str) -> int:
     def norm(w: str) -> str:
         return w.strip("\"'“”‘’*_").casefold()
 
+    def ends_sentence(w: str) -> bool:
+        return re.search(r"[.!?][\"'”’)]*$", w) is not None
+
     for j, w in enumerate(words):
         tail = words[j:]
         if len(tail) > len(said):
             continue
-        starts_sentence = j == 0 or re.search(r"[.!?][\"'”’)]*$", words[j - 1].group()) is not None
+        starts_sentence = j == 0 or ends_sentence(words[j - 1].group())
         if len(tail) < 2 and not starts_sentence:
             continue
         if all(norm(a.group()) == norm(b.group()) for a, b in zip(tail, said)):
             return said[len(tail) - 1].end()
+    # the unfinished sentence said again in other words
+    k = max((i for i in range(len(words)) if i == 0 or ends_sentence(words[i - 1].group())), default=0)
+    current = [norm(x.group()) for x in words[k:]]
+    if len(current) < 3 or ends_sentence(words[-1].group()) or [norm(x.group()) for x in said[:2]] != current[:2]:
+        return 0
+    anchor = current[-2:]
+    for i in range(2, len(said) - 1):
+        if [norm(said[i].group()), norm(said[i + 1].group())] == anchor:
+            return said[i + 1].end()
+        if ends_sentence(said[i].group()):
+            break
     return 0
 
 
