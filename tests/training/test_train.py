@@ -190,3 +190,22 @@ def test_cli_train_installs_the_model(tmp_path, tiny_encoder, capsys):
     det = hallucheck.detect("Berlin is the capital of France.", "Paris is the capital of France.", method="cross_encoder",
                             model=str(dest))
     assert det.status == "ok" and 0.0 <= det.score <= 1.0
+
+
+def test_compressed_positives_and_their_hallucinated_twins_differ_only_in_a_fact():
+    from hallucheck.training.pairs import compress
+
+    rng = random.Random(0)
+    s = "On Monday, the city council approved the new budget of 40 million dollars, officials said."
+    out = {compress(s, rng) for _ in range(20)}
+    assert out <= {"On Monday, the city council approved the new budget of 40 million dollars.",
+                   "The city council approved the new budget of 40 million dollars, officials said."}
+    assert compress("A short one.", rng) is None
+    rows = [{"id": "d-r", "reference": s + " The mayor, who took office in 2019, welcomed the vote on Tuesday.",
+             "answer": "x", "label": 0}]
+    pairs = rule_pairs(rows, per_reference=2, compress_share=1.0, seed=1)
+    kept = [p for p in pairs if p.label == 0]
+    assert kept and all(p.source == "rule-compressed" for p in kept)
+    for good, bad in zip(pairs[::2], pairs[1::2]):
+        assert good.label == 0 and bad.label == 1 and good.evidence == bad.evidence
+        assert len(set(good.claim.split()) ^ set(bad.claim.split())) <= 3  # one fact changed

@@ -29,6 +29,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--k", type=int, default=SHIPPED["k"], help="evidence sentences per claim")
     p.add_argument("--rules-per-reference", type=int, default=SHIPPED["rules_per_reference"],
                    help="rule-made (FactCC-style) pairs per distinct reference; 0 turns them off")
+    p.add_argument("--no-answer-pairs", dest="answer_pairs", action="store_false",
+                   help="train on rule-made pairs only (e.g. a second stage that adds edit detection)")
+    p.add_argument("--compress-share", type=float, default=0.0,
+                   help="share of rule-made supported claims that are compressed copies (a clause dropped)")
     p.add_argument("--max-pairs", type=int, default=SHIPPED["max_pairs"], help="cap on training pairs (after shuffling)")
     p.add_argument("--dev-limit", type=int, default=SHIPPED["dev_limit"], help="first N rows of each dev file")
     p.add_argument("--patience", type=int, default=SHIPPED["patience"], help="epochs without dev improvement before stopping")
@@ -45,6 +49,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     cfg = TrainConfig(train_files=args.data, out=args.out, base=args.base, dev_files=args.dev, dev_limit=args.dev_limit,
                       epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, max_length=args.max_length, k=args.k,
                       rules_per_reference=args.rules_per_reference, max_pairs=args.max_pairs, seed=args.seed,
+                      answer_pairs=args.answer_pairs, compress_share=args.compress_share,
                       patience=args.patience, max_steps=args.max_steps)
     result = train(cfg, progress=not args.quiet, log=(lambda m: None) if args.quiet else None)
     if args.install_to:

@@ -263,7 +263,42 @@ def _change_hedge(s: str, rng: random.Random) -> str | None:
     return s[:m.start()] + (new + " " if new else "") + s[m.end():]
 
 
-PERTURBATIONS = ("number", "date", "name", "negation", "pronoun", "hedge")
+_ANTONYMS = {"increase": "decrease", "increased": "decreased", "rise": "fall", "rose": "fell", "won": "lost",
+             "win": "lose", "before": "after", "after": "before", "more": "fewer", "higher": "lower",
+             "lower": "higher", "first": "last", "last": "first", "largest": "smallest", "biggest": "smallest",
+             "early": "late", "earlier": "later", "later": "earlier", "open": "closed", "accepted": "rejected",
+             "approved": "rejected", "support": "oppose", "supported": "opposed", "allowed": "banned",
+             "arrested": "released", "killed": "injured", "injured": "killed", "north": "south", "south": "north",
+             "east": "west", "west": "east", "gained": "lost", "up": "down", "guilty": "innocent", "younger": "older",
+             "older": "younger", "men": "women", "women": "men", "husband": "wife", "wife": "husband"}
+_ANTONYM = re.compile(r"\b(" + "|".join(_ANTONYMS) + r")\b")
+
+
+def _antonym(s: str, rng: random.Random) -> str | None:
+    found = list(_ANTONYM.finditer(s))
+    if not found:
+        return None
+    m = rng.choice(found)
+    return s[:m.start()] + _ANTONYMS[m.group()] + s[m.end():]
+
+
+def compress(sentence: str, rng: random.Random) -> str | None:
+    """A shorter sentence the original still supports: a leading or trailing clause (cut at a
+    comma) dropped, when at least six words remain. ``None`` when there is no such clause."""
+    parts = [p for p in re.split(r",\s+", sentence.strip()) if p]
+    if len(parts) < 2:
+        return None
+    options = []
+    tail = ", ".join(parts[:-1])
+    if len(tail.split()) >= 6:
+        options.append(tail.rstrip(".;:") + ".")
+    head = ", ".join(parts[1:])
+    if len(head.split()) >= 6 and not re.match(r"(?:and|but|or|which|who|while|as|said)\b", head, re.I):
+        options.append(head[:1].upper() + head[1:])
+    return rng.choice(options) if options else None
+
+
+PERTURBATIONS = ("number", "date", "name", "negation", "pronoun", "hedge", "antonym")
 
 
 def perturb(sentence: str, doc: str, rng: random.Random, *, doc_names: Sequence[str] | None = None) -> tuple[str, str] | None:
@@ -282,6 +317,8 @@ def perturb(sentence: str, doc: str, rng: random.Random, *, doc_names: Sequence[
             out = _negate(sentence, rng)
         elif kind == "pronoun":
             out = _swap_pronoun(sentence, rng)
+        elif kind == "antonym":
+            out = _antonym(sentence, rng)
         else:
             out = _change_hedge(sentence, rng)
         if out and _norm(out) != _norm(sentence):
@@ -289,9 +326,15 @@ def perturb(sentence: str, doc: str, rng: random.Random, *, doc_names: Sequence[
     return None
 
 
-def rule_pairs(rows: Sequence[dict], *, per_reference: int = 2, k: int = 3, seed: int = 0) -> list[Pair]:
+def rule_pairs(rows: Sequence[dict], *, per_reference: int = 2, k: int = 3, seed: int = 0,
+               compress_share: float = 0.0) -> list[Pair]:
     """FactCC-style pairs from the references of ``rows``: for up to ``per_reference`` sentences of
-    each distinct reference, the sentence (supported) and one perturbed copy (hallucinated)."""
+    each distinct reference, the sentence (supported) and one perturbed copy (hallucinated).
+
+    With ``compress_share`` > 0, that share of the supported claims is a compressed copy of the
+    sentence (a clause dropped, :func:`compress`) and the hallucinated claim is the same compressed
+    copy with one fact changed: the two differ only in the fact, so "not a verbatim copy of the
+    evidence" cannot pass for "unsupported"."""
     rng = random.Random(seed)
     seen: set[str] = set()
     out: list[Pair] = []
@@ -306,26 +349,33 @@ def rule_pairs(rows: Sequence[dict], *, per_reference: int = 2, k: int = 3, seed
             continue
         names = sorted({m.group() for m in _NAME.finditer(ref)})
         for i in rng.sample(usable, min(per_reference, len(usable))):
-            made = perturb(sents[i], ref, rng, doc_names=names)
+            good, source = sents[i], "rule-kept"
+            if compress_share and rng.random() < compress_share:
+                shorter = compress(sents[i], rng)
+                if shorter is not None:
+                    good, source = shorter, "rule-compressed"
+            made = perturb(good, ref, rng, doc_names=names)
             if made is None:
                 continue
             bad, kind = made
-            ev = _evidence(sents[i], ref, sents, k)
-            out.append(Pair(ev, sents[i], 0, 1.0, "rule-kept"))
+            ev = _evidence(good, ref, sents, k)
+            out.append(Pair(ev, good, 0, 1.0, source))
             out.append(Pair(ev, bad, 1, 1.0, f"rule-{kind}"))
     return out
 
 
 def build_pairs(files: Iterable[str | Path], *, k: int = 3, rules_per_reference: int = 2, seed: int = 0,
-                max_pairs: int | None = None) -> list[Pair]:
-    """All training pairs of ``files``: answer pairs plus rule-made pairs, shuffled with ``seed``
-    and cut to ``max_pairs`` (a stratified cut: every source keeps its share)."""
+                max_pairs: int | None = None, answers: bool = True, compress_share: float = 0.0) -> list[Pair]:
+    """All training pairs of ``files``: answer pairs (unless ``answers=False``) plus rule-made
+    pairs, shuffled with ``seed`` and cut to ``max_pairs`` (every source keeps its share on average)."""
     pairs: list[Pair] = []
     for f in files:
         rows = read_rows(f)
-        pairs.extend(answer_pairs(rows, k=k))
+        if answers:
+            pairs.extend(answer_pairs(rows, k=k))
         if rules_per_reference:
-            pairs.extend(rule_pairs(rows, per_reference=rules_per_reference, k=k, seed=seed))
+            pairs.extend(rule_pairs(rows, per_reference=rules_per_reference, k=k, seed=seed,
+                                    compress_share=compress_share))
     rng = random.Random(seed)
     rng.shuffle(pairs)
     if max_pairs is not None and len(pairs) > max_pairs:

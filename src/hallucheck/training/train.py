@@ -59,6 +59,8 @@ class TrainConfig:
     max_length: int = 256
     k: int = 3
     rules_per_reference: int = 2
+    answer_pairs: bool = True
+    compress_share: float = 0.0
     max_pairs: int | None = None
     seed: int = 0
     patience: int = 1
@@ -269,7 +271,7 @@ def train(cfg: TrainConfig, *, progress: bool = True, log: Callable[[str], None]
     else:
         say(f"building training pairs from {', '.join(cfg.train_files)} ...")
         pairs = build_pairs(cfg.train_files, k=cfg.k, rules_per_reference=cfg.rules_per_reference, seed=cfg.seed,
-                            max_pairs=cfg.max_pairs)
+                            max_pairs=cfg.max_pairs, answers=cfg.answer_pairs, compress_share=cfg.compress_share)
         tmp = pairs_file.with_suffix(".tmp")
         tmp.write_text("".join(json.dumps(p.to_dict(), ensure_ascii=False) + "\n" for p in pairs), encoding="utf-8")
         tmp.replace(pairs_file)
