@@ -22,6 +22,7 @@ CORPUS = Corpus.from_texts([
     "The Grey Needle was designed by the engineer Ansel Marrow and was first lit in 1791.",
     "The Grey Needle stands on the rocky point of Kestrel Head north of the harbour.",
     "Kelp farming replaced herring fishing in Port Aldermere in the 1920s.",
+    "St. Brigid's Church was built in 1689 from granite quarried on the Brack.",
 ])
 LIT = "When was the Grey Needle lighthouse first lit?"
 BUILT = "When was the Grey Needle lighthouse built?"
@@ -50,6 +51,8 @@ class ChatModel:
     def year(self, prompt: str) -> str:
         if "Passages:" in prompt and "first lit" in prompt.rsplit("Question:", 1)[-1]:
             return " 1791"
+        if "Passages:" in prompt and "built in 1689" in prompt:  # a year from the church's passage
+            return " 1689"
         return " guess1689"
 
     def question(self, prompt: str) -> str:
@@ -132,12 +135,14 @@ def test_forced_chat_path_is_not_garbled(server):
 
 @pytest.mark.parametrize("continuation", ["auto", "instruct"])
 def test_a_year_the_passages_do_not_hold_is_not_kept(server, continuation):
-    # the example: asked when it was built, the revision's 1689 is in no passage
+    # the example: asked when it was built, the revision takes 1689 from the passage about
+    # St. Brigid's Church (examples/drad has it too); no passage about the Grey Needle holds it
     server.default = ChatModel()
     res = generator(server, continuation=continuation).generate(BUILT)
     assert res.answer == NOT_FOUND
     (c,) = res.corrections
     assert c.unsupported == ("1689",) and c.rejected == " 1689."
+    assert any("1689" in p.text for p in c.retrieval.passages)
 
 
 def test_an_explicit_completion_mode_does_not_hide_a_missing_endpoint(server):

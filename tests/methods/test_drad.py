@@ -315,3 +315,15 @@ def test_completion_continuation_of_a_whole_sentence_keeps_single_spaces():
     res = gen(llm, "tpr", continuation="completion").generate(Q)
     assert res.answer == "It stands tall. It was lit by Ansel Marrow."
     assert llm.requests[1].messages[0].content.endswith("Answer: It stands tall.")
+
+
+def test_a_year_from_a_passage_about_something_else_does_not_support_the_revision():
+    corpus = Corpus.from_texts(["The Grey Needle lighthouse was first lit in 1791.",
+                                "St. Brigid's Church was built in 1689 from granite."])
+    draft = toks(("The", .9), (" Grey", .9), (" Needle", .9), (" was", .9), (" built", .9), (" in", .9),
+                 (" 17", .2, 3.0), ("80", .3), (".", .9))
+    for year, answer in ((" 1689", NOT_FOUND), (" 1791", "The Grey Needle was built in 1791.")):
+        llm = FakeLLM([draft, toks((year, .9), (".", .9))])
+        res = DRADGenerator(llm=llm, corpus=corpus, ner_model=ner).generate("When was the Grey Needle built?")
+        assert res.answer == answer
+        assert any(year.strip() in p.text for p in res.retrievals[0].passages)

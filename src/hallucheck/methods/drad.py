@@ -23,9 +23,10 @@ The rest of a draft after a revised sentence is discarded and generation continu
 passages (they are in the prompt only for the sentence they were retrieved for).
 
 Not from the paper (``check_revisions``, on by default): a revision is checked against what was
-retrieved for it. When a name, date or number it adds occurs neither in those passages nor in
-the question or the answer before it (the test of ``entity_check``), the passages do not hold the
-answer: the drafted sentence is replaced by :data:`NOT_FOUND` and generation stops, instead of
+retrieved for it. When a name, date or number it adds is in neither the question nor the answer
+before it, nor in one of those passages together with a name of the same sentence (the test of
+``entity_check``; a year from a passage about another building does not count), the passages
+do not hold the answer: the drafted sentence is replaced by :data:`NOT_FOUND` and generation stops, instead of
 keeping a new unsupported entity. ``Correction.unsupported`` lists what was missing and
 ``Correction.rejected`` keeps the rejected text.
 
@@ -215,7 +216,7 @@ class DRADGenerator(Component):
     OpenAI-compatible clients when the method continues an answer (drad, tpr, flr), falling
     back to instruct when the server has no completions endpoint; instruct otherwise).
     ``check_revisions``: reject a revision holding a name, date or number that the passages
-    retrieved for it, the question and the answer before it lack, and say :data:`NOT_FOUND`
+    retrieved for it do not support (see :meth:`_unsupported`), and say :data:`NOT_FOUND`
     instead (False: accept every revision as the paper does).
     """
 
@@ -374,23 +375,37 @@ class DRADGenerator(Component):
                                f"{self.method.upper()} needs. Use {' or '.join(LOGPROB_BACKENDS)}; or the baselines "
                                "nor, srr, flr that do not need them.")
 
-    def _unsupported(self, text: str, cut: int, end: int, passages: Sequence[Passage], question: str) -> list[str]:
-        """The names, dates and numbers of the revision ``text[cut:end]`` that occur neither in
-        ``passages`` nor in the question or ``text[:cut]`` (entity_check's test: numbers by
-        value, names by their words)."""
+    def _unsupported(self, text: str, cut: int, end: int, passages: Sequence[Passage], question: str,
+                     sentence_start: int | None = None) -> list[str]:
+        """The names, dates and numbers of the revision ``text[cut:end]`` that the passages do
+        not support (entity_check's test: numbers by value, names by their words).
+
+        A fact is supported when the question or ``text[:cut]`` already holds it, or when a
+        passage holds it together with one of the names of the same sentence outside the
+        revision (if it has any): "built in 1689" about the Grey Needle is not supported by a
+        passage saying that a church was built in 1689."""
         from ..stages.entity_check import _NUMBER, NER_LABELS, EntityCheckVerifier, _content_words, _numbers
 
         if not text[cut:end].strip():
             return []
-        reference = "\n".join([question, text[:cut]] + [f"{p.title or ''}: {p.text}" for p in passages])
-        ref_numbers, ref_words = _numbers(reference), set(_content_words(reference))
-        ents = [e for e in self.rhd.entities(text[:end]) if e.end > cut and e.start < end and e.label in NER_LABELS]
+        supported_by = EntityCheckVerifier.supported_by
+        s0 = cut if sentence_start is None else sentence_start
+        found = [e for e in self.rhd.entities(text[:end]) if e.label in NER_LABELS]
+        ents = [e for e in found if e.end > cut and e.start < end]
+        others = [e.text for e in found if e.start >= s0 and e.end <= cut]  # the sentence's names before the revision
         facts = [e.text for e in ents]
         facts += [m.group() for m in _NUMBER.finditer(text, cut, end)
                   if not any(e.start <= m.start() < e.end for e in ents)]
+        prior = question + "\n" + text[:cut]
+        prior_nw = (_numbers(prior), set(_content_words(prior)))
+        texts = [f"{p.title or ''}: {p.text}" for p in passages]
+        passage_nw = [(_numbers(t), set(_content_words(t))) for t in texts]
         missing: list[str] = []
         for f in facts:
-            if f not in missing and not EntityCheckVerifier.supported_by(f, ref_numbers, ref_words):
+            if f in missing or supported_by(f, *prior_nw):
+                continue
+            holders = [nw for nw in passage_nw if supported_by(f, *nw)]
+            if not any(not others or any(supported_by(o, *nw) for o in others) for nw in holders):
                 missing.append(f)
         return missing
 
@@ -486,7 +501,8 @@ class DRADGenerator(Component):
                     if _norm(new_full[s_start:end]) in said:  # the revision repeats a sentence of the answer
                         finished = repeated = True
                         break
-                    missing = self._unsupported(new_full, cut, end, got, question) if self.check_revisions else []
+                    missing = (self._unsupported(new_full, cut, end, got, question, s_start)
+                               if self.check_revisions else [])
                     if missing:
                         # the passages do not hold the answer: say so rather than keep a new unsupported entity
                         keep = full[:s_start] if full[:s_start].strip() else ""
