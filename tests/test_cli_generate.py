@@ -98,4 +98,4 @@ def test_generate_says_when_the_passages_do_not_hold_the_revision(corpus, monkey
     code = cli.main(["generate", "--corpus", str(corpus), "--question", "Who designed the Grey Needle?", "--no-stream",
                      "--color", "never", "--quiet"])
     out = capsys.readouterr().out
-    assert code == 0 and NOT_FOUND in out and "rejected:  ' Tomas Vell.' (not in the passages: 'Tomas Vell')" in out
+    assert code == 0 and NOT_FOUND in out and "rejected:  ' Tomas Vell.' (no retrieved passage supports 'Tomas Vell')" in out

@@ -382,7 +382,7 @@ def render_generation(result: Any, *, color: bool = False) -> str:
         lines.append(f"    drafted:   {c.original!r}")
         lines.append(f"    corrected: {result.answer[c.sentence_start:c.end]!r}")
         if getattr(c, "unsupported", ()):  # the revision named what no passage holds: rejected
-            lines.append(f"    rejected:  {c.rejected!r} (not in the passages: {', '.join(map(repr, c.unsupported))})")
+            lines.append(f"    rejected:  {c.rejected!r} (no retrieved passage supports {', '.join(map(repr, c.unsupported))})")
         lines.append(f"    query:     {c.retrieval.query!r}")
     if result.passages:
         lines.append("")
