@@ -462,7 +462,9 @@ def export(best: Path, dest: Path, *, cfg: TrainConfig, info: dict, pairs: dict[
     config["hallucheck"] = {"k": cfg.k, "max_length": cfg.max_length, "input": "evidence [SEP] claim",
                             "claim": "answer sentence, after the question in QA", "labels": LABELS}
     (dest / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True))
-    (dest / "model_card.md").write_text(model_card(cfg, info, pairs), encoding="utf-8")
+    card = model_card(cfg, info, pairs)
+    (dest / "model_card.md").write_text(card, encoding="utf-8")
+    (best / "model_card.md").write_text(card, encoding="utf-8")  # a later stage that starts from `best` cites it
     size = sum(f.stat().st_size for f in dest.iterdir() if f.is_file())
     log(f"exported to {dest} ({size / 1e6:.1f} MB with the fp32 graph)")
     return dest
@@ -494,6 +496,11 @@ def model_card(cfg: TrainConfig, info: dict, pairs: dict[str, int]) -> str:
                          f"{m['balanced_accuracy']:.3f} | {m['macro_f1']:.3f} |")
     best = info.get("best") or {}
     lines += ["", f"Kept: epoch {best.get('epoch')} (best mean dev AUROC).", ""]
+    base_card = Path(cfg.base) / "model_card.md" if cfg.base != "minilm" else None
+    if base_card is not None and base_card.is_file():
+        inner = base_card.read_text(encoding="utf-8").splitlines()[1:]
+        lines += ["## How the base model was trained (the previous stage)", ""]
+        lines += [("#" + line) if line.startswith("#") else line for line in inner]
     return "\n".join(lines)
 
 
