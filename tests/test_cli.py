@@ -146,3 +146,24 @@ def test_text_output_shows_the_most_similar_evidence_first():
     det = Detection(answer="Rear: 3.0 bar.", reference="Check monthly. Rear: 2.2 bar.", question=None, method="x",
                     verdicts=(Verdict(claim, "contradicted", True, 0.9, "wrong number", evs),), hallucinated=True, score=0.9)
     assert "closest reference[15:29]: 'Rear: 2.2 bar.'" in render_detection(det)
+
+
+def test_text_output_says_nothing_in_the_reference_matches_when_every_candidate_scores_zero(ref_file, capsys):
+    from hallucheck.cli import render_detection
+    from hallucheck.types import Claim, Detection, Evidence, Verdict
+
+    answer = "The Oberoi Group is a hotel company with its head office in Delhi. It also runs casinos in Macau."
+    assert main(["detect", "--reference", ref_file, "--answer", answer, "--method", "sim_overlap", "--color", "never"]) == 1
+    out = capsys.readouterr().out
+    block = out[out.index("✗ answer[67:97]"):]
+    assert "closest reference" not in block  # no arbitrary sentence scored 0 shown as "closest"
+    assert "no match in the reference: every reference sentence scores 0 against this claim" in block
+    # a claim with a real match still shows it; evidence without scores (e.g. the whole reference) too
+    claim = Claim("Rear: 3.0 bar.", 0, 14)
+    for evs, shown in (((Evidence("Check monthly.", 0, 14, score=0.0), Evidence("Rear: 2.2 bar.", 15, 29, score=0.4)),
+                        "closest reference[15:29]"),
+                       ((Evidence("Check monthly. Rear: 2.2 bar.", 0, 29),), "closest reference[0:29]")):
+        det = Detection(answer="Rear: 3.0 bar.", reference="Check monthly. Rear: 2.2 bar.", question=None, method="x",
+                        verdicts=(Verdict(claim, "contradicted", True, 0.9, "wrong number", evs),), hallucinated=True,
+                        score=0.9)
+        assert shown in render_detection(det) and "no match in the reference" not in render_detection(det)

@@ -171,7 +171,11 @@ def render_detection(det: Detection, *, color: bool = False) -> str:
         if v.evidence:
             # the most similar evidence when the retriever scored it (some give it in reference order)
             ev = max(v.evidence, key=lambda e: e.score if e.score is not None else float("-inf"))
-            lines.append(f"    closest reference[{ev.start}:{ev.end}]: {ev.text!r}")
+            if all(e.score is not None and e.score <= 0 for e in v.evidence):
+                # every candidate scored 0: the "closest" one would be an arbitrary sentence
+                lines.append("    no match in the reference: every reference sentence scores 0 against this claim")
+            else:
+                lines.append(f"    closest reference[{ev.start}:{ev.end}]: {ev.text!r}")
         if v.status == "error" and v.raw:
             lines.append(f"    raw LLM reply: {v.raw[:300]!r}")
     u = det.usage
