@@ -168,3 +168,27 @@ def test_text_output_says_nothing_in_the_reference_matches_when_every_candidate_
                         verdicts=(Verdict(claim, "contradicted", True, 0.9, "wrong number", evs),), hallucinated=True,
                         score=0.9)
         assert shown in render_detection(det) and "no match in the reference" not in render_detection(det)
+
+
+def test_methods_tags_the_methods_that_mitigate_from_their_pipelines(monkeypatch, capsys):
+    from hallucheck import registry
+    from hallucheck.methods.delucionqa import sim_overlap
+    from hallucheck.stages.piece_repair import PromptRewriteMitigator
+
+    def fixer(*, llm=None):  # a method registered by a user: sim_overlap with a rewrite mitigator
+        p = sim_overlap(llm=llm)
+        p.mitigator = PromptRewriteMitigator(llm=llm)
+        return p
+
+    registry.available("method")  # built-ins registered
+    entries = {k: dict(v) for k, v in registry._ENTRIES["method"].items()}
+    monkeypatch.setitem(registry._ENTRIES, "method", entries)
+    registry.register("method", "zz_fixer", fixer, summary="test method with a mitigator")
+    registry.register("method", "zz_broken", lambda *, llm=None: 1 / 0, summary="test method that cannot be built")
+    assert main(["methods"]) == 0
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.strip()}
+    for name in ("cascade", "hsp", "prompt", "conli", "zz_fixer"):
+        assert "mitigates" in lines[name], lines[name]
+    for name in ("sim_overlap", "sim_cosine", "keyword_match", "entity_check", "triplet", "zz_broken"):
+        assert "mitigates" not in lines[name], lines[name]
+    assert "[LLM, mitigates, default]" in lines["cascade"] or "[LLM, mitigates]" in lines["cascade"]

@@ -449,6 +449,19 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def method_mitigates(name: str) -> bool:
+    """True when the method's pipeline has a mitigator (``hallucheck mitigate`` works with it).
+    Read from the method itself, built with a scripted LLM: stages load models lazily, so this
+    loads nothing and calls no LLM. A method that cannot be built so counts as not mitigating."""
+    from .llm.fake import FakeLLM
+    from .registry import create, entry
+
+    try:
+        return getattr(create("method", entry("method", name).qualified, llm=FakeLLM()), "mitigator", None) is not None
+    except Exception:
+        return False
+
+
 def cmd_methods(args: argparse.Namespace) -> int:
     from . import DEFAULT_METHOD, list_methods
     from ._builtins import NEEDS_LLM, OPTIONAL_LLM
@@ -461,6 +474,8 @@ def cmd_methods(args: argparse.Namespace) -> int:
             tags.append("LLM optional: --llm none")
         elif name in NEEDS_LLM:
             tags.append("LLM")
+        if method_mitigates(name):
+            tags.append("mitigates")
         if name == DEFAULT_METHOD:
             tags.append("default")
         tag = f" [{', '.join(tags)}]" if tags else ""

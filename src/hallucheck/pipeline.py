@@ -112,7 +112,7 @@ class Pipeline(Component):
     def mitigate(self, answer: str, reference: str, *, question: str | None = None) -> Mitigation:
         """Detect, revise the flagged claims, and re-check the revision with the same detector."""
         if self.mitigator is None:
-            raise ConfigError(f"Method {self.name!r} has no mitigator. Use a method that mitigates (see `hallucheck methods`).")
+            raise ConfigError(f"Method {self.name!r} has no mitigator. Use a method that mitigates (tagged [mitigates] by `hallucheck methods`).")
         with usage_scope() as tally:
             before = self.run(answer, reference, question=question)
             if not before.flagged:
