@@ -215,3 +215,40 @@ def test_cli_eval_then_compare(tmp_path, capsys):
 def test_compare_rejects_non_run_dir(tmp_path):
     with pytest.raises(Exception, match="no metrics.json"):
         compare([tmp_path])
+
+
+def test_progress_prints_plain_lines_when_stderr_is_not_a_terminal(capsys):
+    # capsys's stderr is not a terminal (as in CI logs): no carriage-return frames, whole lines only
+    run_eval(hallucheck.load_method("sim_overlap"), _examples(20), progress=True)
+    err = capsys.readouterr().err
+    assert "\r" not in err and err.endswith("\n")
+    lines = err.splitlines()
+    # every 10 % of the run (2 examples) and the last one
+    assert [line.split()[1] for line in lines] == [f"{i}/20" for i in range(2, 21, 2)]
+    assert lines[-1].startswith("[hallucheck] 20/20 (100%)") and "errors 1" not in lines[-1] and "errors 0" in lines[-1]
+
+
+def test_progress_plain_lines_every_n_examples_or_seconds(capsys, monkeypatch):
+    from hallucheck.eval import runner
+
+    bar = runner.Progress(total=7, every=3, interval=3600.0, interactive=False)
+    for i in range(7):
+        bar.update(error=i == 4)
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split()[1] for line in lines] == ["3/7", "6/7", "7/7"] and "errors 1" in lines[-1]
+    clock = iter(range(0, 1000, 40))  # 40 s between updates: a line for each, whatever `every` says
+    monkeypatch.setattr(runner.time, "perf_counter", lambda: float(next(clock)))
+    bar = runner.Progress(total=100, every=50, interval=30.0, interactive=False)
+    for _ in range(3):
+        bar.update(error=False)
+    assert [line.split()[1] for line in capsys.readouterr().err.splitlines()] == ["1/100", "2/100", "3/100"]
+
+
+def test_progress_on_a_terminal_keeps_the_one_line_bar(capsys):
+    from hallucheck.eval.runner import Progress
+
+    bar = Progress(total=2, interactive=True)
+    bar.update(error=False)
+    bar.update(error=False)
+    err = capsys.readouterr().err
+    assert err.startswith("\r[") and err.count("\r") >= 1 and err.endswith("\n") and "2/2" in err

@@ -79,12 +79,20 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _stderr_is_terminal() -> bool:
+    try:
+        return bool(sys.stderr.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
 def run_qa(generator: Any, questions: str | os.PathLike[str] | Sequence[dict[str, Any]], *, split: str | None = None,
            out_dir: str | os.PathLike[str] | None = None, progress: bool = True) -> dict[str, Any]:
     """Answer each question with ``generator.generate`` and score it; returns
     ``{"metrics": ..., "records": [...]}`` and writes both to ``out_dir`` when given."""
     qs = load_questions(questions, split=split) if isinstance(questions, (str, os.PathLike)) else list(questions)
     records = []
+    tty = progress and _stderr_is_terminal()
     for i, q in enumerate(qs, 1):
         res = generator.generate(q["question"])
         rec = {"id": q["id"], "question": q["question"], "answers": q["answers"], "type": q.get("type"), "split": q.get("split"),
@@ -94,10 +102,10 @@ def run_qa(generator: Any, questions: str | os.PathLike[str] | Sequence[dict[str
                "prompt_tokens": res.usage.prompt_tokens, "completion_tokens": res.usage.completion_tokens,
                "seconds": res.seconds, "result": res.to_dict()}
         records.append(rec)
-        if progress:
-            print(f"\r[{i}/{len(qs)}] {generator.method}: F1={rec['scores']['f1']:.2f} retrievals={res.retrieval_calls}   ",
-                  end="", file=sys.stderr, flush=True)
-    if progress:
+        if progress:  # redrawn in place on a terminal; whole lines in logs and pipes
+            line = f"[{i}/{len(qs)}] {generator.method}: F1={rec['scores']['f1']:.2f} retrievals={res.retrieval_calls}"
+            print(f"\r{line}   " if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
+    if tty:
         print(file=sys.stderr)
     metrics = summarize(records)
     metrics["method"] = generator.method

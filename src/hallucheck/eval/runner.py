@@ -86,31 +86,60 @@ _IDENTITY = ("method", "llm", "data", "data_sha256", "split", "offset")
 
 @dataclass
 class Progress:
-    """A one-line progress display on stderr: done/total, items/s, ETA, errors."""
+    """Progress on stderr: done/total, items/s, ETA, errors.
+
+    On a terminal, a one-line bar redrawn in place (``\\r``). Elsewhere (CI logs, files,
+    pipes) whole lines instead, each a complete record: every ``every`` examples (default:
+    every 10 % of the run), at least every ``interval`` seconds, and at the end."""
 
     total: int
     done: int = 0
     errors: int = 0
     enabled: bool = True
-    started: float = field(default_factory=time.perf_counter)
+    interactive: bool | None = None  # None: whether stderr is a terminal
+    every: int | None = None
+    interval: float = 30.0
+    started: float = field(default_factory=lambda: time.perf_counter())
     _last: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        if self.interactive is None:
+            isatty = getattr(sys.stderr, "isatty", None)
+            try:
+                self.interactive = bool(isatty()) if callable(isatty) else False
+            except (ValueError, OSError):  # a closed or odd stream
+                self.interactive = False
+        if self.every is None:
+            self.every = max(1, -(-self.total // 10))
+        if not self.interactive:
+            self._last = self.started
 
     def update(self, error: bool) -> None:
         with self._lock:
             self.done += 1
             self.errors += int(error)
+            if not self.enabled:
+                return
             now = time.perf_counter()
-            if self.enabled and (now - self._last > 0.5 or self.done == self.total):
+            last = self.done == self.total
+            rate = self.done / max(now - self.started, 1e-9)
+            eta = (self.total - self.done) / rate if rate > 0 else float("inf")
+            if self.interactive:
+                if now - self._last > 0.5 or last:
+                    self._last = now
+                    width = 24
+                    filled = int(width * self.done / max(self.total, 1))
+                    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}  {rate:.2f} it/s  "
+                                     f"ETA {_fmt_eta(eta)}  errors {self.errors}   ")
+                    if last:
+                        sys.stderr.write("\n")
+                    sys.stderr.flush()
+            elif last or self.done % (self.every or 1) == 0 or now - self._last >= self.interval:
                 self._last = now
-                rate = self.done / max(now - self.started, 1e-9)
-                eta = (self.total - self.done) / rate if rate > 0 else float("inf")
-                width = 24
-                filled = int(width * self.done / max(self.total, 1))
-                sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}  {rate:.2f} it/s  "
-                                 f"ETA {_fmt_eta(eta)}  errors {self.errors}   ")
-                if self.done == self.total:
-                    sys.stderr.write("\n")
+                pct = 100 * self.done // max(self.total, 1)
+                sys.stderr.write(f"[hallucheck] {self.done}/{self.total} ({pct}%)  {rate:.2f} it/s  ETA {_fmt_eta(eta)}  "
+                                 f"errors {self.errors}\n")
                 sys.stderr.flush()
 
 
