@@ -308,3 +308,55 @@ def test_stop_as_list_or_tuple_hits_the_same_entry(tmp_path):
     llm = FakeLLM(["x"], cache=ResponseCache(tmp_path / "c.sqlite"))
     llm.complete("q", stop=["\n", "END"])
     assert llm.complete("q", stop=("\n", "END")).cached
+
+
+# -- size, entries and the size cap ---------------------------------------------------------
+
+def test_info_reports_path_entries_and_sizes(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    empty = cache.info()
+    assert empty["path"] == str(tmp_path / "c.sqlite") and empty["entries"] == 0 and empty["oldest"] is None
+    for i in range(20):
+        cache.put(f"k{i}", "x" * 2000)
+    info = cache.info()
+    assert info["entries"] == 20 and info["data_bytes"] >= 40_000 and info["file_bytes"] >= info["data_bytes"]
+    assert info["oldest"] <= info["newest"] and info["max_bytes"] is None
+
+
+def test_clear_returns_the_count_and_shrinks_the_file(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    for i in range(50):
+        cache.put(f"k{i}", "x" * 4000)
+    big = cache.info()["file_bytes"]
+    assert cache.clear() == 50
+    assert len(cache) == 0 and cache.info()["file_bytes"] < big / 4
+
+
+def test_size_cap_from_the_environment_evicts_the_oldest_entries(tmp_path, monkeypatch):
+    monkeypatch.setenv("HALLUCHECK_CACHE_MAX_MB", "0.1")  # 100 kB
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    assert cache.max_bytes == 100_000
+    for i in range(100):  # 100 x 5 kB = 500 kB written
+        cache.put(f"k{i:03d}", "x" * 5000)
+    assert cache.info()["data_bytes"] <= 100_000
+    kept = [i for i in range(100) if cache.get(f"k{i:03d}") is not None]
+    assert kept and kept == list(range(kept[0], 100))  # the newest survive, a contiguous run up to the last put
+    assert len(kept) >= 10  # evicts down to ~90 % of the cap, not everything
+
+
+def test_size_cap_keeps_a_recently_refreshed_entry(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite", max_mb=0.05)
+    cache.put("first", "x" * 5000)
+    for i in range(20):
+        cache.put(f"k{i}", "y" * 5000)
+        cache.put("first", "x" * 5000)  # rewritten: new again
+    assert cache.get("first") is not None and cache.get("k0") is None
+
+
+@pytest.mark.parametrize("bad", ["abc", "0", "-5", "inf"])
+def test_bad_size_cap_is_a_config_error_naming_the_variable(tmp_path, monkeypatch, bad):
+    from hallucheck.errors import ConfigError
+
+    monkeypatch.setenv("HALLUCHECK_CACHE_MAX_MB", bad)
+    with pytest.raises(ConfigError, match="HALLUCHECK_CACHE_MAX_MB"):
+        ResponseCache(tmp_path / "c.sqlite")
