@@ -30,6 +30,7 @@ from numbers import Integral, Real
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
+from rapidfuzz.distance import LCSseq, Levenshtein
 
 from ..errors import ConfigError, InputError
 
@@ -584,18 +585,9 @@ def _words(text: str | Sequence[str], name: str) -> list[str]:
 def edit_distance(a: str | Sequence[str], b: str | Sequence[str]) -> int:
     """Word-level Levenshtein distance: the fewest word insertions, deletions and substitutions
     turning ``a`` into ``b``. Strings are split on whitespace (case and punctuation are kept as
-    they are); a list of words is used as given."""
-    wa = _words(a, "a")
-    wb = _words(b, "b")
-    if len(wa) < len(wb):
-        wa, wb = wb, wa
-    previous = list(range(len(wb) + 1))
-    for i, x in enumerate(wa, start=1):
-        current = [i] + [0] * len(wb)
-        for j, y in enumerate(wb, start=1):
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y))
-        previous = current
-    return previous[-1]
+    they are); a list of words is used as given. Computed by rapidfuzz (bit-parallel, on the
+    word sequences)."""
+    return int(Levenshtein.distance(_words(a, "a"), _words(b, "b")))
 
 
 def normalized_edit_distance(a: str | Sequence[str], b: str | Sequence[str]) -> float:
@@ -647,15 +639,8 @@ def rouge_n(candidate: str, reference: str, n: int = 1) -> float:
 
 
 def _lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
-    if len(a) < len(b):
-        a, b = b, a
-    previous = [0] * (len(b) + 1)
-    for x in a:
-        current = [0] * (len(b) + 1)
-        for j, y in enumerate(b, start=1):
-            current[j] = previous[j - 1] + 1 if x == y else max(previous[j], current[j - 1])
-        previous = current
-    return previous[-1]
+    """Length of the longest common subsequence of two token sequences (rapidfuzz)."""
+    return int(LCSseq.similarity(a, b))
 
 
 def rouge_l(candidate: str, reference: str) -> float:
