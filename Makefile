@@ -38,5 +38,5 @@ verifier: install
 	hallucheck train --data $(DATA)/train/halueval_qa.jsonl --data $(DATA)/train/halueval_summ.jsonl $(DEV) \
 		--out runs/verifier
 	hallucheck train --base runs/verifier/best --data $(DATA)/train/halueval_summ.jsonl $(DEV) --no-answer-pairs \
-		--rules-per-reference 3 --compress-share 0.5 --max-pairs 6000 --epochs 1 --lr 3e-5 \
+		--rules-per-reference 3 --compress-share 0.5 --max-pairs 4000 --epochs 1 --lr 3e-5 \
 		--out runs/verifier-stage2 --install-to src/hallucheck/data/verifier
