@@ -1,0 +1,246 @@
+"""Check a file of answers without labels: ``hallucheck check FILE --out DIR``.
+
+The eval runner without gold labels. Rows are read from JSON lines (or a JSON list), CSV, or
+Parquet (with pandas and pyarrow), each with an ``answer``, a ``reference`` (or ``contexts`` /
+``passages``: a list of passages), an optional ``question`` and an optional ``id`` (default
+``row-<n>``, 1-based). The run is the one of :func:`~hallucheck.eval.runner.run_eval`: one record
+per finished row in ``DIR/results.jsonl``, resumable, locked, failed rows retried on a rerun.
+:func:`check_summary` counts what was flagged; :func:`check_exit_code` turns it into a CI gate.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from ..errors import InputError, MissingDependencyError
+from .datasets import Example, _iter_json_records, _read_text
+from .runner import read_results, run_eval
+
+PASSAGE_SEP = "\n\n"
+PASSAGE_FIELDS = ("contexts", "passages")
+TABLE_FORMATS = ("jsonl", "csv")
+SUMMARY = "summary.json"
+
+
+def _passages(value: Any, where: str, key: str) -> list[str]:
+    if isinstance(value, str):  # a CSV cell holding a JSON list
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise InputError(f"{where}: field {key!r} must be a list of passages (in CSV: a JSON list such as "
+                             f"[\"first passage\", \"second\"]); got text that is not JSON", field=key) from None
+    if not isinstance(value, (list, tuple)) or not value:
+        raise InputError(f"{where}: field {key!r} must be a non-empty list of passages; got {value!r:.60}", field=key)
+    for i, p in enumerate(value):
+        if not isinstance(p, str):
+            raise InputError(f"{where}: passage {i} of field {key!r} must be a string, got {type(p).__name__}", field=key)
+    return list(value)
+
+
+def row_to_example(row: Mapping[str, Any], n: int, where: str, dataset: str) -> Example:
+    """One input row (a mapping) as an unlabelled :class:`Example`. ``n`` is the 1-based row number."""
+    if not isinstance(row, Mapping):
+        raise InputError(f"{where}: expected an object with 'answer' and 'reference', got {type(row).__name__}")
+
+    def present(key: str) -> bool:
+        v = row.get(key)
+        return v is not None and not (isinstance(v, float) and v != v) and v != ""  # CSV/Parquet blanks are absent
+
+    answer = row.get("answer")
+    if not present("answer"):
+        raise InputError(f"{where}: field 'answer' is missing", field="answer")
+    if not isinstance(answer, str):
+        raise InputError(f"{where}: field 'answer' must be a string, got {type(answer).__name__}", field="answer")
+    meta: dict[str, Any] = {}
+    key = next((k for k in PASSAGE_FIELDS if present(k)), None)
+    if key is not None:
+        passages = _passages(row[key], where, key)
+        meta["passages"] = passages
+        reference = PASSAGE_SEP.join(passages)
+    elif present("reference"):
+        reference = row["reference"]
+        if isinstance(reference, (list, tuple)):
+            meta["passages"] = _passages(reference, where, "reference")
+            reference = PASSAGE_SEP.join(meta["passages"])
+        elif not isinstance(reference, str):
+            raise InputError(f"{where}: field 'reference' must be a string or a list of passages, got "
+                             f"{type(reference).__name__}", field="reference")
+    else:
+        raise InputError(f"{where}: field 'reference' is missing (give 'reference', or 'contexts' / 'passages': a list "
+                         "of passages)", field="reference")
+    question = row.get("question") if present("question") else None
+    if question is not None and not isinstance(question, str):
+        raise InputError(f"{where}: field 'question' must be a string, got {type(question).__name__}", field="question")
+    rid = row.get("id") if present("id") else None
+    if rid is None:
+        rid = f"row-{n}"
+    elif isinstance(rid, bool) or not isinstance(rid, (str, int)):
+        raise InputError(f"{where}: field 'id' must be a string or an integer, got {type(rid).__name__}", field="id")
+    return Example(id=str(rid), dataset=dataset, task="qa" if question else "check", question=question,
+                   reference=reference, answer=answer, label=None, meta=meta)
+
+
+def _parquet_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    try:
+        import pandas as pd
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise MissingDependencyError(f"Reading Parquet ({path.name}) needs pandas and pyarrow, which",
+                                     "pip install pandas pyarrow   (or give the rows as JSONL or CSV)") from None
+    frame = pd.read_parquet(path)
+    rows = []
+    for i, rec in enumerate(frame.to_dict(orient="records"), start=1):
+        rows.append((i, {k: (list(v) if hasattr(v, "tolist") and not isinstance(v, str) else v) for k, v in rec.items()}))
+    return rows
+
+
+def load_check_rows(path: str | os.PathLike[str], *, encoding: str = "utf-8", limit: int | None = None) -> list[Example]:
+    """Rows to check from a ``.jsonl``/``.json`` (JSON lines or a JSON list), ``.csv`` or ``.parquet``
+    file. Errors name the file and the line (for CSV: the line of the row, header = line 1)."""
+    p = Path(path)
+    suffix = p.suffix.lower()
+    dataset = p.stem or "rows"
+    if suffix == ".parquet":
+        if not p.is_file():
+            raise InputError(f"{p}: file not found")
+        rows = _parquet_rows(p)
+        unit = "row"
+    elif suffix == ".csv":
+        text = _read_text(p, encoding)
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        if not reader.fieldnames:
+            raise InputError(f"{p}: contains no header row (expected columns answer, reference or contexts, and "
+                             "optionally question, id)")
+        rows = [(reader.line_num, dict(r)) for r in reader]
+        unit = "line"
+    else:
+        text = _read_text(p, encoding)
+        rows = list(_iter_json_records(p, text))
+        unit = "line"
+    examples: list[Example] = []
+    first: dict[str, int] = {}
+    for i, (line, row) in enumerate(rows, start=1):
+        where = f"{p} {unit} {line}"
+        ex = row_to_example(row, i, where, dataset)
+        if ex.id in first:
+            raise InputError(f"{where}: id {ex.id!r} already used on {unit} {first[ex.id]}", field="id")
+        first[ex.id] = line
+        examples.append(ex)
+        if limit is not None and len(examples) >= limit:
+            break
+    if not examples:
+        raise InputError(f"{p}: contains no rows to check")
+    return examples
+
+
+def check_summary(records: Sequence[Mapping[str, Any]], *, total: int | None = None) -> dict[str, Any]:
+    """How many rows were flagged, grounded, could not be verified, or failed.
+
+    ``flagged_share`` is flagged / verified rows (None when none was verified); ``complete`` is
+    whether every one of ``total`` rows has a record."""
+    n = len(records)
+    errors = sum(1 for r in records if r.get("status") == "error")
+    hallucinated = sum(1 for r in records if r.get("status") != "error" and r.get("hallucinated") is True)
+    grounded = sum(1 for r in records if r.get("status") != "error" and r.get("hallucinated") is False)
+    unverified = n - errors - hallucinated - grounded
+    checked = hallucinated + grounded
+    total = n if total is None else total
+    return {"rows": total, "done": n, "hallucinated": hallucinated, "grounded": grounded, "unverified": unverified,
+            "errors": errors, "flagged_share": hallucinated / checked if checked else None, "complete": n == total,
+            "unsupported_claims": sum(sum(1 for v in r["detection"]["verdicts"] if v.get("hallucinated"))
+                                      for r in records if r.get("detection"))}
+
+
+def check_exit_code(summary: Mapping[str, Any], fail_above: float | None = None) -> int:
+    """The CI gate: 1 when the flagged share is above ``fail_above`` — even counting every row
+    not verified as grounded (so the verdict cannot change when they are); otherwise 3 when some
+    rows could not be verified (errors, unverified, or not run); otherwise 1 when the flagged
+    share is above the rate; 0 otherwise. Without ``fail_above`` flagged rows never fail the run."""
+    if fail_above is not None and summary["rows"] and summary["hallucinated"] / summary["rows"] > fail_above:
+        return 1
+    if summary["errors"] or summary["unverified"] or not summary["complete"]:
+        return 3
+    share = summary["flagged_share"]
+    if fail_above is not None and share is not None and share > fail_above:
+        return 1
+    return 0
+
+
+def _status(rec: Mapping[str, Any]) -> str:
+    if rec.get("status") == "error":
+        return "error"
+    return {True: "hallucinated", False: "grounded"}.get(rec.get("hallucinated"), "could not verify")
+
+
+def table_rows(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """One flat row per record: id, verdict, score, the unsupported claims and their offsets, error."""
+    rows = []
+    for r in records:
+        det = r.get("detection") or {}
+        flagged = [v for v in det.get("verdicts") or () if v.get("hallucinated")]
+        rows.append({"id": r["id"], "verdict": _status(r), "score": r.get("score"),
+                     "claims": len(det.get("verdicts") or ()), "unsupported": len(flagged),
+                     "unsupported_claims": [{"text": v["claim"]["text"], "start": v["claim"]["start"],
+                                             "end": v["claim"]["end"], "score": v.get("score"), "reason": v.get("reason", "")}
+                                            for v in flagged],
+                     "error": r.get("error"), "question": det.get("question"), "answer": det.get("answer")})
+    return rows
+
+
+def write_table(path: Path, rows: Sequence[Mapping[str, Any]], fmt: str) -> Path:
+    if fmt not in TABLE_FORMATS:
+        raise InputError(f"The table format must be one of {', '.join(TABLE_FORMATS)}; got {fmt!r}.", field="format")
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8", newline="") as f:
+        if fmt == "jsonl":
+            for row in rows:
+                f.write(json.dumps(row, ensure_ascii=False) + "\n")
+        else:
+            cols = ["id", "verdict", "score", "claims", "unsupported", "unsupported_claims", "error", "question", "answer"]
+            w = csv.DictWriter(f, fieldnames=cols)
+            w.writeheader()
+            for row in rows:
+                w.writerow({**row, "unsupported_claims": " | ".join(c["text"] for c in row["unsupported_claims"])})
+    os.replace(tmp, path)
+    return path
+
+
+def run_check(method: Any, rows: Sequence[Example], *, out_dir: str | os.PathLike[str], manifest: dict[str, Any] | None = None,
+              workers: int = 1, max_errors: int | None = None, progress: bool = True,
+              count_tokens: Callable[[str], int] | None = None, retry_failed: bool = True,
+              table_format: str = "jsonl") -> dict[str, Any]:
+    """Check ``rows`` (from :func:`load_check_rows`) with ``method`` into ``out_dir`` and return the
+    summary (see :func:`check_summary`), with the files written under ``"files"``.
+
+    Writes ``results.jsonl`` (the runner's records, resumable), ``check.jsonl`` or ``check.csv``
+    (one flat row per input row) and ``summary.json``. A run stopped by ``max_errors`` raises
+    :class:`~hallucheck.eval.runner.StopRun` after its finished rows are saved; call
+    :func:`finish_check` to write the files for what was done."""
+    if table_format not in TABLE_FORMATS:
+        raise InputError(f"The table format must be one of {', '.join(TABLE_FORMATS)}; got {table_format!r}.", field="format")
+    records = run_eval(method, rows, out_dir=out_dir, manifest=manifest, workers=workers, max_errors=max_errors,
+                       progress=progress, count_tokens=count_tokens, retry_failed=retry_failed)
+    return finish_check(out_dir, rows, records, table_format=table_format)
+
+
+def finish_check(out_dir: str | os.PathLike[str], rows: Sequence[Example], records: Sequence[Mapping[str, Any]] | None = None,
+                 *, table_format: str = "jsonl") -> dict[str, Any]:
+    """Write the table and summary of a check run (``records`` default: what ``out_dir`` holds for ``rows``)."""
+    out = Path(out_dir)
+    if records is None:
+        done = {r["id"]: r for r in read_results(out)}
+        records = [done[ex.id] for ex in rows if ex.id in done]
+    summary = check_summary(records, total=len(rows))
+    table = write_table(out / f"check.{table_format}", table_rows(records), table_format)
+    summary["files"] = [str(out / "results.jsonl"), str(table), str(out / SUMMARY)]
+    (out / SUMMARY).write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    return summary
+
+
+__all__ = ["load_check_rows", "row_to_example", "run_check", "finish_check", "check_summary", "check_exit_code",
+           "table_rows", "write_table", "PASSAGE_SEP"]
