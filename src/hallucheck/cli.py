@@ -175,7 +175,9 @@ def render_detection(det: Detection, *, color: bool = False) -> str:
                 # every candidate scored 0: the "closest" one would be an arbitrary sentence
                 lines.append("    no match in the reference: every reference sentence scores 0 against this claim")
             else:
-                lines.append(f"    closest reference[{ev.start}:{ev.end}]: {ev.text!r}")
+                where = (f"passage {ev.passage}[{ev.passage_start}:{ev.passage_end}]" if ev.passage is not None
+                         else f"reference[{ev.start}:{ev.end}]")
+                lines.append(f"    closest {where}: {ev.text!r}")
         if v.status == "error" and v.raw:
             lines.append(f"    raw LLM reply: {v.raw[:300]!r}")
     u = det.usage
@@ -195,9 +197,30 @@ def exit_code(det: Detection) -> int:
 
 
 # -- commands ---------------------------------------------------------------------------------
-def _inputs(args: argparse.Namespace) -> tuple[str, str]:
-    """(answer, reference) from the detect/mitigate arguments."""
-    reference = read_text_file(args.reference, what="reference", encoding=args.encoding)
+def _json_passages(text: str) -> list[str] | None:
+    """The passages of a reference file that holds a JSON list of strings; None for plain text."""
+    if not text.lstrip("\ufeff \t\r\n").startswith("["):
+        return None
+    try:
+        value = json.loads(text.lstrip("\ufeff"))
+    except ValueError:
+        return None  # text that happens to start with "[" is a reference text
+    if isinstance(value, list) and value and all(isinstance(p, str) for p in value):
+        return value
+    return None
+
+
+def _inputs(args: argparse.Namespace) -> tuple[str, str | list[str]]:
+    """(answer, reference) from the detect/mitigate arguments. ``--reference`` given several
+    times, or a file (or stdin) holding a JSON list of strings, is a list of passages."""
+    refs = args.reference if isinstance(args.reference, list) else [args.reference]
+    if refs.count("-") > 1:
+        raise InputError("--reference - (standard input) can be given only once.", field="reference")
+    texts = [read_text_file(r, what="reference", encoding=args.encoding) for r in refs]
+    if len(texts) == 1:
+        reference: str | list[str] = _json_passages(texts[0]) or texts[0]
+    else:
+        reference = texts
     return _answer_arg(args.answer, args.encoding), reference
 
 
@@ -588,7 +611,9 @@ def build_parser() -> argparse.ArgumentParser:
     for name, helptext, func in (("detect", "check an answer against its reference", cmd_detect),
                                  ("mitigate", "check an answer, repair what is unsupported, and re-check", cmd_mitigate)):
         d = sub.add_parser(name, help=helptext)
-        d.add_argument("--reference", required=True, metavar="FILE|-", help="reference text file, or - for stdin")
+        d.add_argument("--reference", required=True, action="append", metavar="FILE|-",
+                       help="reference text file, or - for stdin; repeat it for several passages, or give a file "
+                            "holding a JSON list of passage strings")
         d.add_argument("--answer", required=True, metavar="FILE|TEXT", help="answer text, or a file holding it")
         d.add_argument("--question", help="the question the answer responds to (QA)")
         method_options(d, DEFAULT_METHOD if name == "detect" else DEFAULT_MITIGATION_METHOD)

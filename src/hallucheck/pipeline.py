@@ -11,6 +11,7 @@ from . import registry
 from .base import ClaimExtractor, Component, EvidenceRetriever, Mitigator, Verifier, check_text
 from .errors import ConfigError, HallucheckError
 from .llm.base import LLMClient, usage_scope
+from .text.passages import SEP as PASSAGE_SEP, Passages, check_passages
 from .types import Detection, Mitigation
 
 ON_ERROR = ("raise", "record")
@@ -20,6 +21,19 @@ def _field(item: Any, name: str, default: Any = None) -> Any:
     if isinstance(item, Mapping):
         return item.get(name, default)
     return getattr(item, name, default)
+
+
+def item_reference(item: Any) -> Any:
+    """The reference of a batch item: its ``contexts`` / ``passages`` list when it has one (a
+    mapping key, or ``meta["passages"]`` of an :class:`~hallucheck.eval.Example`), else ``reference``."""
+    for key in ("contexts", "passages"):
+        value = _field(item, key)
+        if value is not None:
+            return value
+    meta = _field(item, "meta")
+    if isinstance(meta, Mapping) and meta.get("passages") is not None:
+        return meta["passages"]
+    return _field(item, "reference")
 
 
 class Pipeline(Component):
@@ -43,9 +57,16 @@ class Pipeline(Component):
         self.llm = llm
 
     # -- detection --------------------------------------------------------------------------
-    def run(self, answer: str, reference: str, *, question: str | None = None, id: str | None = None) -> Detection:
-        """Detect unsupported claims of ``answer`` against ``reference``."""
+    def run(self, answer: str, reference: str | Sequence[str], *, question: str | None = None,
+            id: str | None = None) -> Detection:
+        """Detect unsupported claims of ``answer`` against ``reference``: a text, or a list of
+        passages (the stages see them joined by a blank line; each evidence then carries
+        ``passage`` and offsets inside that passage, and the Detection keeps ``passages``)."""
         check_text(answer, "answer", need_words=True)
+        joined = None
+        if isinstance(reference, (list, tuple)):
+            joined = Passages(check_passages(reference))
+            reference = joined.text
         check_text(reference, "reference", need_words=True)
         if question is not None and not isinstance(question, str):
             raise ConfigError(f"The question must be a string or None; got {type(question).__name__}.")
@@ -55,6 +76,8 @@ class Pipeline(Component):
             evidence = self.retriever.retrieve(claims, reference, question=question)
             verdicts = self.verifier.verify(claims, evidence, reference=reference, question=question, answer=answer)
             hallucinated, score = self.verifier.aggregate(verdicts)
+        if joined is not None:
+            verdicts = [joined.verdict(v) for v in verdicts]
         meta: dict[str, Any] = {"seconds": time.perf_counter() - t0}
         if not claims:
             # nothing was checked, so nothing can be called grounded: "0 of 0 claims" is no verdict
@@ -62,12 +85,14 @@ class Pipeline(Component):
             meta["no_claims"] = True
             hallucinated, score = None, None
         return Detection(answer=answer, reference=reference, question=question, method=self.name,
-                         hallucinated=hallucinated, score=score, verdicts=tuple(verdicts), usage=tally.usage, id=id, meta=meta)
+                         hallucinated=hallucinated, score=score, verdicts=tuple(verdicts), usage=tally.usage, id=id, meta=meta,
+                         passages=joined.passages if joined is not None else None)
 
     def run_batch(self, items: Iterable[Any], *, on_error: str = "record", workers: int = 1,
                   progress: Callable[[Detection], None] | None = None) -> list[Detection]:
-        """Run over items (mappings or objects with ``answer``, ``reference`` and optional
-        ``question``, ``id``). With ``on_error="record"`` a failing item becomes a Detection
+        """Run over items (mappings or objects with ``answer``, ``reference`` — a text or a list
+        of passages, or a ``contexts`` / ``passages`` list instead — and optional ``question``,
+        ``id``). With ``on_error="record"`` a failing item becomes a Detection
         with ``status="error"`` and the error message; the others complete. Results keep the
         input order; ``progress`` is called as each finishes."""
         if on_error not in ON_ERROR:
@@ -76,7 +101,7 @@ class Pipeline(Component):
 
         def one(item: Any) -> Detection:
             try:
-                return self.run(_field(item, "answer"), _field(item, "reference"), question=_field(item, "question"),
+                return self.run(_field(item, "answer"), item_reference(item), question=_field(item, "question"),
                                 id=_field(item, "id"))
             except Exception as exc:
                 if on_error == "raise":
@@ -100,7 +125,9 @@ class Pipeline(Component):
 
     def error_detection(self, item: Any, exc: BaseException) -> Detection:
         def text(name: str) -> str:
-            v = _field(item, name, "")
+            v = item_reference(item) if name == "reference" else _field(item, name, "")
+            if name == "reference" and isinstance(v, (list, tuple)) and all(isinstance(p, str) for p in v):
+                return PASSAGE_SEP.join(v)
             return v if isinstance(v, str) else repr(v)
 
         kind = "" if isinstance(exc, HallucheckError) else f"{type(exc).__name__}: "
@@ -109,7 +136,7 @@ class Pipeline(Component):
                          id=_field(item, "id"))
 
     # -- mitigation -------------------------------------------------------------------------
-    def mitigate(self, answer: str, reference: str, *, question: str | None = None) -> Mitigation:
+    def mitigate(self, answer: str, reference: str | Sequence[str], *, question: str | None = None) -> Mitigation:
         """Detect, revise the flagged claims, and re-check the revision with the same detector."""
         if self.mitigator is None:
             raise ConfigError(f"Method {self.name!r} has no mitigator. Use a method that mitigates (tagged [mitigates] by `hallucheck methods`).")

@@ -94,7 +94,13 @@ class Claim(_Serialisable):
 
 @dataclass(frozen=True)
 class Evidence(_Serialisable):
-    """A piece of the reference (or a corpus passage) matched to a claim."""
+    """A piece of the reference (or a corpus passage) matched to a claim.
+
+    ``start``/``end`` are offsets into the reference text the method saw. When the reference
+    was given as a list of passages (joined with ``"\n\n"`` for the stages), ``passage`` is the
+    index of the passage the evidence lies in and ``passage_start``/``passage_end`` its offsets
+    inside that passage; they are ``None`` for a single reference text and for evidence that
+    spans more than one passage (e.g. the whole reference)."""
 
     text: str
     start: int
@@ -102,11 +108,22 @@ class Evidence(_Serialisable):
     score: float | None = None  # retrieval similarity (higher = more similar)
     source: str = "reference"
     meta: Mapping[str, Any] = field(default_factory=dict)
+    passage: int | None = None
+    passage_start: int | None = None
+    passage_end: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        if self.passage is None:  # results without passages keep the shape they always had
+            for key in ("passage", "passage_start", "passage_end"):
+                d.pop(key)
+        return d
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Evidence":
         return cls(text=d["text"], start=d["start"], end=d["end"], score=d.get("score"),
-                   source=d.get("source", "reference"), meta=dict(d.get("meta") or {}))
+                   source=d.get("source", "reference"), meta=dict(d.get("meta") or {}), passage=d.get("passage"),
+                   passage_start=d.get("passage_start"), passage_end=d.get("passage_end"))
 
 
 @dataclass(frozen=True)
@@ -147,6 +164,10 @@ class Detection(_Serialisable):
     ``hallucinated`` is True when any verdict flags a claim; ``None`` when nothing was flagged
     but some verdicts errored (the answer could not be verified) or the whole run failed
     (``status="error"``, ``error`` says why).
+
+    When the reference was given as a list of passages, ``passages`` holds them and
+    ``reference`` is their join (``"\n\n"``), which evidence ``start``/``end`` index;
+    each evidence's ``passage`` / ``passage_start`` / ``passage_end`` locate it in its passage.
     """
 
     answer: str
@@ -161,10 +182,17 @@ class Detection(_Serialisable):
     error: str | None = None
     id: str | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
+    passages: tuple[str, ...] | None = None
 
     @property
     def flagged(self) -> tuple[Verdict, ...]:
         return tuple(v for v in self.verdicts if v.hallucinated)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        if self.passages is None:  # results without passages keep the shape they always had
+            d.pop("passages")
+        return d
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Detection":
@@ -172,7 +200,8 @@ class Detection(_Serialisable):
                    hallucinated=d.get("hallucinated"), score=d.get("score"),
                    verdicts=tuple(Verdict.from_dict(v) for v in d.get("verdicts") or ()),
                    usage=Usage.from_dict(d.get("usage") or {}), status=d.get("status", "ok"),
-                   error=d.get("error"), id=d.get("id"), meta=dict(d.get("meta") or {}))
+                   error=d.get("error"), id=d.get("id"), meta=dict(d.get("meta") or {}),
+                   passages=None if d.get("passages") is None else tuple(d["passages"]))
 
 
 @dataclass(frozen=True)

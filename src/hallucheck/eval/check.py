@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import InputError, MissingDependencyError
+from ..text.passages import SEP as PASSAGE_SEP
 from .datasets import Example, _iter_json_records, _read_text
 from .runner import read_results, run_eval
 
-PASSAGE_SEP = "\n\n"
 PASSAGE_FIELDS = ("contexts", "passages")
 TABLE_FORMATS = ("jsonl", "csv")
 SUMMARY = "summary.json"

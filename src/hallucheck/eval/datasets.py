@@ -132,16 +132,30 @@ class Example:
     def from_dict(cls, d: Mapping[str, Any]) -> "Example":
         """Build from a shared-schema record. ``id``, ``dataset``, ``task``, ``reference``,
         ``answer`` and ``label`` are required (``label`` may be null); ``question`` defaults to
-        null and ``meta`` to ``{}``. Other keys are ignored."""
+        null and ``meta`` to ``{}``. Other keys are ignored. Instead of a ``reference`` text, a
+        record may give ``contexts`` or ``passages``: a list of
+        passages: they are kept in ``meta["passages"]`` (the runner checks against them) and
+        ``reference`` is their join by a blank line."""
         if not isinstance(d, Mapping):
             raise InputError(f"expected a JSON object, got {type(d).__name__}")
+        passages_key = next((k for k in ("contexts", "passages") if d.get(k) is not None), None)
         for name in ("id", "dataset", "task", "reference", "answer", "label"):
-            if name not in d:
-                raise InputError(f"field {name!r} is missing", field=name)
+            if name not in d and not (name == "reference" and passages_key):
+                raise InputError(f"field {name!r} is missing (or give 'contexts': a list of passages)"
+                                 if name == "reference" else f"field {name!r} is missing", field=name)
         meta = d.get("meta")
+        meta = {} if meta is None else meta
+        reference = d.get("reference")
+        if passages_key is not None:
+            from ..text.passages import SEP, check_passages
+
+            passages = list(check_passages(d[passages_key], field=passages_key))
+            if not isinstance(meta, Mapping):
+                raise InputError(f"field 'meta' must be an object, got {type(meta).__name__}", field="meta")
+            meta = {**meta, "passages": passages}
+            reference = SEP.join(passages)
         return cls(id=d["id"], dataset=d["dataset"], task=d["task"], question=d.get("question"),
-                   reference=d["reference"], answer=d["answer"], label=d["label"],
-                   meta={} if meta is None else meta)
+                   reference=reference, answer=d["answer"], label=d["label"], meta=meta)
 
 
 # --------------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from ..errors import ConfigError, InputError
+from ..pipeline import item_reference
 from ..types import Detection
 
 RESULTS = "results.jsonl"
@@ -295,14 +296,14 @@ def _run(method: Any, examples: Sequence[Any], ids: list[str], out: Path | None,
         mitigation = None
         try:
             if mitigate:
-                mit = method.mitigate(ex.answer, ex.reference, question=ex.question)
+                mit = method.mitigate(ex.answer, item_reference(ex), question=ex.question)
                 det = mit.before
                 mitigation = {"revised": mit.revised, "edits": [e.to_dict() for e in mit.edits], "notes": list(mit.notes),
                               "usage": mit.usage.to_dict(),
                               "after_hallucinated": mit.after.hallucinated if mit.after else None,
                               "after_score": mit.after.score if mit.after else None}
             else:
-                det = method.run(ex.answer, ex.reference, question=ex.question, id=ex.id)
+                det = method.run(ex.answer, item_reference(ex), question=ex.question, id=ex.id)
         except Exception as exc:  # recorded, never fatal for the run
             det = method.error_detection(ex, exc)
         input_tokens = None
