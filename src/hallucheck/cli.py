@@ -404,7 +404,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                             retry_failed=args.retry_failed, table_format=args.format)
     except StopRun as exc:
         stopped = str(exc)
-        summary = finish_check(out, rows, table_format=args.format)
+        summary = finish_check(out, rows, table_format=args.format, manifest=manifest)
     share = summary["flagged_share"]
     print(f"{pipeline.name} on {name}: {summary['rows']} rows, {summary['hallucinated']} hallucinated, "
           f"{summary['grounded']} grounded, {summary['unverified']} could not be verified, {summary['errors']} errors; "

@@ -202,7 +202,7 @@ def test_cli_eval_then_compare(tmp_path, capsys):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["data_sha256"] and manifest["method"]["params"]["name"] == "sim_overlap"
     assert (out / "report.md").read_text().startswith("# hallucheck evaluation: sim_overlap")
-    assert {p.name for p in out.glob("*.png")} == {"roc.png", "scores.png", "confusion.png"}
+    assert {p.name for p in out.glob("*.png")} == {"roc.png", "pr.png", "scores.png", "confusion.png"}
     out2 = tmp_path / "run2"
     assert main(["eval", "--method", "sim_overlap", "--data", str(data), "--out", str(out2), "--quiet",
                  "--threshold-from", str(out)]) == 0

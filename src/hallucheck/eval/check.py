@@ -225,20 +225,30 @@ def run_check(method: Any, rows: Sequence[Example], *, out_dir: str | os.PathLik
         raise InputError(f"The table format must be one of {', '.join(TABLE_FORMATS)}; got {table_format!r}.", field="format")
     records = run_eval(method, rows, out_dir=out_dir, manifest=manifest, workers=workers, max_errors=max_errors,
                        progress=progress, count_tokens=count_tokens, retry_failed=retry_failed)
-    return finish_check(out_dir, rows, records, table_format=table_format)
+    return finish_check(out_dir, rows, records, table_format=table_format, manifest=manifest)
 
 
 def finish_check(out_dir: str | os.PathLike[str], rows: Sequence[Example], records: Sequence[Mapping[str, Any]] | None = None,
-                 *, table_format: str = "jsonl") -> dict[str, Any]:
-    """Write the table and summary of a check run (``records`` default: what ``out_dir`` holds for ``rows``)."""
+                 *, table_format: str = "jsonl", manifest: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Write the table, summary and report.html of a check run (``records`` default: what
+    ``out_dir`` holds for ``rows``)."""
+    from .html_report import render_check_html
+    from .plots import method_threshold
+    from .report import plot_title, render_plots
+
     out = Path(out_dir)
     if records is None:
         done = {r["id"]: r for r in read_results(out)}
         records = [done[ex.id] for ex in rows if ex.id in done]
     summary = check_summary(records, total=len(rows))
     table = write_table(out / f"check.{table_format}", table_rows(records), table_format)
-    summary["files"] = [str(out / "results.jsonl"), str(table), str(out / SUMMARY)]
+    summary["files"] = [str(out / "results.jsonl"), str(table), str(out / SUMMARY), str(out / "report.html")]
     (out / SUMMARY).write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    m = dict(manifest) if manifest else None
+    t = method_threshold(m)
+    plots = render_plots(records, title=plot_title(m), threshold=t, threshold_label="method threshold")  # type: ignore[arg-type]
+    html = render_check_html(records, summary, m, [(name, svg) for name, svg, _ in plots])
+    (out / "report.html").write_text(html, encoding="utf-8")
     return summary
 
 

@@ -1,4 +1,4 @@
-"""Metrics over run records, and the report files: metrics.json, report.md, PNG plots."""
+"""Metrics over run records, and the report files: metrics.json, report.md, report.html, PNG plots."""
 
 from __future__ import annotations
 
@@ -117,10 +117,16 @@ def write_report(out_dir: str | os.PathLike[str], records: Sequence[dict[str, An
                  manifest: dict[str, Any] | None) -> list[Path]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    from .html_report import render_eval_html
+
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2), encoding="utf-8")
-    plots = write_plots(out, records)
+    t, label = decision_threshold(metrics, manifest)
+    rendered = render_plots(records, title=plot_title(manifest), threshold=t, threshold_label=label, out=out)
+    plots = [png for _, _, png in rendered if png is not None]
     (out / "report.md").write_text(render_markdown(metrics, manifest, plots), encoding="utf-8")
-    return [out / "metrics.json", out / "report.md", *plots]
+    html = render_eval_html(records, metrics, manifest, [(name, svg) for name, svg, _ in rendered])
+    (out / "report.html").write_text(html, encoding="utf-8")
+    return [out / "metrics.json", out / "report.md", out / "report.html", *plots]
 
 
 def _pct(x: Any) -> str:
@@ -184,62 +190,53 @@ def render_markdown(metrics: dict[str, Any], manifest: dict[str, Any] | None, pl
     return "\n".join(lines)
 
 
-def write_plots(out: Path, records: Sequence[dict[str, Any]]) -> list[Path]:
-    """ROC curve, confusion matrix and score histogram by label (needs matplotlib; skipped otherwise)."""
-    try:
-        import matplotlib
+def plot_title(manifest: dict[str, Any] | None) -> str:
+    """"<method> on <data>" for plot titles."""
+    m = manifest or {}
+    return f"{(m.get('method') or {}).get('params', {}).get('name', '?')} on {m.get('data', '?')}" if m else ""
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+
+def decision_threshold(metrics: dict[str, Any] | None, manifest: dict[str, Any] | None) -> tuple[float | None, str]:
+    """The threshold to mark on the plots: the fixed one of the run (``--threshold``), else the
+    method's configured ``threshold``; (None, "") when neither is known."""
+    from .plots import method_threshold
+
+    fixed = (metrics or {}).get("threshold") or {}
+    if isinstance(fixed.get("value"), (int, float)):
+        return float(fixed["value"]), "fixed threshold"
+    t = method_threshold(manifest)
+    return (t, "method threshold") if t is not None else (None, "")
+
+
+def render_plots(records: Sequence[dict[str, Any]], *, title: str = "", threshold: float | None = None,
+                 threshold_label: str = "threshold", out: Path | None = None) -> list[tuple[str, bytes, Path | None]]:
+    """Every plot as (name, SVG bytes, PNG path or None): PNGs are written to ``out`` when given.
+    Empty without matplotlib."""
+    from .plots import figures, matplotlib_pyplot, to_bytes
+
+    plt = matplotlib_pyplot()
+    if plt is None:
         return []
-    labelled = [r for r in records if r.get("label") in (0, 1)]
-    scored = [r for r in labelled if r.get("score") is not None]
-    decided = [r for r in labelled if r.get("hallucinated") is not None]
-    paths = []
-    if scored and len({r["label"] for r in scored}) > 1:
-        y = [r["label"] for r in scored]
-        s = [float(r["score"]) for r in scored]
-        fpr, tpr, _ = M.roc_curve(y, s)
-        fig, ax = plt.subplots(figsize=(4, 4))
-        ax.plot(fpr, tpr, label=f"AUROC {M.roc_auc(y, s):.3f}")
-        ax.plot([0, 1], [0, 1], "--", color="grey", linewidth=0.8)
-        ax.set_xlabel("false positive rate")
-        ax.set_ylabel("true positive rate")
-        ax.set_title("ROC (positive = hallucinated)")
-        ax.legend(loc="lower right")
-        fig.tight_layout()
-        paths.append(out / "roc.png")
-        fig.savefig(paths[-1], dpi=100)
-        plt.close(fig)
-        fig, ax = plt.subplots(figsize=(5, 3.5))
-        bins = [i / 20 for i in range(21)] if max(s) <= 1 and min(s) >= 0 else 20
-        ax.hist([v for v, t in zip(s, y) if t == 0], bins=bins, alpha=0.6, label="grounded (0)")
-        ax.hist([v for v, t in zip(s, y) if t == 1], bins=bins, alpha=0.6, label="hallucinated (1)")
-        ax.set_xlabel("score")
-        ax.set_ylabel("examples")
-        ax.legend()
-        fig.tight_layout()
-        paths.append(out / "scores.png")
-        fig.savefig(paths[-1], dpi=100)
-        plt.close(fig)
-    if decided:
-        c = M.confusion([r["label"] for r in decided], [int(bool(r["hallucinated"])) for r in decided])
-        grid = [[c["tn"], c["fp"]], [c["fn"], c["tp"]]]
-        fig, ax = plt.subplots(figsize=(3.6, 3.2))
-        ax.imshow(grid, cmap="Blues")
-        for i in range(2):
-            for j in range(2):
-                ax.text(j, i, str(grid[i][j]), ha="center", va="center")
-        ax.set_xticks([0, 1], ["grounded", "halluc."])
-        ax.set_yticks([0, 1], ["grounded", "halluc."])
-        ax.set_xlabel("predicted")
-        ax.set_ylabel("gold")
-        fig.tight_layout()
-        paths.append(out / "confusion.png")
-        fig.savefig(paths[-1], dpi=100)
-        plt.close(fig)
-    return paths
+    result = []
+    for name, fig in figures(records, title=title, threshold=threshold, threshold_label=threshold_label):
+        try:
+            png = None
+            if out is not None:
+                png = out / f"{name}.png"
+                png.write_bytes(to_bytes(fig, "png"))
+            result.append((name, to_bytes(fig, "svg"), png))
+        finally:
+            plt.close(fig)
+    return result
+
+
+def write_plots(out: Path, records: Sequence[dict[str, Any]], *, manifest: dict[str, Any] | None = None,
+                metrics: dict[str, Any] | None = None) -> list[Path]:
+    """ROC and precision-recall curves, score histogram by label, confusion matrix and (for
+    calibrated scores) a reliability diagram as PNG files (needs matplotlib; skipped otherwise)."""
+    t, label = decision_threshold(metrics, manifest)
+    return [png for _, _, png in render_plots(records, title=plot_title(manifest), threshold=t, threshold_label=label,
+                                              out=out) if png is not None]
 
 
 def compare(dirs: Sequence[str | os.PathLike[str]]) -> str:
