@@ -692,6 +692,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_train_arguments(t)
     t.set_defaults(func=cmd_train)
 
+    sv = sub.add_parser("serve", help="HTTP service and web page: detect, mitigate, batch jobs (needs the serve extra)")
+    from .serve.command import add_arguments as add_serve_arguments, cmd_serve
+
+    add_serve_arguments(sv)
+    llm_options(sv)
+    sv.set_defaults(func=cmd_serve)
+
     c = sub.add_parser("compare", help="print evaluation runs side by side")
     c.add_argument("dirs", nargs="+", metavar="DIR")
     c.set_defaults(func=cmd_compare)
