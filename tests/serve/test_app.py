@@ -65,6 +65,7 @@ def blocking_llm(gate: threading.Event, entered: threading.Event | None = None) 
 
 def test_detect_reports_the_exit_code_meaning_and_the_detection():
     with client() as c:
+        assert c.get("/healthz").json()["model_loaded"] is False  # no --preload: loaded by the first request
         r = c.post("/v1/detect", json={"answer": ANSWER, "reference": REFERENCE})
         assert r.status_code == 200
         body = r.json()
@@ -73,6 +74,7 @@ def test_detect_reports_the_exit_code_meaning_and_the_detection():
         flagged = [v for v in det["verdicts"] if v["hallucinated"]]
         assert flagged and all(ANSWER[v["claim"]["start"]:v["claim"]["end"]] == v["claim"]["text"] for v in flagged)
         assert any(e["text"] in REFERENCE for v in flagged for e in v["evidence"])
+        assert c.get("/healthz").json()["model_loaded"] is True  # the default method has run
         r = c.post("/v1/detect", json={"answer": "Check the pressure of all four tyres at least once a month.",
                                        "reference": REFERENCE})
         assert (r.status_code, r.json()["status"], r.json()["exit_code"]) == (200, "grounded", 0)
@@ -261,3 +263,53 @@ def test_cli_serve_refuses_a_token_variable_that_is_not_set(monkeypatch, capsys)
     monkeypatch.delenv("HALLUCHECK_TEST_TOKEN", raising=False)
     assert main(["serve", "--llm", "none", "--method", "sim_overlap", "--token-env", "HALLUCHECK_TEST_TOKEN"]) == 2
     assert "HALLUCHECK_TEST_TOKEN" in capsys.readouterr().err
+    assert main(["serve", "--llm", "none", "--method", "keyword_match"]) == 2
+    assert "needs an LLM" in capsys.readouterr().err
+
+
+def test_ce_cascade_runs_without_an_llm():
+    """--llm none with ce_cascade (the method that runs without an LLM): its trained verifier decides alone."""
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("tokenizers")
+    with client(method="ce_cascade", preload=True) as c:
+        assert c.get("/healthz").json()["model_loaded"] is True
+        r = c.post("/v1/detect", json={"answer": ANSWER, "reference": REFERENCE})
+    body = r.json()
+    assert r.status_code == 200 and body["status"] == "hallucinated", body
+    assert body["detection"]["usage"]["calls"] == 0
+    assert any("3.0 bar" in v["claim"]["text"] for v in body["detection"]["verdicts"] if v["hallucinated"])
+
+
+def test_the_command_serves_on_loopback(tmp_path):
+    """``hallucheck serve`` as users start it: a subprocess bound to 127.0.0.1 on a free port."""
+    import http.client
+    import json
+    import socket
+    import subprocess
+    import sys
+
+    pytest.importorskip("uvicorn")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "hallucheck", "serve", "--llm", "none", "--method", "sim_overlap",
+                             "--port", str(port), "--quiet"], stderr=subprocess.PIPE)
+    try:
+        deadline = time.time() + 30
+        while True:
+            try:
+                c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                c.request("GET", "/healthz")
+                h = c.getresponse()
+                assert h.status == 200 and json.loads(h.read())["status"] == "ok"
+                break
+            except OSError:
+                assert proc.poll() is None and time.time() < deadline, proc.stderr.read().decode() if proc.poll() is not None else "timeout"
+                time.sleep(0.1)
+        c.request("POST", "/v1/detect", body=json.dumps({"answer": ANSWER, "reference": REFERENCE}),
+                  headers={"Content-Type": "application/json"})
+        r = c.getresponse()
+        assert r.status == 200 and json.loads(r.read())["status"] == "hallucinated"
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -43,6 +43,7 @@ from ..types import Detection, Mitigation, Usage
 Status = Literal["grounded", "hallucinated", "could_not_verify", "error"]
 EXIT_STATUS = {0: "grounded", 1: "hallucinated", 2: "error", 3: "could_not_verify"}
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0)
+MAX_FINISHED_JOBS = 1000  # finished jobs the server remembers (oldest forgotten first)
 NO_AUTH_PATHS = frozenset({"/healthz", "/"})  # "/" is the static page: no data; its API calls carry the token
 
 
@@ -448,8 +449,8 @@ async def _run_in_pool(state: ServerState, fn: Callable[[], Any]) -> Any:
 
 
 def _failure(exc: BaseException) -> JSONResponse:
-    if isinstance(exc, (BackendError, ParseError)):  # handled by the callers (a could-not-verify result)
-        raise exc
+    if isinstance(exc, (BackendError, ParseError)):  # e.g. a model that failed to load
+        return _error(502, "could_not_verify", f"could not verify: {exc}"[:500])
     if isinstance(exc, HallucheckError):
         return _error(422, "error", str(exc), getattr(exc, "field", None) or _guess_field(str(exc)))
     first = (str(exc).strip().splitlines() or [""])[0][:300]
@@ -465,8 +466,9 @@ def _guess_field(message: str) -> str | None:
     return None
 
 
-def create_app(config: ServeConfig | None = None) -> FastAPI:
-    """The ASGI app. ``app.state.hallucheck`` holds the :class:`ServerState`."""
+def create_app(config: ServeConfig | None = None) -> Any:
+    """The ASGI app: the FastAPI app (``.app``) inside the gate middleware (token, body limit,
+    metrics); ``.state`` is the :class:`ServerState` (pool, jobs, metrics)."""
     config = config or ServeConfig()
     state = ServerState(config)
     page = resources.files(__package__).joinpath("page.html").read_text(encoding="utf-8")
@@ -512,7 +514,10 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
         def work() -> Any:
             pipe = state.pipeline(body.method, body.params)
             try:
-                return pipe.run(body.answer, _reference(body.reference), question=body.question)
+                det = pipe.run(body.answer, _reference(body.reference), question=body.question)
+                if pipe.name == config.method and not body.params and det.status == "ok":
+                    state.model_loaded = True  # the default method has run: its models are in memory
+                return det
             except (BackendError, ParseError) as exc:
                 return pipe.error_detection(body.model_dump(), exc)
 
@@ -576,6 +581,9 @@ def create_app(config: ServeConfig | None = None) -> FastAPI:
                           headers={"Retry-After": "10"})
         job = Job(id=uuid.uuid4().hex, dir=state.jobs_dir / "pending", total=len(examples), method=pipe.name)
         job.dir = state.jobs_dir / job.id
+        finished = [j for j in state.jobs.values() if j.state in ("done", "failed")]
+        for old in sorted(finished, key=lambda j: j.created)[:max(0, len(finished) - MAX_FINISHED_JOBS)]:
+            state.jobs.pop(old.id, None)  # forgotten by the server; its files stay in the jobs directory
         state.jobs[job.id] = job
 
         def run_job() -> None:

@@ -52,6 +52,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
             raise InputError(f"--token-env {args.token_env}: the environment variable {args.token_env} is not set or empty",
                              field="token_env")
     method = entry("method", args.method).name
+    if args.llm == "none":
+        from .. import load_method
+
+        load_method(method, llm="none")  # a method that needs an LLM: a usage error now, not 422 on every request
     llm: Any = None if args.llm == "none" else _make_llm(args)
     config = ServeConfig(method=method, llm=llm, llm_spec=args.llm, workers=args.workers, queue_size=args.queue_size,
                          timeout=args.request_timeout, max_body_bytes=int(args.max_body_mb * 1_000_000), token=token,
