@@ -175,3 +175,82 @@ def test_page_with_the_embedded_llm_default(browser, tmp_path):
     with LiveServer(ServeConfig(llm=llm, llm_spec="embedded", preload=True, timeout=600)) as srv:
         found = check_example(browser, srv.url, None, tmp_path / "page-embedded.png", wait=600)
         assert any("3.0 bar" in t or "engine oil" in t for t in found), found
+
+
+ENTAILED = {"Entailment": -0.05, "Neutral": -4.0, "Contradiction": -4.0}
+NULL = {"Entailment": -1.2, "Neutral": -1.2, "Contradiction": -0.9}
+
+
+def scripted_judge(gate=None, entered=None):
+    """FakeLLM label scores: every claim entailed; the content-free calibration input ("N/A") gets the prior.
+    With ``gate``, each judge call waits for it (the LLM "works")."""
+    def scores(messages, labels):
+        if any("N/A" in m.content for m in messages):
+            return NULL
+        if entered is not None:
+            entered.set()
+        if gate is not None:
+            assert gate.wait(20)
+        return ENTAILED
+
+    return scores
+
+
+def test_repair_shows_the_diff_and_the_recheck(browser, tmp_path, bow_embedder):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from hallucheck.llm import FakeLLM
+    from hallucheck.serve import ServeConfig
+
+    fixed = "[Reason] The reference gives 2.6 bar.\n[Final Sentence] When the vehicle is fully loaded, increase the rear tyre pressure to 2.6 bar."
+    llm = FakeLLM(lambda request: fixed, label_scores=scripted_judge())
+    answer = "Check the tyre pressure at least once a month. When the vehicle is fully loaded, increase the rear tyre pressure to 3.0 bar."
+    with LiveServer(ServeConfig(method="cascade", llm=llm, llm_spec="fake")) as srv:
+        browser.get(srv.url)
+        WebDriverWait(browser, 30).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#method option[value]")) > 3)
+        browser.execute_script("document.getElementById('answer').value = arguments[0];"
+                               "document.getElementById('reference').value = arguments[1];",
+                               answer, (EXAMPLES / "manual_reference.txt").read_text(encoding="utf-8"))
+        browser.find_element(By.ID, "check").click()
+        WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#answer-view .claim.flagged"))
+        assert "LLM:" in browser.find_element(By.ID, "summary").text
+        browser.find_element(By.ID, "repair").click()
+        WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "repair-box").is_displayed())
+        assert not browser.find_element(By.ID, "error").is_displayed(), browser.find_element(By.ID, "error").text
+        assert [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#diff del")] == ["3.0"]
+        assert [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#diff ins")] == ["2.6"]
+        assert browser.execute_script("return document.querySelector('#diff del').nextSibling.tagName") == "INS"
+        assert "Grounded" in browser.find_element(By.ID, "recheck").text
+        browser.save_screenshot(str(tmp_path / "repair.png"))
+
+
+def test_the_page_stays_usable_while_the_llm_works_and_can_cancel(browser, tmp_path, bow_embedder):
+    import threading
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from hallucheck.llm import FakeLLM
+    from hallucheck.serve import ServeConfig
+
+    gate, entered = threading.Event(), threading.Event()
+    llm = FakeLLM(label_scores=scripted_judge(gate, entered))
+    try:
+        with LiveServer(ServeConfig(method="cascade", llm=llm, llm_spec="fake")) as srv:
+            browser.get(srv.url)
+            browser.execute_script("document.getElementById('answer').value = 'Check the pressure when the tyres are cold.';"
+                                   "document.getElementById('reference').value = arguments[0];",
+                                   (EXAMPLES / "manual_reference.txt").read_text(encoding="utf-8"))
+            browser.find_element(By.ID, "check").click()
+            assert entered.wait(20)
+            progress = browser.find_element(By.ID, "progress")
+            WebDriverWait(browser, 5).until(lambda d: progress.is_displayed() and " s" in progress.text)
+            assert not browser.find_element(By.ID, "check").is_enabled()
+            browser.find_element(By.ID, "question").send_keys("still typing")  # the page is not frozen
+            browser.find_element(By.ID, "cancel").click()
+            WebDriverWait(browser, 5).until(lambda d: "Cancelled" in d.find_element(By.ID, "error").text)
+            assert browser.find_element(By.ID, "check").is_enabled() and not progress.is_displayed()
+            gate.set()
+    finally:
+        gate.set()
