@@ -254,3 +254,25 @@ def test_the_page_stays_usable_while_the_llm_works_and_can_cancel(browser, tmp_p
             gate.set()
     finally:
         gate.set()
+
+
+def test_passages_separated_by_a_rule_are_sent_as_a_list(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from hallucheck.serve import ServeConfig
+
+    first, second = (EXAMPLES / "manual_reference.txt").read_text(encoding="utf-8").strip().split("\n\n")
+    answer = "The TPMS warning light comes on when the pressure is 40 percent below the recommended value."
+    with LiveServer(ServeConfig(method="entity_check")) as srv:
+        browser.get(srv.url)
+        browser.execute_script("document.getElementById('answer').value = arguments[0];"
+                               "document.getElementById('reference').value = arguments[1] + '\\n---\\n' + arguments[2];",
+                               answer, first, second)
+        browser.find_element(By.ID, "check").click()
+        WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#answer-view .claim.flagged"))
+        browser.find_element(By.CSS_SELECTOR, "#answer-view .claim.flagged").click()
+        mark = WebDriverWait(browser, 5).until(lambda d: d.find_element(By.CSS_SELECTOR, "#reference-view mark.evidence"))
+        assert mark.get_attribute("title") == "passage 2" and "25 percent" in mark.text
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#reference-view .passage-sep")) == 1
+        assert "---" not in browser.find_element(By.ID, "reference-view").text
