@@ -97,6 +97,8 @@ def test_a_list_of_passages_gives_evidence_located_in_its_passage():
     ({"answer": "The sky is blue.", "reference": REF, "method": "sim_overlpa"}, "method"),
     ({"answer": "The sky is blue.", "reference": REF, "params": {"t9": 1}}, "params"),
     ({"answer": "?!", "reference": REF}, "answer"),
+    ({"answer": "The sky is blue.", "reference": REF, "params": {"llm": "embedded"}}, "params.llm"),
+    ({"answer": "The sky is blue.", "reference": [], "method": "sim_overlap"}, "reference"),
 ])
 def test_bad_bodies_get_422_with_the_field_named(body, field):
     with client() as c:

@@ -371,6 +371,9 @@ class ServerState:
         from ..registry import entry
 
         name = entry("method", method or self.config.method).name  # unknown -> did-you-mean (ConfigError)
+        if "llm" in params:
+            raise InputError("The LLM is the server's (hallucheck serve --llm ...); it is not a method parameter.",
+                             field="params.llm")
         key = json.dumps([name, params], sort_keys=True, default=str)
         with self._lock:
             if key in self._pipelines:
