@@ -276,3 +276,16 @@ def test_passages_separated_by_a_rule_are_sent_as_a_list(browser, tmp_path):
         assert mark.get_attribute("title") == "passage 2" and "25 percent" in mark.text
         assert len(browser.find_elements(By.CSS_SELECTOR, "#reference-view .passage-sep")) == 1
         assert "---" not in browser.find_element(By.ID, "reference-view").text
+
+
+def test_a_missing_browser_fails_in_ci_and_skips_elsewhere(monkeypatch):
+    import sys
+
+    mod = sys.modules[__name__]
+    monkeypatch.setattr(mod, "CHROMIUM", "/nonexistent/chromium")
+    monkeypatch.setattr(mod, "REQUIRED", True)
+    with pytest.raises(pytest.fail.Exception, match="chromium"):
+        _need_browser()
+    monkeypatch.setattr(mod, "REQUIRED", False)
+    with pytest.raises(pytest.skip.Exception):
+        _need_browser()
