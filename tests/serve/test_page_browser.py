@@ -136,6 +136,10 @@ def test_page_highlights_unsupported_claims_and_their_evidence(browser, tmp_path
     with LiveServer(ServeConfig(method="sim_overlap")) as srv:
         found = check_example(browser, srv.url, "sim_overlap", tmp_path / "page-overlap.png", wait=30)
         assert any("2.4 bar for the front" in t for t in found) and any("engine oil" in t for t in found)
+        from selenium.webdriver.common.by import By
+
+        repair = browser.find_element(By.ID, "repair")  # sim_overlap cannot repair: the button says so
+        assert not repair.is_enabled() and "cannot repair" in repair.get_attribute("title")
         # the other non-LLM method, picked in the page: its evidence is the reference sentence it compared
         found = check_example(browser, srv.url, "entity_check", tmp_path / "page.png", wait=30)
         claim = next(t for t in found if "3.0 bar" in t)
