@@ -135,7 +135,9 @@ class _FixedEncoder:
 
 
 def _cascade(llm, table, **kw):
-    v = CECascadeVerifier(llm=llm, gate="numbers", band=(0.3, 0.7), threshold=0.5, **kw)
+    kw.setdefault("combine", None)
+    kw.setdefault("threshold", 0.5)
+    v = CECascadeVerifier(llm=llm, gate="numbers", band=(0.3, 0.7), **kw)
     v._ce._encoder = _FixedEncoder(table)
     return v
 
@@ -143,7 +145,8 @@ def _cascade(llm, table, **kw):
 def test_band_claims_outside_it_make_no_llm_call(bow_embedder):
     table = {"Check the pressure when the tyres are cold.": 0.05,  # sure: supported
              "Paris is the capital of Germany.": 0.95,  # sure: hallucinated
-             "The rear tyres take air.": 0.5}  # unsure: the judge is asked
+             "The rear tyres take air.": 0.5,  # unsure: the judge is asked
+             "The front tyres take 5 bar.": 0.2}  # the gate flags it (5 is not in the reference)
     llm = FakeLLM(label_scores=[{"Entailment": -3.0, "Neutral": -2.0, "Contradiction": -0.1},
                                 {"Entailment": -1.1, "Neutral": -1.1, "Contradiction": -1.1}])
     v = _cascade(llm, table)
@@ -191,7 +194,8 @@ def test_llm_none_runs_the_default_without_an_llm(monkeypatch, bow_embedder):
 
     monkeypatch.setattr(ce.CrossEncoderVerifier, "encoder", property(lambda self: _FixedEncoder(
         {"Check the pressure when the tyres are cold.": 0.1})))
-    det = hallucheck.detect("Check the pressure when the tyres are cold.", REF, method="ce_cascade", llm="none", gate="numbers")
+    det = hallucheck.detect("Check the pressure when the tyres are cold.", REF, method="ce_cascade", llm="none", gate="numbers",
+                            combine=None)
     assert det.hallucinated is False and det.usage.calls == 0
     with pytest.raises(ConfigError, match="needs an LLM"):
         hallucheck.load_method("hsp", llm="none")
@@ -207,3 +211,31 @@ def test_config_round_trips(tiny_encoder):
     assert Pipeline.from_dict(json.loads(json.dumps(m.to_dict()))).to_dict() == m.to_dict()
     with pytest.raises(ConfigError, match="band"):
         hallucheck.load_method("ce_cascade", llm="none", band=[0.8, 0.2])
+
+
+def test_learned_combination_weighs_the_signals_per_task(bow_embedder, tmp_path):
+    combo = {"features": ["verifier", "overlap", "gate"], "aggregate": "max",
+             "tasks": {"qa": {"bias": 0.0, "verifier": 1.0, "overlap": -4.0, "gate": 0.0, "threshold": 0.4},
+                       "summary": {"bias": 0.0, "verifier": 1.0, "overlap": 0.0, "gate": 0.0, "threshold": 0.6}}}
+    path = tmp_path / "combine.json"
+    path.write_text(json.dumps(combo))
+    copied = "Check the pressure when the tyres are cold."
+    v = _cascade(None, {copied: 0.55, "When? " + copied: 0.55}, combine=str(path), threshold=None)
+    v.band = None
+    claim = Claim(copied, 0, len(copied))
+    (summ,) = v.verify([claim], [[]], reference=REF)
+    # summary task: sigmoid(logit(0.55)) = 0.55 <= 0.6; the reason names the signals
+    assert summ.score == pytest.approx(0.55) and not summ.hallucinated and "overlap" in summ.reason
+    (qa,) = v.verify([claim], [[]], reference=REF, question="When?")
+    # QA: a sentence copied from the reference (overlap 1) is pulled down by its weight
+    assert qa.meta["overlap"] == 1.0 and qa.score == pytest.approx(1 / (1 + np.exp(-(np.log(0.55 / 0.45) - 4.0))))
+    assert not qa.hallucinated
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"tasks": {"qa": {}}}')
+    with pytest.raises(ConfigError, match="cannot be read"):
+        CECascadeVerifier(combine=str(bad))
+    # the shipped combination loads and has both tasks
+    from hallucheck.stages.cross_encoder import load_combination
+
+    shipped = load_combination("embedded")
+    assert set(shipped["tasks"]) == {"qa", "summary"} and shipped["features"] == ["verifier", "overlap", "gate"]

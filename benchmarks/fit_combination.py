@@ -1,0 +1,154 @@
+"""Fit the default method's learned combination of per-sentence signals on the dev sets.
+
+    python benchmarks/bench_dev.py --methods cross_encoder --llm none --out runs/dev   # verifier scores, every row
+    python benchmarks/fit_combination.py runs/dev/cross_encoder-* --out src/hallucheck/data/verifier/combine.json
+
+Signals of an answer sentence (all computed by ``ce_cascade`` anyway, no LLM):
+``verifier`` (logit of the trained verifier's P(unsupported)), ``overlap`` (DelucionQA's
+overlap ratio with the closest reference sentence), ``gate`` (share of the sentence's numbers and
+names missing from the reference). A sentence's score is ``sigmoid(w . x + b)``; an answer's the
+highest of its sentences'. The weights are fitted per task (``qa``: examples with a question;
+``summary``: the rest) by logistic regression on the answers' labels through a smooth maximum over
+their sentences, every data set weighted equally; the threshold per task maximises the mean of
+balanced accuracy and macro F1 over that task's sets. A two-fold check (fit on even rows, score
+odd rows, and the reverse) shows how much of the fit is optimism.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+from pathlib import Path
+
+import numpy as np
+
+FEATURES = ("verifier", "overlap", "gate")
+TAU = 5.0
+
+
+def features(runs: list[Path]) -> dict[str, list[tuple[int, np.ndarray]]]:
+    """Per data set: (label, claims x features) per example."""
+    from hallucheck.eval import load_dataset
+    from hallucheck.stages.cross_encoder import sentence_signals
+
+    out: dict[str, list] = {}
+    for run in runs:
+        name = run.name.split("-", 1)[1]
+        cached = run / "signals.json"  # the signals of a finished run, kept beside it
+        if cached.is_file():
+            out[name] = [(y, np.array(x, dtype=np.float64).reshape(-1, len(FEATURES)))
+                         for y, x in json.loads(cached.read_text())]
+            continue
+        manifest = json.loads((run / "manifest.json").read_text())
+        examples = {str(e.id): e for e in load_dataset(manifest.get("data_file") or manifest["data"])}
+        rows = []
+        with open(run / "results.jsonl", encoding="utf-8") as f:
+            for line in f:
+                rec = json.loads(line)
+                if rec.get("status", "ok") != "ok" or rec.get("label") is None:
+                    continue
+                ex = examples[str(rec["id"])]
+                verdicts = rec["detection"]["verdicts"]
+                scores = [float(v["meta"].get("verifier_score", v["score"])) for v in verdicts]
+                claims = [(v["claim"]["text"], v["claim"]["start"], v["claim"]["end"]) for v in verdicts]
+                x = sentence_signals(claims, scores, ex.reference)
+                rows.append((int(rec["label"]), x))
+        out[name] = rows
+        cached.write_text(json.dumps([(y, x.tolist()) for y, x in rows]))
+    return out
+
+
+def fit(sets: dict[str, list], *, l2: float = 1e-3, steps: int = 3000, lr: float = 0.5) -> np.ndarray:
+    """Weights (bias first) by gradient descent on the equally weighted sets' log-loss."""
+    w = np.zeros(len(FEATURES) + 1)
+    data = []
+    for rows in sets.values():
+        for y, x in rows:
+            data.append((y, np.hstack([np.ones((len(x), 1)), x]), 1.0 / len(rows)))
+    total = sum(d[2] for d in data)
+    for _ in range(steps):
+        grad = l2 * w
+        for y, xb, weight in data:
+            z = xb @ w
+            m = z.max()
+            soft = np.exp(TAU * (z - m))
+            soft /= soft.sum()
+            z_ex = m + math.log(np.exp(TAU * (z - m)).sum()) / TAU
+            p = 1.0 / (1.0 + math.exp(-z_ex))
+            grad = grad + (weight / total) * (p - y) * (soft @ xb)
+        w -= lr * grad
+    return w
+
+
+def example_scores(rows, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    ys, ss = [], []
+    for y, x in rows:
+        z = np.hstack([np.ones((len(x), 1)), x]) @ w
+        ys.append(y)
+        ss.append(float((1.0 / (1.0 + np.exp(-z))).max()))
+    return np.array(ys), np.array(ss)
+
+
+def ba_f1(y: np.ndarray, p: np.ndarray) -> tuple[float, float]:
+    tp = int(((p == 1) & (y == 1)).sum())
+    fp = int(((p == 1) & (y == 0)).sum())
+    tn = int(((p == 0) & (y == 0)).sum())
+    fn = int(((p == 0) & (y == 1)).sum())
+    sens = tp / (tp + fn) if tp + fn else 0.0
+    spec = tn / (tn + fp) if tn + fp else 0.0
+    f1p = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+    f1n = 2 * tn / (2 * tn + fn + fp) if tn else 0.0
+    return (sens + spec) / 2, (f1p + f1n) / 2
+
+
+def best_threshold(sets: dict[str, list], w: np.ndarray) -> float:
+    scored = [example_scores(rows, w) for rows in sets.values()]
+    grid = [round(t, 3) for t in np.arange(0.02, 0.99, 0.01)]
+
+    def value(t: float) -> float:
+        return statistics.fmean(sum(ba_f1(y, (s > t).astype(int))) / 2 for y, s in scored)
+
+    return max(grid, key=lambda t: (round(value(t), 6), -abs(t - 0.5)))
+
+
+def report(sets: dict[str, list], w: np.ndarray, t: float, label: str) -> None:
+    from hallucheck.eval.metrics import roc_auc
+
+    for name, rows in sets.items():
+        y, s = example_scores(rows, w)
+        ba, f1 = ba_f1(y, (s > t).astype(int))
+        print(f"  {label:10s} {name:16s} n={len(y):4d} BA {100 * ba:.1f} F1 {100 * f1:.1f} AUROC {100 * roc_auc(y, s):.1f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("runs", nargs="+", type=Path, help="cross_encoder runs on the dev sets")
+    ap.add_argument("--out", type=Path, help="write the combination (JSON) here")
+    args = ap.parse_args()
+    sets = features(args.runs)
+    groups = {"qa": {k: v for k, v in sets.items() if "qa" in k.split("_")},
+              "summary": {k: v for k, v in sets.items() if "qa" not in k.split("_")}}
+    result = {"features": list(FEATURES), "aggregate": "max", "fitted_on": sorted(sets), "tasks": {}}
+    for task, group in groups.items():
+        if not group:
+            continue
+        w = fit(group)
+        t = best_threshold(group, w)
+        result["tasks"][task] = {"bias": float(w[0]), **{f: float(v) for f, v in zip(FEATURES, w[1:])}, "threshold": t}
+        print(f"{task}: weights {dict(zip(('bias',) + FEATURES, np.round(w, 3)))} threshold {t}")
+        report(group, w, t, "in-sample")
+        for fit_half, score_half in ((0, 1), (1, 0)):
+            # halves by pairs of rows: HaluEval's right and hallucinated answers of an item stay together
+            half = {k: [r for i, r in enumerate(v) if (i // 2) % 2 == fit_half] for k, v in group.items()}
+            other = {k: [r for i, r in enumerate(v) if (i // 2) % 2 == score_half] for k, v in group.items()}
+            wh = fit(half)
+            report(other, wh, best_threshold(half, wh), f"2-fold {fit_half}")
+    if args.out:
+        args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
