@@ -136,7 +136,8 @@ def main() -> None:
             continue
         w = fit(group)
         t = best_threshold(group, w)
-        result["tasks"][task] = {"bias": float(w[0]), **{f: float(v) for f, v in zip(FEATURES, w[1:])}, "threshold": t}
+        result["tasks"][task] = {"bias": float(w[0]), **{f: float(v) for f, v in zip(FEATURES, w[1:])}, "threshold": t,
+                                 "band_width": 0.1}  # set from benchmarks/tune_ce_cascade.py
         print(f"{task}: weights {dict(zip(('bias',) + FEATURES, np.round(w, 3)))} threshold {t}")
         report(group, w, t, "in-sample")
         for fit_half, score_half in ((0, 1), (1, 0)):

@@ -17,8 +17,8 @@ from .types import Claim, Detection, Edit, Evidence, Mitigation, Usage, Verdict
 
 __version__ = "0.1.0"
 
-DEFAULT_METHOD = "cascade"
-DEFAULT_MITIGATION_METHOD = "cascade"
+DEFAULT_METHOD = "ce_cascade"
+DEFAULT_MITIGATION_METHOD = "ce_cascade"
 
 
 def list_methods() -> list[tuple[str, str]]:

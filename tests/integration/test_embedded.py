@@ -105,22 +105,42 @@ def test_embedded_llm_generation_with_logprobs_and_entropy(embedded_llm):
 
 
 def test_default_method_on_the_shipped_example(embedded_llm):
-    """What `make demo` runs: the default method (cascade) with the embedded LLM on the car manual."""
+    """What `make demo` runs: the default method (ce_cascade: gate, shipped trained verifier and
+    learned combination, embedded LLM judge only in the uncertainty band) on the car manual."""
     from pathlib import Path
 
     examples = Path(__file__).resolve().parents[2] / "examples"
     answer = (examples / "manual_answer.txt").read_text(encoding="utf-8")
     det = hallucheck.detect(answer, (examples / "manual_reference.txt").read_text(encoding="utf-8"), llm=embedded_llm)
-    assert det.method == "cascade" and det.status == "ok" and det.hallucinated is True
+    assert det.method == "ce_cascade" and det.status == "ok" and det.hallucinated is True
     by_text = {answer[v.claim.start:v.claim.end]: v for v in det.verdicts}
     loaded = next(v for t, v in by_text.items() if "3.0 bar" in t)
     assert loaded.hallucinated and loaded.meta["stage"] == "gate" and "3.0" in loaded.reason  # no LLM call for it
-    first = next(v for t, v in by_text.items() if t.startswith("Check the tyre pressure"))
-    assert first.meta["stage"] == "judge" and first.status == "ok" and 0.0 <= first.score <= 1.0
-    # with the tuned threshold the two correct sentences pass and the invented TPMS claim is caught
-    # (with the most likely label deciding, the 1.5B judge called both correct ones contradictions)
-    assert not first.hallucinated
-    assert not next(v for t, v in by_text.items() if t.startswith("The recommended cold pressure")).hallucinated
+    # the two correct sentences are decided by the trained verifier alone (no LLM call), and pass
+    for start in ("Check the tyre pressure", "The recommended cold pressure"):
+        v = next(v for t, v in by_text.items() if t.startswith(start))
+        assert v.meta["stage"] == "verifier" and not v.hallucinated and 0.0 <= v.score <= 1.0
+    # the invented TPMS claim is in the uncertainty band: the judge is asked and it is caught
     tpms = next(v for t, v in by_text.items() if "engine oil" in t)
-    assert tpms.hallucinated and tpms.meta["stage"] == "judge"
+    assert tpms.hallucinated and tpms.meta["stage"] == "judge" and "uncertainty band" in tpms.reason
     assert det.usage.calls >= 1
+
+
+def test_trained_verifier_offline_without_an_llm():
+    """The shipped verifier (int8 ONNX, no PyTorch needed) through the CLI with --llm none."""
+    need("onnxruntime", "tokenizers")
+    from hallucheck.cli import main as cli_main
+
+    from pathlib import Path
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    code = cli_main(["detect", "--reference", str(examples / "manual_reference.txt"), "--answer",
+                     "The recommended cold pressure is 2.4 bar for the front tyres.", "--llm", "none"])
+    assert code == 0
+    ref = ("Arthur's Magazine (1844–1846) was an American literary periodical published in Philadelphia in the 19th "
+           "century.First for Women is a woman's magazine published by Bauer Media Group in the USA.")
+    q = "Which magazine was started first Arthur's Magazine or First for Women?"
+    right = hallucheck.detect("Arthur's Magazine", ref, method="cross_encoder", question=q)
+    wrong = hallucheck.detect("First for Women was started first.", ref, method="cross_encoder", question=q)
+    assert right.usage.calls == 0 and wrong.usage.calls == 0
+    assert not right.hallucinated and wrong.hallucinated and wrong.score > right.score

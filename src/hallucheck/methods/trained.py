@@ -39,13 +39,15 @@ def cross_encoder(*, llm: LLMClient | None = None, model: str = "embedded", thre
 
 def ce_cascade(*, llm: LLMClient | None = None, gate: str = "entities", model: str = "embedded",
                combine: str | dict | None = "embedded", threshold: float | None = None,
-               qa_threshold: float | None = None, band: str | Sequence[float] | None = "auto", band_width: float = 0.1,
+               qa_threshold: float | None = None, band: str | Sequence[float] | None = "auto",
+               band_width: float | None = None,
                k: int = 4, embedder: str = "minilm") -> Pipeline:
     """Gate -> trained verifier and learned combination -> LLM judge in the uncertainty band only.
     ``combine``: the combination's weights (``"embedded"``: fitted on the dev sets by
     ``benchmarks/fit_combination.py``; a JSON path; ``None``: the verifier's score alone).
     ``threshold`` / ``qa_threshold``: flag a sentence whose score exceeds it (default: the
-    combination's, per task); ``band``: ``"auto"`` (threshold +/- ``band_width``), ``[low, high]``
+    combination's, per task); ``band``: ``"auto"`` (threshold +/- ``band_width``, default: the
+    combination's per task), ``[low, high]``
     or ``None`` (the LLM is never asked); ``k``: evidence sentences the judge sees."""
     return Pipeline(
         name="ce_cascade",

