@@ -34,15 +34,10 @@ def read(run: Path) -> dict[str, dict]:
 
 
 def ba_f1(y: np.ndarray, p: np.ndarray) -> tuple[float, float]:
-    tp = int(((p == 1) & (y == 1)).sum())
-    fp = int(((p == 1) & (y == 0)).sum())
-    tn = int(((p == 0) & (y == 0)).sum())
-    fn = int(((p == 0) & (y == 1)).sum())
-    sens = tp / (tp + fn) if tp + fn else 0.0
-    spec = tn / (tn + fp) if tn + fp else 0.0
-    f1p = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
-    f1n = 2 * tn / (2 * tn + fn + fp) if tn else 0.0
-    return (sens + spec) / 2, (f1p + f1n) / 2
+    """(balanced accuracy, macro F1) of predictions ``p``."""
+    from hallucheck.eval.metrics import balanced_accuracy, macro_prf
+
+    return balanced_accuracy(list(y), list(p)), macro_prf(list(y), list(p))[2]
 
 
 def main() -> None:
