@@ -894,7 +894,7 @@ def _hf_module() -> Any:
     try:
         return importlib.import_module("datasets")
     except ImportError:
-        raise MissingDependencyError("Hugging Face datasets", "pip install datasets") from None
+        raise MissingDependencyError("Hugging Face datasets", "pip install 'hallucheck[hf]'") from None
 
 
 def _hf_label_passfail(value: Any, where: str) -> int:
@@ -1048,7 +1048,7 @@ def _hf_load(hf: Any, repo: str, config: str | None, split: str, files: Any, **k
 def load_hf(name: str, split: str | None = None, *, config: str | None = None, data_files: Any = None,
             corpus_files: Any = None, limit: int | None = None, **load_kwargs: Any) -> list[Example]:
     """Load HaluBench, RAGTruth or BioASQ (rag-mini) with the Hugging Face ``datasets`` package
-    (an optional dependency: ``pip install datasets``).
+    (an optional dependency: ``pip install 'hallucheck[hf]'``).
 
     ``name`` is ``"halubench"``, ``"ragtruth"`` or ``"bioasq"`` (or the hub ids below).
     ``data_files`` loads local files instead of the hub (a path, a list of paths, or a dict
