@@ -3,21 +3,22 @@
 :class:`CrossEncoderVerifier` scores each claim against its evidence with a sequence-classification
 encoder: hallucheck's trained verifier by default, or any NLI / HHEM-style / MiniCheck-style
 checkpoint. **Long references:** the premise of a claim is the top-``k`` reference sentences by
-IDF-weighted word overlap with the claim, in reference order (the whole reference when it has at
-most ``k`` sentences) -- the same selection the training pairs used
+IDF-weighted word overlap with the claim, best first (the whole reference when it has at most
+``k`` sentences) -- the same selection the training pairs used
 (:func:`hallucheck.training.pairs.select_evidence`); nothing is windowed. In QA the claim is the
 sentence after the question, as in training. Score = P(not supported); flagged when above
 ``threshold``.
 
-:class:`CECascadeVerifier` is the default method's verifier: the deterministic entity gate, then
-the cross-encoder for every claim the gate passes, then the LLM judge (the ``cascade`` judge:
-short NLI prompt, label read by log-probability, calibrated) **only** for claims whose
-cross-encoder score falls inside the uncertainty ``band``; there the final score is the mean of the
-two. With no LLM (``llm=None``, ``--llm none``) the cross-encoder decides every claim. When the
-judge fails on a claim inside the band, that claim cannot be verified (an error verdict, exit 3),
-never silently "grounded".
-``verdict.meta["stage"]`` says which stage decided (``gate`` / ``verifier`` / ``judge``) and the
-reason says on what.
+:class:`CECascadeVerifier` is the default method's verifier: the deterministic entity gate; the
+cross-encoder's score for every claim, combined with the claim's overlap with the closest
+reference sentence and its missing-fact share by a logistic regression per task (fitted on the
+dev sets, shipped beside the verifier); then the LLM judge (the ``cascade`` judge: short NLI
+prompt, label read by log-probability, calibrated) **only** for claims whose score falls inside
+the uncertainty band around the threshold; there the final score is the mean of the two. With no
+LLM (``llm=None``, ``--llm none``) the combined score decides every claim. When the judge fails on
+a claim inside the band, that claim cannot be verified (an error verdict, exit 3), never silently
+"grounded". ``verdict.meta["stage"]`` says which stage decided (``gate`` / ``verifier`` /
+``judge``) and the reason says on what.
 """
 
 from __future__ import annotations
@@ -43,21 +44,28 @@ def _logit(p: float) -> float:
     return math.log(p / (1.0 - p))
 
 
-def sentence_signals(claims: Sequence[tuple[str, int, int]], verifier_scores: Sequence[float], reference: str, *,
-                     gate: EntityCheckVerifier | None = None) -> np.ndarray:
-    """The signals the learned combination weighs, one row per claim ``(text, start, end)``:
-    the verifier's logit, the DelucionQA overlap ratio with the closest reference sentence, and the
-    share of the claim's numbers and names missing from the reference (0 when it has none)."""
+def claim_signals(text: str, verifier_score: float, missing_share: float, ref_sents: Sequence[str]) -> dict[str, float]:
+    """The signals the learned combination weighs for one claim: the verifier's logit, the
+    DelucionQA overlap ratio with the closest reference sentence, and the share of the claim's
+    numbers and names missing from the reference (0 when the gate passed it)."""
     from .similarity import overlap_ratio
 
+    overlap = max((overlap_ratio(text, r) for r in ref_sents), default=0.0)
+    return {"verifier": _logit(verifier_score), "overlap": overlap, "gate": float(missing_share)}
+
+
+def sentence_signals(claims: Sequence[tuple[str, int, int]], verifier_scores: Sequence[float], reference: str, *,
+                     gate: EntityCheckVerifier | None = None) -> np.ndarray:
+    """:func:`claim_signals` of every claim ``(text, start, end)`` of an answer, one row each (the
+    gate is run here, as :class:`CECascadeVerifier` runs it)."""
     gate = gate or EntityCheckVerifier(check_numbers=True, check_entities=True)
     objs = [Claim(t, a, b) for t, a, b in claims]
     ref_sents = [sp.text for sp in split_sentences(reference)] or [reference]
     gated = gate.verify(objs, [[] for _ in objs], reference=reference)
     rows = []
     for c, s, g in zip(objs, verifier_scores, gated):
-        overlap = max((overlap_ratio(c.text, r) for r in ref_sents), default=0.0)
-        rows.append((_logit(s), overlap, float(g.score or 0.0) if g.hallucinated else 0.0))
+        x = claim_signals(c.text, s, float(g.score or 0.0) if g.hallucinated else 0.0, ref_sents)
+        rows.append((x["verifier"], x["overlap"], x["gate"]))
     return np.array(rows, dtype=np.float64).reshape(len(objs), 3)
 
 
@@ -260,8 +268,6 @@ class CECascadeVerifier(Verifier):
             if self._gate is not None else [None] * len(claims)
         scores, ce_evs = self._ce.scores(claims, reference, q or None)
         if weights is not None:
-            from .similarity import overlap_ratio
-
             ref_sents = [sp.text for sp in split_sentences(reference)] or [reference]
             feats = self._combo["features"]  # type: ignore[index]
         out: list[Verdict] = []
@@ -271,8 +277,8 @@ class CECascadeVerifier(Verifier):
         for claim, ev, g, s, ce_ev in zip(claims, evidence, gate_v, scores, ce_evs):
             share = float(g.score or 0.0) if (g is not None and g.hallucinated) else 0.0
             if weights is not None:
-                overlap = max((overlap_ratio(claim.text, r) for r in ref_sents), default=0.0)
-                signals = {"verifier": _logit(s), "overlap": overlap, "gate": share}
+                signals = claim_signals(claim.text, s, share, ref_sents)
+                overlap = signals["overlap"]
                 z = float(weights["bias"]) + sum(float(weights[f]) * signals[f] for f in feats)
                 p = 1.0 / (1.0 + math.exp(-z))
                 how = (f"combined score {p:.2f} (trained verifier P(unsupported) {s:.2f}, overlap with the closest "
