@@ -2,14 +2,16 @@
 
 * ``cross_encoder``: the trained verifier alone -- each answer sentence against its top-k
   reference sentences, no LLM (:class:`~hallucheck.stages.cross_encoder.CrossEncoderVerifier`).
-* ``ce_cascade`` (the default): deterministic entity gate -> trained verifier -> the LLM judge
-  only for sentences whose verifier score falls in the uncertainty band
+* ``ce_cascade`` (the default): deterministic entity gate -> trained verifier combined with
+  overlap and missing-fact share (learned weights) -> the LLM judge only for sentences whose score
+  falls in the uncertainty band around the threshold
   (:class:`~hallucheck.stages.cross_encoder.CECascadeVerifier`). With ``--llm none`` it makes no
   LLM call at all. Flagged sentences are repaired with the HSP paper's A.3 prompt when an LLM
   is given.
 
-The default thresholds and band were tuned on the dev sets (``benchmarks/tune_ce_cascade.py``;
-the numbers and the command are in ``docs/benchmarks.md``).
+The combination, thresholds and band widths were fitted on the dev sets
+(``benchmarks/fit_combination.py``, ``benchmarks/tune_ce_cascade.py``; numbers and commands in
+``docs/benchmarks.md``).
 """
 
 from __future__ import annotations
