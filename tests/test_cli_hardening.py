@@ -194,3 +194,13 @@ def test_short_answers_with_a_slash_are_answers_not_paths(tmp_path, capsys):
     # a file name in a directory that exists is still a path
     code = main(["detect", "--method", "sim_overlap", "--reference", str(ref), "--answer", str(tmp_path / "missing")])
     assert code == 2 and "no such file" in capsys.readouterr().err
+
+
+def test_a_closed_pipe_stops_quietly(monkeypatch, capsys):
+    # `hallucheck methods | head -1`: the reader went away; no "could not verify" message, exit 141
+    def broken(args):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(cli, "cmd_methods", broken)
+    assert main(["methods"]) == 141
+    assert capsys.readouterr().err == ""

@@ -739,6 +739,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("hallucheck: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (`hallucheck methods | head`): stop quietly, as other command-line tools do
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 141
     except Exception as exc:  # never a traceback, never exit 1 ("hallucination found") for a crash
         first = (str(exc).strip().splitlines() or [""])[0][:300]
         print(f"hallucheck: error: could not verify: unexpected {type(exc).__name__}: {first}"
