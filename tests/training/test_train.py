@@ -190,6 +190,8 @@ def test_cli_train_installs_the_model(tmp_path, tiny_encoder, capsys):
     det = hallucheck.detect("Berlin is the capital of France.", "Paris is the capital of France.", method="cross_encoder",
                             model=str(dest))
     assert det.status == "ok" and 0.0 <= det.score <= 1.0
+    # the verifier uses the length it was trained with (from its config, not a second load)
+    assert hallucheck.load_method("cross_encoder", model=str(dest)).verifier.encoder.max_length == 64
 
 
 def test_compressed_positives_and_their_hallucinated_twins_differ_only_in_a_fact():

@@ -62,6 +62,20 @@ def resolve(model: str) -> tuple[str, Path | None]:
     return "hub", None
 
 
+def model_settings(model: str) -> dict:
+    """The settings hallucheck's trained checkpoints keep in ``config.json`` (``k``, ``max_length``),
+    read without loading the model; ``{}`` for other models and hub ids."""
+    kind, path = resolve(model)
+    cfg = path / "config.json" if path is not None else None
+    if cfg is None or not cfg.is_file():
+        return {}
+    try:
+        meta = json.loads(cfg.read_text(encoding="utf-8")).get("hallucheck")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return {}  # the loader reports a corrupt config with the details
+    return meta if isinstance(meta, dict) else {}
+
+
 def supported_index(config: dict, supported_label: str | int | None = None) -> int | None:
     """Index of the label meaning "supported"; ``None`` for a single-logit scorer."""
     num = int(config.get("num_labels") or len(config.get("id2label") or {}) or 2)

@@ -101,14 +101,12 @@ class CrossEncoderVerifier(Verifier):
     @property
     def encoder(self) -> Any:
         if self._encoder is None:
-            from ..models.cross_encoder import get_cross_encoder
+            from ..models.cross_encoder import get_cross_encoder, model_settings
 
-            enc = get_cross_encoder(self.model, self.max_length or 256, self.batch_size, self.supported_label,
-                                    self.onnx_file, self.backend).load()
-            if self.max_length is None and enc.meta.get("max_length") and enc.max_length != enc.meta["max_length"]:
-                enc = get_cross_encoder(self.model, int(enc.meta["max_length"]), self.batch_size, self.supported_label,
-                                        self.onnx_file, self.backend).load()
-            self._encoder = enc
+            # the length the model was trained with, unless given (read from its config, not by loading it twice)
+            length = self.max_length or int(model_settings(self.model).get("max_length") or 256)
+            self._encoder = get_cross_encoder(self.model, length, self.batch_size, self.supported_label,
+                                              self.onnx_file, self.backend).load()
         return self._encoder
 
     @property
