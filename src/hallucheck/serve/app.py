@@ -512,6 +512,18 @@ def create_app(config: ServeConfig | None = None) -> Any:
         413: {"model": ErrorResponse}, 503: {"model": ErrorResponse, "description": "queue full; see Retry-After"},
         504: {"model": ErrorResponse, "description": "timed out"}, 401: {"model": ErrorResponse}}
 
+    async def pooled(work: Any) -> Any:
+        """The work's result from the bounded pool, or the response that says why there is none
+        (503 queue full, 504 timeout, 500 unexpected)."""
+        try:
+            return await _run_in_pool(state, work)
+        except QueueFull:
+            return busy()
+        except asyncio.TimeoutError:
+            return timed_out()
+        except Exception as exc:
+            return _failure(exc)
+
     @app.post("/v1/detect", response_model=DetectResponse, responses=responses)
     async def detect(body: DetectRequest) -> Any:
         def work() -> Any:
@@ -524,14 +536,9 @@ def create_app(config: ServeConfig | None = None) -> Any:
             except (BackendError, ParseError) as exc:
                 return pipe.error_detection(body.model_dump(), exc)
 
-        try:
-            det: Detection = await _run_in_pool(state, work)
-        except QueueFull:
-            return busy()
-        except asyncio.TimeoutError:
-            return timed_out()
-        except Exception as exc:
-            return _failure(exc)
+        det = await pooled(work)
+        if isinstance(det, JSONResponse):
+            return det
         state.metrics.add_usage(det.usage)
         code = detection_exit_code(det)
         return JSONResponse({"status": EXIT_STATUS[code], "exit_code": code, "detection": det.to_dict()})
@@ -546,14 +553,9 @@ def create_app(config: ServeConfig | None = None) -> Any:
                 det = pipe.error_detection(body.model_dump(), exc)
                 return Mitigation(body.answer, body.answer, (), det, None, Usage(), (f"could not verify: {exc}",))
 
-        try:
-            mit: Mitigation = await _run_in_pool(state, work)
-        except QueueFull:
-            return busy()
-        except asyncio.TimeoutError:
-            return timed_out()
-        except Exception as exc:
-            return _failure(exc)
+        mit = await pooled(work)
+        if isinstance(mit, JSONResponse):
+            return mit
         state.metrics.add_usage(mit.usage)
         code = detection_exit_code(mit.after or mit.before)
         return JSONResponse({"status": EXIT_STATUS[code], "exit_code": code, "mitigation": mit.to_dict()})
