@@ -9,7 +9,7 @@ PIP := $(PYTHON) -m pip
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON \
 	-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 
-.PHONY: install demo test bench verifier
+.PHONY: install demo test lint bench verifier
 
 install:
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) \
@@ -20,8 +20,13 @@ demo: install
 	hallucheck detect --reference examples/manual_reference.txt --answer examples/manual_answer.txt \
 		--llm embedded; test $$? -le 1
 
-test: install
+test: install lint
 	$(PYTHON) -m pytest
+
+# ruff (configured in pyproject.toml): lint and the one format, checked in CI
+lint:
+	$(PYTHON) -m ruff check .
+	$(PYTHON) -m ruff format --check .
 
 bench: install
 	$(PYTHON) benchmarks/bench_detectors.py

@@ -41,9 +41,9 @@ def load_rows(path: Path, limit: int | None) -> list[dict]:
         rows = [json.loads(line) for line in f if line.strip()]
     if limit:
         # keep both classes: the first `limit` of each label, interleaved
-        pos = [r for r in rows if r["label"] == 1][:limit - limit // 2]
-        neg = [r for r in rows if r["label"] == 0][:limit // 2]
-        rows = [r for pair in zip(neg, pos) for r in pair] + pos[len(neg):] + neg[len(pos):]
+        pos = [r for r in rows if r["label"] == 1][: limit - limit // 2]
+        neg = [r for r in rows if r["label"] == 0][: limit // 2]
+        rows = [r for pair in zip(neg, pos) for r in pair] + pos[len(neg) :] + neg[len(pos) :]
     return rows
 
 
@@ -112,9 +112,16 @@ def run_config(name: str, rows: list[dict], llm, log: CallLog, mitigate: bool, d
         scores.append(det.score if det.score is not None else 0.0)
         if details is not None:  # every detection with its verdicts and raw replies, for diagnosis
             with open(details, "a", encoding="utf-8") as f:
-                f.write(json.dumps({"config": name, "id": r.get("id"), "label": r["label"], "detection": det.to_dict()}) + "\n")
-        print(f"  {name} {r.get('id')}: label={r['label']} flagged={det.hallucinated} score={det.score} "
-              f"calls={det.usage.calls} tokens={det.usage.total_tokens} input={n_in}", file=sys.stderr, flush=True)
+                f.write(
+                    json.dumps({"config": name, "id": r.get("id"), "label": r["label"], "detection": det.to_dict()})
+                    + "\n"
+                )
+        print(
+            f"  {name} {r.get('id')}: label={r['label']} flagged={det.hallucinated} score={det.score} "
+            f"calls={det.usage.calls} tokens={det.usage.total_tokens} input={n_in}",
+            file=sys.stderr,
+            flush=True,
+        )
         if mitigate and det.flagged:
             try:
                 rw = method.mitigator.rewrite(det)
@@ -131,10 +138,20 @@ def run_config(name: str, rows: list[dict], llm, log: CallLog, mitigate: bool, d
     seconds = time.perf_counter() - t0
     p, rc, f1 = M.precision_recall_f1(y, pred)
     out = {
-        "config": name, "n": len(rows), "acc": M.accuracy(y, pred), "macro_f1": M.macro_prf(y, pred)[2], "f1_hal": f1,
-        "precision": p, "recall": rc, "auc": M.roc_auc(y, scores) if len(set(y)) == 2 and len(set(scores)) > 1 else None,
-        "unverified": errors, "calls_per_ex": calls / len(rows), "tokens_per_ex": total / len(rows),
-        "ter": total / input_tokens, "ter_text": gen / input_tokens, "sec_per_ex": seconds / len(rows),
+        "config": name,
+        "n": len(rows),
+        "acc": M.accuracy(y, pred),
+        "macro_f1": M.macro_prf(y, pred)[2],
+        "f1_hal": f1,
+        "precision": p,
+        "recall": rc,
+        "auc": M.roc_auc(y, scores) if len(set(y)) == 2 and len(set(scores)) > 1 else None,
+        "unverified": errors,
+        "calls_per_ex": calls / len(rows),
+        "tokens_per_ex": total / len(rows),
+        "ter": total / input_tokens,
+        "ter_text": gen / input_tokens,
+        "sec_per_ex": seconds / len(rows),
     }
     if mitigate:
         out["flagged"] = sum(pred)
@@ -174,12 +191,33 @@ def main() -> None:
         res = run_config(name, rows, llm, log, args.mitigate, args.details)
         results.append(res)
         print(json.dumps(res), file=sys.stderr, flush=True)
-    keys = ["config", "n", "acc", "macro_f1", "f1_hal", "auc", "unverified", "calls_per_ex", "tokens_per_ex", "ter",
-            "ter_text", "sec_per_ex"]
+    keys = [
+        "config",
+        "n",
+        "acc",
+        "macro_f1",
+        "f1_hal",
+        "auc",
+        "unverified",
+        "calls_per_ex",
+        "tokens_per_ex",
+        "ter",
+        "ter_text",
+        "sec_per_ex",
+    ]
     if args.mitigate:
-        keys += ["flagged", "ter_mit_flagged", "ter_mit_all", "restored_sentences", "dropped_additions", "mitigation_failed"]
-    print(f"`python benchmarks/bench_conli.py --data {args.data.name} --limit {args.limit} --configs "
-          f"{' '.join(args.configs)}{' --mitigate' if args.mitigate else ''} --llm {args.llm}`\n")
+        keys += [
+            "flagged",
+            "ter_mit_flagged",
+            "ter_mit_all",
+            "restored_sentences",
+            "dropped_additions",
+            "mitigation_failed",
+        ]
+    print(
+        f"`python benchmarks/bench_conli.py --data {args.data.name} --limit {args.limit} --configs "
+        f"{' '.join(args.configs)}{' --mitigate' if args.mitigate else ''} --llm {args.llm}`\n"
+    )
     print("| " + " | ".join(keys) + " |")
     print("|" + "---|" * len(keys))
     for r in results:

@@ -44,7 +44,13 @@ def bench_method(name: str, rows: list[dict], llm=None) -> dict:
     results = method.run_batch(rows)
     elapsed = time.perf_counter() - t0
     errors = sum(r.status == "error" for r in results)
-    return {"method": name, "examples": len(rows), "seconds": elapsed, "per_second": len(rows) / elapsed, "errors": errors}
+    return {
+        "method": name,
+        "examples": len(rows),
+        "seconds": elapsed,
+        "per_second": len(rows) / elapsed,
+        "errors": errors,
+    }
 
 
 def _child(code: str, env: dict | None = None) -> tuple[float, float]:
@@ -58,8 +64,10 @@ def _child(code: str, env: dict | None = None) -> tuple[float, float]:
 
 
 def bench_llm_start() -> dict:
-    code = ("from hallucheck.llm import make_llm; l = make_llm('embedded', cache=None, progress=False); "
-            "l.complete('Say OK.', max_tokens=2)")
+    code = (
+        "from hallucheck.llm import make_llm; l = make_llm('embedded', cache=None, progress=False); "
+        "l.complete('Say OK.', max_tokens=2)"
+    )
     with tempfile.TemporaryDirectory() as d:
         first, _ = _child(code, {"HALLUCHECK_MODEL_DIR": d})
         warm, _ = _child(code, {"HALLUCHECK_MODEL_DIR": d})
@@ -69,9 +77,26 @@ def bench_llm_start() -> dict:
 def bench_cli_memory() -> dict:
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "hallucheck.cli", "detect", "--reference", str(ROOT / "examples/manual_reference.txt"),
-                           "--answer", str(ROOT / "examples/manual_answer.txt"), "--method", "keyword_match", "--no-cache",
-                           "--quiet", "--format", "json"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hallucheck.cli",
+            "detect",
+            "--reference",
+            str(ROOT / "examples/manual_reference.txt"),
+            "--answer",
+            str(ROOT / "examples/manual_answer.txt"),
+            "--method",
+            "keyword_match",
+            "--no-cache",
+            "--quiet",
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+    )
     wall = time.perf_counter() - t0
     if proc.returncode not in (0, 1):
         raise SystemExit(f"hallucheck detect failed ({proc.returncode}): {proc.stderr}")
@@ -95,7 +120,9 @@ def main() -> None:
     start = bench_llm_start()
     cli = bench_cli_memory()
 
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; data: {args.data.name}\n")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; data: {args.data.name}\n"
+    )
     print("| detector | examples | seconds | examples/s | errors |")
     print("|---|---:|---:|---:|---:|")
     for r in results:

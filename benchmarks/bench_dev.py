@@ -24,19 +24,37 @@ def main() -> None:
     ap.add_argument("--methods", nargs="+", required=True)
     ap.add_argument("--data", nargs="+", default=["halueval_qa", "halueval_summ", "summeval", "summedits"])
     ap.add_argument("--limit", type=int)
-    ap.add_argument("--offset", type=int, default=0, help="skip the first N rows (a tuning split apart from the reported rows)")
+    ap.add_argument(
+        "--offset", type=int, default=0, help="skip the first N rows (a tuning split apart from the reported rows)"
+    )
     ap.add_argument("--llm", default="embedded")
     ap.add_argument("--out", default="runs/dev")
     ap.add_argument("--param", action="append", default=[])
-    ap.add_argument("--cache", action="store_true",
-                    help="use the LLM response cache (off by default so that every call is paid and timed)")
+    ap.add_argument(
+        "--cache",
+        action="store_true",
+        help="use the LLM response cache (off by default so that every call is paid and timed)",
+    )
     args = ap.parse_args()
     dirs, times = [], {}
     for method in args.methods:
         for data in args.data:
             out = Path(args.out) / f"{method}-{Path(data).stem if data.endswith('.jsonl') else data}"
-            cmd = [sys.executable, "-m", "hallucheck.cli", "eval", "--method", method, "--data", data, "--out", str(out),
-                   "--llm", args.llm, "--quiet"]
+            cmd = [
+                sys.executable,
+                "-m",
+                "hallucheck.cli",
+                "eval",
+                "--method",
+                method,
+                "--data",
+                data,
+                "--out",
+                str(out),
+                "--llm",
+                args.llm,
+                "--quiet",
+            ]
             if args.limit:
                 cmd += ["--limit", str(args.limit)]
             if args.offset:

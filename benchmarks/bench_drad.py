@@ -36,8 +36,10 @@ SEP = "|---|---|---|---|---|---|---|---|---|---|"
 def row(label: str, m: dict) -> str:
     acc = "–" if m["yes_no_accuracy"] is None else f"{m['yes_no_accuracy']:.2f} ({m['yes_no_questions']})"
     tokens = m["prompt_tokens"] + m["completion_tokens"]
-    return (f"| {label} | {m['questions']} | {m['em']:.2f} | {m['f1']:.3f} | {acc} | {m['retrieval_calls']:.2f} | "
-            f"{m['corrections']:.2f} | {m['llm_calls']:.2f} | {tokens:.0f} | {m['seconds']:.1f} |")
+    return (
+        f"| {label} | {m['questions']} | {m['em']:.2f} | {m['f1']:.3f} | {acc} | {m['retrieval_calls']:.2f} | "
+        f"{m['corrections']:.2f} | {m['llm_calls']:.2f} | {tokens:.0f} | {m['seconds']:.1f} |"
+    )
 
 
 def main() -> int:
@@ -57,8 +59,10 @@ def main() -> int:
     params = _parse_params(args.param)
     runs: list[tuple[str, dict]] = []
     if args.tune_theta2:
-        runs = [(f"drad θ2={h}", {"method": "drad", **params,
-                                  "entropy_threshold": None if h == "none" else float(h)}) for h in args.tune_theta2]
+        runs = [
+            (f"drad θ2={h}", {"method": "drad", **params, "entropy_threshold": None if h == "none" else float(h)})
+            for h in args.tune_theta2
+        ]
     else:
         runs = [(m, {"method": m, **params}) for m in args.methods]
     t0 = time.perf_counter()
@@ -74,7 +78,9 @@ def main() -> int:
     print(f"\n{args.llm}, split={args.split}, {time.perf_counter() - t0:.0f} s in total\n")
     print("\n".join(lines))
     if args.out:
-        (Path(args.out) / "summary.json").write_text(json.dumps(summaries, indent=2, ensure_ascii=False), encoding="utf-8")
+        (Path(args.out) / "summary.json").write_text(
+            json.dumps(summaries, indent=2, ensure_ascii=False), encoding="utf-8"
+        )
     return 0
 
 

@@ -31,7 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "dev" / "halueval_qa.jsonl"
-DEFAULT_CONFIGS = ["prompt", "hsp", "hsp:levels=\"sent\"", "hsp:levels=\"ent\"", "hsp:flag_on=\"ungrounded\""]
+DEFAULT_CONFIGS = ["prompt", "hsp", 'hsp:levels="sent"', 'hsp:levels="ent"', 'hsp:flag_on="ungrounded"']
 
 
 def parse_config(spec: str) -> tuple[str, dict]:
@@ -67,10 +67,21 @@ def run_config(spec: str, rows: list[dict], llm) -> dict:
     except Exception:
         auc = float("nan")
     n = len(rows)
-    return {"config": spec, "n": n, "decided": len(decided), "macro_p": p, "macro_r": rc, "macro_f1": f1, "auc": auc,
-            "calls_per_ex": usage.calls / n, "tokens_per_ex": usage.total_tokens / n,
-            "ter": usage.total_tokens / max(1, input_tokens), "s_per_ex": seconds / n,
-            "flagged": sum(1 for d in dets if d.hallucinated), "errors": n - len(decided)}
+    return {
+        "config": spec,
+        "n": n,
+        "decided": len(decided),
+        "macro_p": p,
+        "macro_r": rc,
+        "macro_f1": f1,
+        "auc": auc,
+        "calls_per_ex": usage.calls / n,
+        "tokens_per_ex": usage.total_tokens / n,
+        "ter": usage.total_tokens / max(1, input_tokens),
+        "s_per_ex": seconds / n,
+        "flagged": sum(1 for d in dets if d.hallucinated),
+        "errors": n - len(decided),
+    }
 
 
 def main() -> None:
@@ -105,14 +116,18 @@ def main() -> None:
         results.append(res)
         print(f"done {spec}: F1 {res['macro_f1']:.3f} TER {res['ter']:.2f} {res['s_per_ex']:.1f} s/ex", file=sys.stderr)
 
-    print(f"Data: {Path(args.data).name}, first {len(rows)} rows; LLM: {llm.describe().get('model')}; "
-          f"response cache {'on' if args.cache else 'off'}.\n")
+    print(
+        f"Data: {Path(args.data).name}, first {len(rows)} rows; LLM: {llm.describe().get('model')}; "
+        f"response cache {'on' if args.cache else 'off'}.\n"
+    )
     print("| config | macro P | macro R | macro F1 | AUC | flagged | errors | calls/ex | tokens/ex | TER | s/ex |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
-        print(f"| `{r['config']}` | {100 * r['macro_p']:.1f} | {100 * r['macro_r']:.1f} | {100 * r['macro_f1']:.1f} | "
-              f"{r['auc']:.3f} | {r['flagged']}/{r['n']} | {r['errors']} | {r['calls_per_ex']:.1f} | {r['tokens_per_ex']:.0f} | "
-              f"{r['ter']:.2f} | {r['s_per_ex']:.1f} |")
+        print(
+            f"| `{r['config']}` | {100 * r['macro_p']:.1f} | {100 * r['macro_r']:.1f} | {100 * r['macro_f1']:.1f} | "
+            f"{r['auc']:.3f} | {r['flagged']}/{r['n']} | {r['errors']} | {r['calls_per_ex']:.1f} | {r['tokens_per_ex']:.0f} | "
+            f"{r['ter']:.2f} | {r['s_per_ex']:.1f} |"
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2), encoding="utf-8")
 

@@ -27,8 +27,10 @@ import statistics
 import time
 from pathlib import Path
 
-WORDS = ("tyre pressure bar front rear axle load vehicle manual check cold warm valve cap spare wheel jack torque "
-         "nut bolt brake fluid reservoir coolant engine oil level dipstick filter service interval kilometre").split()
+WORDS = (
+    "tyre pressure bar front rear axle load vehicle manual check cold warm valve cap spare wheel jack torque "
+    "nut bolt brake fluid reservoir coolant engine oil level dipstick filter service interval kilometre"
+).split()
 
 
 def filler(n_words: int, seed: int) -> str:
@@ -52,8 +54,11 @@ def measure_speeds(spec: str) -> dict[str, float]:
     t0 = time.perf_counter()
     r = llm.complete("Count from 1 to 200, separated by spaces.", max_tokens=96)
     g_seconds = time.perf_counter() - t0 - r.usage.prompt_tokens * p_seconds / p_tokens
-    return {"prompt_tokens_per_s": p_tokens / p_seconds, "generation_tokens_per_s": r.usage.completion_tokens / g_seconds,
-            "model": llm.model_id}
+    return {
+        "prompt_tokens_per_s": p_tokens / p_seconds,
+        "generation_tokens_per_s": r.usage.completion_tokens / g_seconds,
+        "model": llm.model_id,
+    }
 
 
 def floor_of(run: Path, speeds: dict[str, float]) -> dict[str, float]:
@@ -64,11 +69,18 @@ def floor_of(run: Path, speeds: dict[str, float]) -> dict[str, float]:
             if rec.get("status", "ok") != "ok" or rec.get("seconds") is None:
                 continue
             u = rec.get("usage") or {}
-            floors.append(u.get("prompt_tokens", 0) / speeds["prompt_tokens_per_s"]
-                          + u.get("completion_tokens", 0) / speeds["generation_tokens_per_s"])
+            floors.append(
+                u.get("prompt_tokens", 0) / speeds["prompt_tokens_per_s"]
+                + u.get("completion_tokens", 0) / speeds["generation_tokens_per_s"]
+            )
             secs.append(rec["seconds"])
     mean_s, mean_floor = statistics.fmean(secs), statistics.fmean(floors)
-    return {"n": len(secs), "seconds": mean_s, "floor": mean_floor, "ratio": mean_s / mean_floor if mean_floor else float("nan")}
+    return {
+        "n": len(secs),
+        "seconds": mean_s,
+        "floor": mean_floor,
+        "ratio": mean_s / mean_floor if mean_floor else float("nan"),
+    }
 
 
 def main() -> None:
@@ -82,8 +94,10 @@ def main() -> None:
     else:
         speeds = measure_speeds(args.llm)
         (args.runs[0] / "speeds.json").write_text(json.dumps(speeds, indent=1), encoding="utf-8")
-    print(f"{speeds['model']}: prompt {speeds['prompt_tokens_per_s']:.1f} tokens/s, "
-          f"generation {speeds['generation_tokens_per_s']:.1f} tokens/s\n")
+    print(
+        f"{speeds['model']}: prompt {speeds['prompt_tokens_per_s']:.1f} tokens/s, "
+        f"generation {speeds['generation_tokens_per_s']:.1f} tokens/s\n"
+    )
     print("| run | n | s/ex | floor s/ex | s / floor |")
     print("|---|---:|---:|---:|---:|")
     for run in args.runs:

@@ -15,13 +15,15 @@ import time
 
 from hallucheck.text.segment import split_sentences
 
-BLOCK = ("Dr. J. K. Smith inflated the tyres to 2.4 bar. The rear takes 2.2 bar!\n"
-         "- Check the pressure when cold\n"
-         "1. Fuel: 95 RON; oil: 5W-30\n"
-         "\n"
-         "Contents ........ 12\n"
-         "It was built in the 19th century.First owned by the U.S. Army, etc. and later sold\n"
-         "to a private owner who kept it\n")
+BLOCK = (
+    "Dr. J. K. Smith inflated the tyres to 2.4 bar. The rear takes 2.2 bar!\n"
+    "- Check the pressure when cold\n"
+    "1. Fuel: 95 RON; oil: 5W-30\n"
+    "\n"
+    "Contents ........ 12\n"
+    "It was built in the 19th century.First owned by the U.S. Army, etc. and later sold\n"
+    "to a private owner who kept it\n"
+)
 
 
 def make_text(size: int) -> str:

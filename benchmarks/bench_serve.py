@@ -59,9 +59,27 @@ class Sampler(threading.Thread):
 
 
 def start_server(args: argparse.Namespace, port: int, queue_size: int) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "hallucheck", "serve", "--port", str(port), "--method", args.method, "--llm", args.llm,
-           "--workers", str(args.workers), "--queue-size", str(queue_size), "--quiet", "--no-cache", "--preload",
-           "--request-timeout", str(args.request_timeout)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "hallucheck",
+        "serve",
+        "--port",
+        str(port),
+        "--method",
+        args.method,
+        "--llm",
+        args.llm,
+        "--workers",
+        str(args.workers),
+        "--queue-size",
+        str(queue_size),
+        "--quiet",
+        "--no-cache",
+        "--preload",
+        "--request-timeout",
+        str(args.request_timeout),
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.time() + args.start_timeout
     while time.time() < deadline:
@@ -130,15 +148,28 @@ def run_phase(port: int, clients: int, duration: float, max_requests: int, body:
         t.join(duration + timeout + 5)
     elapsed = time.perf_counter() - t0
     ok = len(latencies)
-    return {"clients": clients, "seconds": round(elapsed, 2), "requests": sum(kinds.values()), "ok": ok,
-            "throughput_ok_per_s": round(ok / elapsed, 1), "p50_ms": round(percentile(latencies, 50) * 1000, 1),
-            "p95_ms": round(percentile(latencies, 95) * 1000, 1), "p99_ms": round(percentile(latencies, 99) * 1000, 1),
-            "by_kind": dict(kinds)}
+    return {
+        "clients": clients,
+        "seconds": round(elapsed, 2),
+        "requests": sum(kinds.values()),
+        "ok": ok,
+        "throughput_ok_per_s": round(ok / elapsed, 1),
+        "p50_ms": round(percentile(latencies, 50) * 1000, 1),
+        "p95_ms": round(percentile(latencies, 95) * 1000, 1),
+        "p99_ms": round(percentile(latencies, 99) * 1000, 1),
+        "by_kind": dict(kinds),
+    }
 
 
 def bench(args: argparse.Namespace) -> dict:
     body = json.dumps({"answer": ANSWER, "reference": REFERENCE}).encode()
-    results: dict = {"method": args.method, "llm": args.llm, "workers": args.workers, "cores": os.cpu_count(), "phases": {}}
+    results: dict = {
+        "method": args.method,
+        "llm": args.llm,
+        "workers": args.workers,
+        "cores": os.cpu_count(),
+        "phases": {},
+    }
     phases = [("steady", args.clients, args.queue_size)]
     if not args.no_overload:
         phases.append(("overload", args.overload_clients, args.overload_queue))
@@ -148,7 +179,9 @@ def bench(args: argparse.Namespace) -> dict:
         sampler = Sampler(proc.pid)
         sampler.start()
         try:
-            run_phase(port, min(clients, 4), min(2.0, args.duration / 5), 200, body, args.request_timeout + 5)  # warm-up
+            run_phase(
+                port, min(clients, 4), min(2.0, args.duration / 5), 200, body, args.request_timeout + 5
+            )  # warm-up
             warm = rss_mb(proc.pid)
             phase = run_phase(port, clients, args.duration, args.max_requests, body, args.request_timeout + 5)
             end = rss_mb(proc.pid)
@@ -159,21 +192,32 @@ def bench(args: argparse.Namespace) -> dict:
                 proc.wait(10)
             except subprocess.TimeoutExpired:
                 proc.kill()
-        phase.update(rss_after_warmup_mb=round(warm, 1), rss_end_mb=round(end, 1),
-                     rss_peak_mb=round(max((r for _, r in sampler.samples), default=0.0), 1), queue_size=queue)
+        phase.update(
+            rss_after_warmup_mb=round(warm, 1),
+            rss_end_mb=round(end, 1),
+            rss_peak_mb=round(max((r for _, r in sampler.samples), default=0.0), 1),
+            queue_size=queue,
+        )
         results["phases"][name] = phase
         print(f"{name}: {json.dumps(phase)}", flush=True)
     return results
 
 
 def table(res: dict, command: str) -> str:
-    rows = ["| phase | clients | queue | requests | OK/s | p50 ms | p95 ms | p99 ms | responses by kind | RSS warm → end (peak) MB |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---|---|"]
+    rows = [
+        "| phase | clients | queue | requests | OK/s | p50 ms | p95 ms | p99 ms | responses by kind | RSS warm → end (peak) MB |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|---|",
+    ]
     for name, p in res["phases"].items():
         kinds = ", ".join(f"{k}: {v}" for k, v in sorted(p["by_kind"].items()))
-        rows.append(f"| {name} | {p['clients']} | {p['queue_size']} | {p['requests']} | {p['throughput_ok_per_s']} | {p['p50_ms']} | "
-                    f"{p['p95_ms']} | {p['p99_ms']} | {kinds} | {p['rss_after_warmup_mb']} → {p['rss_end_mb']} ({p['rss_peak_mb']}) |")
-    return f"`{command}` (method {res['method']}, --llm {res['llm']}, {res['workers']} worker threads, {res['cores']} cores)\n\n" + "\n".join(rows)
+        rows.append(
+            f"| {name} | {p['clients']} | {p['queue_size']} | {p['requests']} | {p['throughput_ok_per_s']} | {p['p50_ms']} | "
+            f"{p['p95_ms']} | {p['p99_ms']} | {kinds} | {p['rss_after_warmup_mb']} → {p['rss_end_mb']} ({p['rss_peak_mb']}) |"
+        )
+    return (
+        f"`{command}` (method {res['method']}, --llm {res['llm']}, {res['workers']} worker threads, {res['cores']} cores)\n\n"
+        + "\n".join(rows)
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

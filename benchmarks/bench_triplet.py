@@ -37,6 +37,7 @@ def _metrics():
 
         return m.macro_prf, m.balanced_accuracy, m.sensitivity, m.specificity, m.ter
     except ImportError:  # pragma: no cover - the eval extra is missing
+
         def rates(t, p):
             tp = sum(1 for a, b in zip(t, p) if a == b == 1)
             tn = sum(1 for a, b in zip(t, p) if a == b == 0)
@@ -49,8 +50,13 @@ def _metrics():
             fn = sum(1 for a, b in zip(t, p) if a == c != b)
             return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
 
-        return ((lambda t, p: (None, None, (f1(t, p, 0) + f1(t, p, 1)) / 2)), (lambda t, p: sum(rates(t, p)) / 2),
-                (lambda t, p: rates(t, p)[0]), (lambda t, p: rates(t, p)[1]), (lambda total, given: total / given))
+        return (
+            (lambda t, p: (None, None, (f1(t, p, 0) + f1(t, p, 1)) / 2)),
+            (lambda t, p: sum(rates(t, p)) / 2),
+            (lambda t, p: rates(t, p)[0]),
+            (lambda t, p: rates(t, p)[1]),
+            (lambda total, given: total / given),
+        )
 
 
 def bench_method(name: str, rows: list[dict], llm, params: dict, sink=None) -> dict:
@@ -70,7 +76,9 @@ def bench_method(name: str, rows: list[dict], llm, params: dict, sink=None) -> d
         calls += det.usage.calls + det.usage.cached_calls
         prompt_tokens += det.usage.prompt_tokens
         completion_tokens += det.usage.completion_tokens
-        input_tokens += llm.count_tokens("\n".join(x for x in (row.get("question"), row["reference"], row["answer"]) if x))
+        input_tokens += llm.count_tokens(
+            "\n".join(x for x in (row.get("question"), row["reference"], row["answer"]) if x)
+        )
         claims += len(det.verdicts)
         if det.status == "error":
             errors += 1
@@ -80,24 +88,47 @@ def bench_method(name: str, rows: list[dict], llm, params: dict, sink=None) -> d
             y_true.append(int(row["label"]))
             y_pred.append(int(det.hallucinated))
         if sink is not None:
-            sink.write(json.dumps({"method": label, "id": row.get("id"), "label": row["label"], "hallucinated": det.hallucinated,
-                                   "score": det.score, "status": det.status, "error": det.error,
-                                   "claims": [v.claim.text for v in det.verdicts],
-                                   "verdicts": [v.label for v in det.verdicts], "usage": det.usage.to_dict()},
-                                  ensure_ascii=False) + "\n")
+            sink.write(
+                json.dumps(
+                    {
+                        "method": label,
+                        "id": row.get("id"),
+                        "label": row["label"],
+                        "hallucinated": det.hallucinated,
+                        "score": det.score,
+                        "status": det.status,
+                        "error": det.error,
+                        "claims": [v.claim.text for v in det.verdicts],
+                        "verdicts": [v.label for v in det.verdicts],
+                        "usage": det.usage.to_dict(),
+                    },
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
             sink.flush()
-        print(f"[bench] {label} {row.get('id')}: label={row['label']} predicted={det.hallucinated} "
-              f"triplets={len(det.verdicts)} calls={det.usage.calls} {time.perf_counter() - t0:.1f}s", file=sys.stderr, flush=True)
+        print(
+            f"[bench] {label} {row.get('id')}: label={row['label']} predicted={det.hallucinated} "
+            f"triplets={len(det.verdicts)} calls={det.usage.calls} {time.perf_counter() - t0:.1f}s",
+            file=sys.stderr,
+            flush=True,
+        )
     n = len(rows)
     decided = len(y_true)
     return {
-        "method": label, "examples": n, "decided": decided, "undecided": undecided, "errors": errors,
+        "method": label,
+        "examples": n,
+        "decided": decided,
+        "undecided": undecided,
+        "errors": errors,
         "macro_f1": macro_prf(y_true, y_pred)[2] if decided else None,
         "balanced_accuracy": balanced_accuracy(y_true, y_pred) if decided else None,
         "sensitivity": sensitivity(y_true, y_pred) if decided else None,
         "specificity": specificity(y_true, y_pred) if decided else None,
-        "triplets_per_example": claims / n, "calls_per_example": calls / n,
-        "prompt_tokens_per_example": prompt_tokens / n, "completion_tokens_per_example": completion_tokens / n,
+        "triplets_per_example": claims / n,
+        "calls_per_example": calls / n,
+        "prompt_tokens_per_example": prompt_tokens / n,
+        "completion_tokens_per_example": completion_tokens / n,
         "ter": ter(prompt_tokens + completion_tokens, input_tokens) if input_tokens else None,
         "seconds_per_example": seconds / n,
     }
@@ -107,27 +138,39 @@ def render(results: list[dict], command: str, llm_desc: dict) -> str:
     def f(x, fmt=".3f"):
         return "–" if x is None else format(x, fmt)
 
-    lines = [f"Command: `{command}`", "", f"LLM: {json.dumps(llm_desc)}; response cache off.", "",
-             "| method | examples | decided | undecided | errors | macro-F1 | BA | sensitivity | specificity | triplets/ex | "
-             "calls/ex | prompt tok/ex | completion tok/ex | TER | s/ex |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"Command: `{command}`",
+        "",
+        f"LLM: {json.dumps(llm_desc)}; response cache off.",
+        "",
+        "| method | examples | decided | undecided | errors | macro-F1 | BA | sensitivity | specificity | triplets/ex | "
+        "calls/ex | prompt tok/ex | completion tok/ex | TER | s/ex |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in results:
-        lines.append(f"| {r['method']} | {r['examples']} | {r['decided']} | {r['undecided']} | {r['errors']} | "
-                     f"{f(r['macro_f1'])} | {f(r['balanced_accuracy'])} | {f(r['sensitivity'])} | {f(r['specificity'])} | "
-                     f"{r['triplets_per_example']:.2f} | {r['calls_per_example']:.2f} | {r['prompt_tokens_per_example']:.0f} | "
-                     f"{r['completion_tokens_per_example']:.0f} | {f(r['ter'], '.2f')} | {r['seconds_per_example']:.1f} |")
+        lines.append(
+            f"| {r['method']} | {r['examples']} | {r['decided']} | {r['undecided']} | {r['errors']} | "
+            f"{f(r['macro_f1'])} | {f(r['balanced_accuracy'])} | {f(r['sensitivity'])} | {f(r['specificity'])} | "
+            f"{r['triplets_per_example']:.2f} | {r['calls_per_example']:.2f} | {r['prompt_tokens_per_example']:.0f} | "
+            f"{r['completion_tokens_per_example']:.0f} | {f(r['ter'], '.2f')} | {r['seconds_per_example']:.1f} |"
+        )
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--data", default=str(DEFAULT_DATA), help="JSONL in the shared schema (id, question, reference, answer, label)")
+    p.add_argument(
+        "--data", default=str(DEFAULT_DATA), help="JSONL in the shared schema (id, question, reference, answer, label)"
+    )
     p.add_argument("--limit", type=int, default=20, help="first N rows (default 20)")
     p.add_argument("--llm", default="embedded", help="embedded, embedded:0.5b, openai:MODEL (with --base-url)")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint for --llm openai:MODEL")
     p.add_argument("--methods", default="triplet,triplet_single", help="comma-separated methods")
-    p.add_argument("--variants", default="detail+cot",
-                   help="comma-separated prompt variants of the batched check, one table row each (default detail+cot)")
+    p.add_argument(
+        "--variants",
+        default="detail+cot",
+        help="comma-separated prompt variants of the batched check, one table row each (default detail+cot)",
+    )
     p.add_argument("--out", help="also write per-example results to this JSONL file")
     p.add_argument("--threads", type=int, help="llama.cpp threads for the embedded LLM (default: all available cores)")
     args = p.parse_args(argv)
@@ -144,13 +187,15 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     try:
         for name in [m.strip() for m in args.methods.split(",") if m.strip()]:
-            for variant in ([v.strip() for v in args.variants.split(",") if v.strip()] if name == "triplet" else [None]):
+            for variant in [v.strip() for v in args.variants.split(",") if v.strip()] if name == "triplet" else [None]:
                 params = {"variant": variant} if variant else {}
                 results.append(bench_method(name, rows, llm, params, sink))
     finally:
         if sink is not None:
             sink.close()
-    command = "PYTHONPATH=src python benchmarks/bench_triplet.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
+    command = "PYTHONPATH=src python benchmarks/bench_triplet.py " + " ".join(
+        shlex.quote(a) for a in (argv or sys.argv[1:])
+    )
     print(render(results, command, llm.describe()))
     return 0
 

@@ -55,8 +55,17 @@ def main() -> None:
     rows = load_dataset(args.data)
     print(f"| measure | {args.data} ({len(rows)} rows) |\n|---|---:|")
     print(f"| cross_encoder (trained verifier alone), examples/s | {rate('cross_encoder', rows, args.repeat):.1f} |")
-    print(f"| ce_cascade --llm none (gate + verifier), examples/s | {rate('ce_cascade', rows, args.repeat, llm='none'):.1f} |")
-    example = ["detect", "--reference", "examples/manual_reference.txt", "--answer", "examples/manual_answer.txt", "--no-cache"]
+    print(
+        f"| ce_cascade --llm none (gate + verifier), examples/s | {rate('ce_cascade', rows, args.repeat, llm='none'):.1f} |"
+    )
+    example = [
+        "detect",
+        "--reference",
+        "examples/manual_reference.txt",
+        "--answer",
+        "examples/manual_answer.txt",
+        "--no-cache",
+    ]
     # one process each; RUSAGE_CHILDREN keeps the largest child so far, so run the smaller one first
     print(f"| hallucheck detect --llm none, peak RSS MB | {peak_rss_mb(example + ['--llm', 'none']):.0f} |")
     print(f"| hallucheck detect (default, embedded LLM), peak RSS MB | {peak_rss_mb(example):.0f} |")

@@ -39,8 +39,9 @@ def features(runs: list[Path]) -> dict[str, list[tuple[int, np.ndarray]]]:
         name = run.name.split("-", 1)[1]
         cached = run / "signals.json"  # the signals of a finished run, kept beside it
         if cached.is_file():
-            out[name] = [(y, np.array(x, dtype=np.float64).reshape(-1, len(FEATURES)))
-                         for y, x in json.loads(cached.read_text())]
+            out[name] = [
+                (y, np.array(x, dtype=np.float64).reshape(-1, len(FEATURES))) for y, x in json.loads(cached.read_text())
+            ]
             continue
         manifest = json.loads((run / "manifest.json").read_text())
         examples = {str(e.id): e for e in load_dataset(manifest.get("data_file") or manifest["data"])}
@@ -115,7 +116,9 @@ def report(sets: dict[str, list], w: np.ndarray, t: float, label: str) -> None:
     for name, rows in sets.items():
         y, s = example_scores(rows, w)
         ba, f1 = ba_f1(y, (s > t).astype(int))
-        print(f"  {label:10s} {name:16s} n={len(y):4d} BA {100 * ba:.1f} F1 {100 * f1:.1f} AUROC {100 * roc_auc(y, s):.1f}")
+        print(
+            f"  {label:10s} {name:16s} n={len(y):4d} BA {100 * ba:.1f} F1 {100 * f1:.1f} AUROC {100 * roc_auc(y, s):.1f}"
+        )
 
 
 def cross_fitted(out_of_fold: dict[str, tuple[list, list, list]]) -> None:
@@ -140,16 +143,22 @@ def main() -> None:
     ap.add_argument("--out", type=Path, help="write the combination (JSON) here")
     args = ap.parse_args()
     sets = features(args.runs)
-    groups = {"qa": {k: v for k, v in sets.items() if "qa" in k.split("_")},
-              "summary": {k: v for k, v in sets.items() if "qa" not in k.split("_")}}
+    groups = {
+        "qa": {k: v for k, v in sets.items() if "qa" in k.split("_")},
+        "summary": {k: v for k, v in sets.items() if "qa" not in k.split("_")},
+    }
     result = {"features": list(FEATURES), "aggregate": "max", "fitted_on": sorted(sets), "tasks": {}}
     for task, group in groups.items():
         if not group:
             continue
         w = fit(group)
         t = best_threshold(group, w)
-        result["tasks"][task] = {"bias": float(w[0]), **{f: float(v) for f, v in zip(FEATURES, w[1:])}, "threshold": t,
-                                 "band_width": 0.1}  # set from benchmarks/tune_ce_cascade.py
+        result["tasks"][task] = {
+            "bias": float(w[0]),
+            **{f: float(v) for f, v in zip(FEATURES, w[1:])},
+            "threshold": t,
+            "band_width": 0.1,
+        }  # set from benchmarks/tune_ce_cascade.py
         print(f"{task}: weights {dict(zip(('bias',) + FEATURES, np.round(w, 3)))} threshold {t}")
         report(group, w, t, "in-sample")
         out_of_fold: dict[str, tuple[list, list, list]] = {k: ([], [], []) for k in group}

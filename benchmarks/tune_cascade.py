@@ -32,7 +32,9 @@ def load(run: Path) -> list[tuple[int, bool, float]]:
                 continue
             verdicts = (rec.get("detection") or {}).get("verdicts") or []
             gated = any(v.get("meta", {}).get("stage") == "gate" and v.get("hallucinated") for v in verdicts)
-            judged = [v["score"] for v in verdicts if v.get("meta", {}).get("stage") == "judge" and v.get("score") is not None]
+            judged = [
+                v["score"] for v in verdicts if v.get("meta", {}).get("stage") == "judge" and v.get("score") is not None
+            ]
             rows.append((int(rec["label"]), gated, max(judged, default=0.0)))
     return rows
 
@@ -71,14 +73,18 @@ def main() -> None:
         best = max(grid, key=lambda t: scores_at(rows, t)[1])
         ba, f1 = scores_at(rows, best)
         base_ba, base_f1 = scores_at(rows, 0.5)
-        print(f"{run.name}: n={len(rows)} gated={sum(g for _, g, _ in rows)}  t=0.5: BA {100 * base_ba:.1f} "
-              f"F1 {100 * base_f1:.1f}  best t={best}: BA {100 * ba:.1f} F1 {100 * f1:.1f}")
+        print(
+            f"{run.name}: n={len(rows)} gated={sum(g for _, g, _ in rows)}  t=0.5: BA {100 * base_ba:.1f} "
+            f"F1 {100 * base_f1:.1f}  best t={best}: BA {100 * ba:.1f} F1 {100 * f1:.1f}"
+        )
     for task, runs in by_task.items():
         mean_ba = {t: statistics.fmean(scores_at(rows, t)[0] for _, rows in runs) for t in grid}
         mean_f1 = {t: statistics.fmean(scores_at(rows, t)[1] for _, rows in runs) for t in grid}
         best = max(grid, key=lambda t: (round(mean_ba[t], 6), round(mean_f1[t], 6), -t))
-        print(f"\n{task} ({', '.join(name for name, _ in runs)}): best mean BA at t={best}: "
-              f"BA {100 * mean_ba[best]:.1f}, macro F1 {100 * mean_f1[best]:.1f} (t=0.5: BA {100 * mean_ba[0.5]:.1f})")
+        print(
+            f"\n{task} ({', '.join(name for name, _ in runs)}): best mean BA at t={best}: "
+            f"BA {100 * mean_ba[best]:.1f}, macro F1 {100 * mean_f1[best]:.1f} (t=0.5: BA {100 * mean_ba[0.5]:.1f})"
+        )
         for t in grid[::5]:
             print(f"  t={t:.2f}: mean BA {100 * mean_ba[t]:.1f}  mean macro F1 {100 * mean_f1[t]:.1f}")
 

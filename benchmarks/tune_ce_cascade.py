@@ -71,7 +71,11 @@ def main() -> None:
             for start, xi in zip(starts, x):
                 p = float(1.0 / (1.0 + np.exp(-(w[0] + w[1:] @ xi))))
                 j = jv.get(start)
-                js = float(j["score"]) if j and j.get("meta", {}).get("stage") == "judge" and j.get("score") is not None else None
+                js = (
+                    float(j["score"])
+                    if j and j.get("meta", {}).get("stage") == "judge" and j.get("score") is not None
+                    else None
+                )
                 claims.append((xi[2] > 0, p, js))
             rows.append((y, claims))
         # cascade's own decisions and calls on exactly these rows (its run may be unfinished)
@@ -79,8 +83,10 @@ def main() -> None:
         cp = np.array([int(bool(judged[i]["detection"]["hallucinated"])) for i in ids if i in judged])
         c_calls = np.mean([judged[i]["detection"]["usage"]["calls"] for i in ids if i in judged])
         c_ba, c_f1 = ba_f1(cy, cp)
-        print(f"\n{name}: {len(rows)} rows with judge scores; threshold {t}; cascade on the same rows: "
-              f"BA {100 * c_ba:.1f} macro F1 {100 * c_f1:.1f} calls/ex {c_calls:.2f}")
+        print(
+            f"\n{name}: {len(rows)} rows with judge scores; threshold {t}; cascade on the same rows: "
+            f"BA {100 * c_ba:.1f} macro F1 {100 * c_f1:.1f} calls/ex {c_calls:.2f}"
+        )
         for width in (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5):
             ys, ps, calls = [], [], 0
             for y, claims in rows:
@@ -96,7 +102,9 @@ def main() -> None:
                 ys.append(y)
                 ps.append(int(flagged))
             ba, f1 = ba_f1(np.array(ys), np.array(ps))
-            print(f"  band +/-{width:.2f}: BA {100 * ba:.1f} macro F1 {100 * f1:.1f} judge calls/ex {calls / max(len(rows), 1):.2f}")
+            print(
+                f"  band +/-{width:.2f}: BA {100 * ba:.1f} macro F1 {100 * f1:.1f} judge calls/ex {calls / max(len(rows), 1):.2f}"
+            )
 
 
 if __name__ == "__main__":

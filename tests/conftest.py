@@ -60,11 +60,15 @@ def _isolated_cache(tmp_path, monkeypatch):
 
 # --- a tiny cross-encoder built by the tests (random weights, real config and tokenizer) ---
 
-WORDS = ("the a is was not in on of to and bar tyre tyres front rear pressure cold check inflate "
-         "paris london berlin france germany capital city river built year lighthouse 1689 1701 2 3 4 . , ?").split()
+WORDS = (
+    "the a is was not in on of to and bar tyre tyres front rear pressure cold check inflate "
+    "paris london berlin france germany capital city river built year lighthouse 1689 1701 2 3 4 . , ?"
+).split()
 
 
-def build_tiny_encoder(dest: Path, *, num_labels: int = 2, id2label: dict[int, str] | None = None, seed: int = 0) -> Path:
+def build_tiny_encoder(
+    dest: Path, *, num_labels: int = 2, id2label: dict[int, str] | None = None, seed: int = 0
+) -> Path:
     """Save a tiny BertForSequenceClassification (+ fast tokenizer with tokenizer.json) into ``dest``."""
     import torch
     from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
@@ -74,9 +78,17 @@ def build_tiny_encoder(dest: Path, *, num_labels: int = 2, id2label: dict[int, s
     (dest / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
     tok = BertTokenizerFast(vocab_file=str(dest / "vocab.txt"), do_lower_case=True)
     labels = id2label or {i: f"LABEL_{i}" for i in range(num_labels)}
-    cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                     intermediate_size=32, max_position_embeddings=128, num_labels=num_labels,
-                     id2label=labels, label2id={v: k for k, v in labels.items()})
+    cfg = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=128,
+        num_labels=num_labels,
+        id2label=labels,
+        label2id={v: k for k, v in labels.items()},
+    )
     torch.manual_seed(seed)
     model = BertForSequenceClassification(cfg)
     model.save_pretrained(dest)

@@ -4,8 +4,10 @@ import pytest
 
 from hallucheck.cli import main
 
-REF = ("The Oberoi family is an Indian family that is famous for its involvement in hotels, namely through The Oberoi "
-       "Group.The Oberoi Group is a hotel company with its head office in Delhi.")
+REF = (
+    "The Oberoi family is an Indian family that is famous for its involvement in hotels, namely through The Oberoi "
+    "Group.The Oberoi Group is a hotel company with its head office in Delhi."
+)
 
 
 @pytest.fixture
@@ -21,20 +23,33 @@ def test_detect_json_flags_hallucinated_answer_with_offsets(ref_file, capsys):
     out = json.loads(capsys.readouterr().out)
     assert code == 1 and out["hallucinated"] is True and out["method"] == "sim_overlap"
     flagged = [v for v in out["verdicts"] if v["hallucinated"]]
-    assert [answer[v["claim"]["start"]:v["claim"]["end"]] for v in flagged] == ["It also runs casinos in Macau."]
+    assert [answer[v["claim"]["start"] : v["claim"]["end"]] for v in flagged] == ["It also runs casinos in Macau."]
 
 
 def test_detect_grounded_exit_zero_and_answer_from_file(ref_file, tmp_path, capsys):
     ans = tmp_path / "answer.txt"
     ans.write_text("Its head office is in Delhi, and the Oberoi Group is a hotel company.", encoding="utf-8")
-    code = main(["detect", "--reference", ref_file, "--answer", str(ans), "--method", "sim_overlap", "--color", "never"])
+    code = main(
+        ["detect", "--reference", ref_file, "--answer", str(ans), "--method", "sim_overlap", "--color", "never"]
+    )
     out = capsys.readouterr().out
     assert code == 0 and out.startswith("GROUNDED")
 
 
 def test_text_output_marks_flagged_sentences_and_evidence(ref_file, capsys):
-    code = main(["detect", "--reference", ref_file, "--answer", "Delhi. It also runs casinos in Macau.",
-                 "--method", "sim_overlap", "--color", "never"])
+    code = main(
+        [
+            "detect",
+            "--reference",
+            ref_file,
+            "--answer",
+            "Delhi. It also runs casinos in Macau.",
+            "--method",
+            "sim_overlap",
+            "--color",
+            "never",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 1
     assert "[[It also runs casinos in Macau.]]" in out and "answer[7:37]" in out
@@ -54,7 +69,9 @@ def test_non_utf8_file_error_names_path_and_hint(tmp_path, capsys):
     code = main(["detect", "--reference", str(bad), "--answer", "Delhi", "--method", "sim_overlap"])
     err = capsys.readouterr().err
     assert code == 2 and str(bad) in err and "not valid utf-8" in err and "--encoding latin-1" in err
-    code = main(["detect", "--reference", str(bad), "--answer", "Café", "--method", "sim_overlap", "--encoding", "latin-1"])
+    code = main(
+        ["detect", "--reference", str(bad), "--answer", "Café", "--method", "sim_overlap", "--encoding", "latin-1"]
+    )
     assert code in (0, 1)
 
 
@@ -88,8 +105,26 @@ def test_unreachable_endpoint_is_backend_error_with_url(ref_file, capsys):
     port = s.getsockname()[1]
     s.close()
     url = f"http://127.0.0.1:{port}/v1"
-    code = main(["detect", "--reference", ref_file, "--answer", "Delhi is the head office.", "--method", "keyword_match",
-                 "--llm", "openai:test-model", "--base-url", url, "--no-cache", "--max-retries", "0", "--format", "json"])
+    code = main(
+        [
+            "detect",
+            "--reference",
+            ref_file,
+            "--answer",
+            "Delhi is the head office.",
+            "--method",
+            "keyword_match",
+            "--llm",
+            "openai:test-model",
+            "--base-url",
+            url,
+            "--no-cache",
+            "--max-retries",
+            "0",
+            "--format",
+            "json",
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
     assert code == 3 and out["hallucinated"] is None
     assert url in out["verdicts"][0]["reason"] and out["verdicts"][0]["status"] == "error"
@@ -111,14 +146,31 @@ def test_mitigate_prints_diff_and_rechecked_verdicts(tmp_path, monkeypatch, caps
     ref.write_text("Inflate the front tyres to 2.4 bar. Check the pressure when the tyres are cold.", encoding="utf-8")
     entail = {"Entailment": -0.1, "Neutral": -3.0, "Contradiction": -3.0}
     # the gate flags 3.0 (no LLM call); the A.3 repair; the re-check of the revised sentence by the judge (+ calibration)
-    llm = FakeLLM(["[Reason] The reference says 2.4 bar.\n[Final Sentence] Inflate the front tyres to 2.4 bar."],
-                  label_scores=[entail, {"Entailment": -1.2, "Neutral": -1.2, "Contradiction": -0.9}])  # claim, content-free
+    llm = FakeLLM(
+        ["[Reason] The reference says 2.4 bar.\n[Final Sentence] Inflate the front tyres to 2.4 bar."],
+        label_scores=[entail, {"Entailment": -1.2, "Neutral": -1.2, "Contradiction": -0.9}],
+    )  # claim, content-free
     monkeypatch.setattr(cli, "_make_llm", lambda args: llm)
-    code = cli.main(["mitigate", "--method", "cascade", "--param", "gate=numbers", "--reference", str(ref),
-                     "--answer", "Inflate the front tyres to 3.0 bar.", "--color", "never"])
+    code = cli.main(
+        [
+            "mitigate",
+            "--method",
+            "cascade",
+            "--param",
+            "gate=numbers",
+            "--reference",
+            str(ref),
+            "--answer",
+            "Inflate the front tyres to 3.0 bar.",
+            "--color",
+            "never",
+        ]
+    )
     out = capsys.readouterr().out
     assert "[-3.0-]" in out and "{+2.4+}" in out
-    assert "== After (re-checked with the same detector)" in out and out.rstrip().endswith("Inflate the front tyres to 2.4 bar.")
+    assert "== After (re-checked with the same detector)" in out and out.rstrip().endswith(
+        "Inflate the front tyres to 2.4 bar."
+    )
     assert code == 0  # the revision is grounded
     assert len(llm.requests) == 3
 
@@ -129,11 +181,29 @@ def test_mitigate_leaves_a_grounded_answer_unchanged(tmp_path, monkeypatch, caps
 
     ref = tmp_path / "ref.txt"
     ref.write_text("Inflate the front tyres to 2.4 bar.", encoding="utf-8")
-    llm = FakeLLM([], label_scores=[{"Entailment": -0.1, "Neutral": -3.0, "Contradiction": -3.0},
-                                    {"Entailment": -1.2, "Neutral": -1.2, "Contradiction": -0.9}])  # claim, content-free
+    llm = FakeLLM(
+        [],
+        label_scores=[
+            {"Entailment": -0.1, "Neutral": -3.0, "Contradiction": -3.0},
+            {"Entailment": -1.2, "Neutral": -1.2, "Contradiction": -0.9},
+        ],
+    )  # claim, content-free
     monkeypatch.setattr(cli, "_make_llm", lambda args: llm)
-    code = cli.main(["mitigate", "--method", "cascade", "--param", "gate=numbers", "--reference", str(ref),
-                     "--answer", "Inflate the front tyres to 2.4 bar.", "--format", "json"])
+    code = cli.main(
+        [
+            "mitigate",
+            "--method",
+            "cascade",
+            "--param",
+            "gate=numbers",
+            "--reference",
+            str(ref),
+            "--answer",
+            "Inflate the front tyres to 2.4 bar.",
+            "--format",
+            "json",
+        ]
+    )
     result = json.loads(capsys.readouterr().out)
     assert code == 0 and result["revised"] == "Inflate the front tyres to 2.4 bar." and result["edits"] == []
 
@@ -144,8 +214,15 @@ def test_text_output_shows_the_most_similar_evidence_first():
 
     claim = Claim(text="Rear: 3.0 bar.", start=0, end=14, kind="sentence", id="s0")
     evs = (Evidence("Check monthly.", 0, 14, score=0.1), Evidence("Rear: 2.2 bar.", 15, 29, score=0.9))
-    det = Detection(answer="Rear: 3.0 bar.", reference="Check monthly. Rear: 2.2 bar.", question=None, method="x",
-                    verdicts=(Verdict(claim, "contradicted", True, 0.9, "wrong number", evs),), hallucinated=True, score=0.9)
+    det = Detection(
+        answer="Rear: 3.0 bar.",
+        reference="Check monthly. Rear: 2.2 bar.",
+        question=None,
+        method="x",
+        verdicts=(Verdict(claim, "contradicted", True, 0.9, "wrong number", evs),),
+        hallucinated=True,
+        score=0.9,
+    )
     assert "closest reference[15:29]: 'Rear: 2.2 bar.'" in render_detection(det)
 
 
@@ -154,19 +231,32 @@ def test_text_output_says_nothing_in_the_reference_matches_when_every_candidate_
     from hallucheck.types import Claim, Detection, Evidence, Verdict
 
     answer = "The Oberoi Group is a hotel company with its head office in Delhi. It also runs casinos in Macau."
-    assert main(["detect", "--reference", ref_file, "--answer", answer, "--method", "sim_overlap", "--color", "never"]) == 1
+    assert (
+        main(["detect", "--reference", ref_file, "--answer", answer, "--method", "sim_overlap", "--color", "never"])
+        == 1
+    )
     out = capsys.readouterr().out
-    block = out[out.index("✗ answer[67:97]"):]
+    block = out[out.index("✗ answer[67:97]") :]
     assert "closest reference" not in block  # no arbitrary sentence scored 0 shown as "closest"
     assert "no match in the reference: every reference sentence scores 0 against this claim" in block
     # a claim with a real match still shows it; evidence without scores (e.g. the whole reference) too
     claim = Claim("Rear: 3.0 bar.", 0, 14)
-    for evs, shown in (((Evidence("Check monthly.", 0, 14, score=0.0), Evidence("Rear: 2.2 bar.", 15, 29, score=0.4)),
-                        "closest reference[15:29]"),
-                       ((Evidence("Check monthly. Rear: 2.2 bar.", 0, 29),), "closest reference[0:29]")):
-        det = Detection(answer="Rear: 3.0 bar.", reference="Check monthly. Rear: 2.2 bar.", question=None, method="x",
-                        verdicts=(Verdict(claim, "contradicted", True, 0.9, "wrong number", evs),), hallucinated=True,
-                        score=0.9)
+    for evs, shown in (
+        (
+            (Evidence("Check monthly.", 0, 14, score=0.0), Evidence("Rear: 2.2 bar.", 15, 29, score=0.4)),
+            "closest reference[15:29]",
+        ),
+        ((Evidence("Check monthly. Rear: 2.2 bar.", 0, 29),), "closest reference[0:29]"),
+    ):
+        det = Detection(
+            answer="Rear: 3.0 bar.",
+            reference="Check monthly. Rear: 2.2 bar.",
+            question=None,
+            method="x",
+            verdicts=(Verdict(claim, "contradicted", True, 0.9, "wrong number", evs),),
+            hallucinated=True,
+            score=0.9,
+        )
         assert shown in render_detection(det) and "no match in the reference" not in render_detection(det)
 
 

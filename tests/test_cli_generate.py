@@ -24,7 +24,9 @@ def corpus(tmp_path, monkeypatch):
     monkeypatch.setenv("HALLUCHECK_CACHE_DIR", str(tmp_path / "cache"))
     d = tmp_path / "corpus"
     d.mkdir()
-    (d / "a.md").write_text("The Grey Needle lighthouse of Port Aldermere was designed by Ansel Marrow.", encoding="utf-8")
+    (d / "a.md").write_text(
+        "The Grey Needle lighthouse of Port Aldermere was designed by Ansel Marrow.", encoding="utf-8"
+    )
     return d
 
 
@@ -35,10 +37,20 @@ def use(monkeypatch, llm):
 
 def test_generate_streams_marks_the_correction_and_prints_passages(corpus, monkeypatch, capsys):
     # spaCy recognises "Tomas Vell" as a PERSON in the draft; it is uncertain (p=0.1, H=6)
-    draft = toks(("The", .9, .1), (" lighthouse", .9, .1), (" was", .9, .1), (" designed", .9, .1), (" by", .9, .1),
-                 (" Tomas", .1, 6.0), (" Vell", .2, 5.0), (".", .9, .1))
-    llm = use(monkeypatch, FakeLLM([draft, toks((" Ansel", .9, .1), (" Marrow", .9, .1), (".", .9, .1))]))
-    code = cli.main(["generate", "--corpus", str(corpus), "--question", "Who designed the lighthouse?", "--color", "never"])
+    draft = toks(
+        ("The", 0.9, 0.1),
+        (" lighthouse", 0.9, 0.1),
+        (" was", 0.9, 0.1),
+        (" designed", 0.9, 0.1),
+        (" by", 0.9, 0.1),
+        (" Tomas", 0.1, 6.0),
+        (" Vell", 0.2, 5.0),
+        (".", 0.9, 0.1),
+    )
+    llm = use(monkeypatch, FakeLLM([draft, toks((" Ansel", 0.9, 0.1), (" Marrow", 0.9, 0.1), (".", 0.9, 0.1))]))
+    code = cli.main(
+        ["generate", "--corpus", str(corpus), "--question", "Who designed the lighthouse?", "--color", "never"]
+    )
     out = capsys.readouterr()
     assert code == 0 and len(llm.requests) == 2
     assert "The lighthouse was designed by{+ Ansel Marrow.+}" in out.out
@@ -48,7 +60,10 @@ def test_generate_streams_marks_the_correction_and_prints_passages(corpus, monke
 
 def test_generate_json_and_index_reuse(corpus, monkeypatch, capsys):
     use(monkeypatch, FakeLLM(["Ansel Marrow designed it. So the answer is: Ansel Marrow."]))
-    assert cli.main(["generate", "--corpus", str(corpus), "--question", "Who?", "--method", "srr", "--format", "json"]) == 0
+    assert (
+        cli.main(["generate", "--corpus", str(corpus), "--question", "Who?", "--method", "srr", "--format", "json"])
+        == 0
+    )
     d = json.loads(capsys.readouterr().out)
     assert d["method"] == "srr" and d["retrieval_calls"] == 1 and d["short_answer"] == "Ansel Marrow"
     use(monkeypatch, FakeLLM(["x."]))
@@ -58,13 +73,25 @@ def test_generate_json_and_index_reuse(corpus, monkeypatch, capsys):
 
 def test_generate_question_set_scores(corpus, monkeypatch, capsys, tmp_path):
     qs = tmp_path / "q.jsonl"
-    qs.write_text(json.dumps({"id": "1", "question": "Who designed it?", "answers": ["Ansel Marrow"], "split": "test"}) + "\n"
-                  + json.dumps({"id": "2", "question": "Is it tall?", "answers": ["yes"], "split": "test"}) + "\n",
-                  encoding="utf-8")
+    qs.write_text(
+        json.dumps({"id": "1", "question": "Who designed it?", "answers": ["Ansel Marrow"], "split": "test"})
+        + "\n"
+        + json.dumps({"id": "2", "question": "Is it tall?", "answers": ["yes"], "split": "test"})
+        + "\n",
+        encoding="utf-8",
+    )
     use(monkeypatch, FakeLLM(["So the answer is: Ansel Marrow.", "No. So the answer is: no."]))
-    code = cli.main(["generate", "--corpus", str(corpus), "--questions", str(qs), "--method", "nor", "--out", str(tmp_path / "run")])
+    code = cli.main(
+        ["generate", "--corpus", str(corpus), "--questions", str(qs), "--method", "nor", "--out", str(tmp_path / "run")]
+    )
     m = json.loads(capsys.readouterr().out)
-    assert code == 0 and m["questions"] == 2 and m["em"] == 0.5 and m["yes_no_accuracy"] == 0.0 and m["retrieval_calls"] == 0
+    assert (
+        code == 0
+        and m["questions"] == 2
+        and m["em"] == 0.5
+        and m["yes_no_accuracy"] == 0.0
+        and m["retrieval_calls"] == 0
+    )
     assert (tmp_path / "run" / "results.jsonl").is_file() and (tmp_path / "run" / "metrics.json").is_file()
 
 
@@ -92,10 +119,33 @@ def test_shipped_question_set_is_well_formed():
 def test_generate_says_when_the_passages_do_not_hold_the_revision(corpus, monkeypatch, capsys):
     from hallucheck.methods.drad import NOT_FOUND
 
-    draft = toks(("The", .9, .1), (" lighthouse", .9, .1), (" was", .9, .1), (" designed", .9, .1), (" by", .9, .1),
-                 (" Tomas", .1, 6.0), (" Vell", .2, 5.0), (".", .9, .1))
-    use(monkeypatch, FakeLLM([draft, toks((" Tomas", .9, .1), (" Vell", .9, .1), (".", .9, .1))]))
-    code = cli.main(["generate", "--corpus", str(corpus), "--question", "Who designed the Grey Needle?", "--no-stream",
-                     "--color", "never", "--quiet"])
+    draft = toks(
+        ("The", 0.9, 0.1),
+        (" lighthouse", 0.9, 0.1),
+        (" was", 0.9, 0.1),
+        (" designed", 0.9, 0.1),
+        (" by", 0.9, 0.1),
+        (" Tomas", 0.1, 6.0),
+        (" Vell", 0.2, 5.0),
+        (".", 0.9, 0.1),
+    )
+    use(monkeypatch, FakeLLM([draft, toks((" Tomas", 0.9, 0.1), (" Vell", 0.9, 0.1), (".", 0.9, 0.1))]))
+    code = cli.main(
+        [
+            "generate",
+            "--corpus",
+            str(corpus),
+            "--question",
+            "Who designed the Grey Needle?",
+            "--no-stream",
+            "--color",
+            "never",
+            "--quiet",
+        ]
+    )
     out = capsys.readouterr().out
-    assert code == 0 and NOT_FOUND in out and "rejected:  ' Tomas Vell.' (no retrieved passage supports 'Tomas Vell')" in out
+    assert (
+        code == 0
+        and NOT_FOUND in out
+        and "rejected:  ' Tomas Vell.' (no retrieved passage supports 'Tomas Vell')" in out
+    )

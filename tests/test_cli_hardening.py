@@ -25,8 +25,10 @@ def ref_file(tmp_path):
 @pytest.fixture
 def data_file(tmp_path):
     p = tmp_path / "data.jsonl"
-    rows = [{"id": str(i), "dataset": "t", "task": "qa", "question": None, "reference": REF, "answer": a, "label": lab}
-            for i, (a, lab) in enumerate([("Its head office is in Delhi.", 0), ("It runs casinos in Macau.", 1)])]
+    rows = [
+        {"id": str(i), "dataset": "t", "task": "qa", "question": None, "reference": REF, "answer": a, "label": lab}
+        for i, (a, lab) in enumerate([("Its head office is in Delhi.", 0), ("It runs casinos in Macau.", 1)])
+    ]
     p.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return str(p)
 
@@ -53,7 +55,9 @@ def test_unexpected_exception_exits_3_with_one_line_and_debug_shows_traceback(mo
 
 
 def test_param_llm_is_a_usage_error(ref_file, capsys):
-    code = main(["detect", "--reference", ref_file, "--answer", "Delhi.", "--method", "keyword_match", "--param", "llm=x"])
+    code = main(
+        ["detect", "--reference", ref_file, "--answer", "Delhi.", "--method", "keyword_match", "--param", "llm=x"]
+    )
     assert code == 2 and "--llm" in one_line_error(capsys.readouterr().err)
 
 
@@ -75,8 +79,20 @@ def test_out_naming_an_existing_file_is_an_input_error(tmp_path, data_file, caps
 
 
 def test_threshold_from_a_missing_directory_is_an_input_error(tmp_path, data_file, capsys):
-    code = main(["eval", "--method", "sim_overlap", "--data", data_file, "--out", str(tmp_path / "run"), "--quiet",
-                 "--threshold-from", str(tmp_path / "nope")])
+    code = main(
+        [
+            "eval",
+            "--method",
+            "sim_overlap",
+            "--data",
+            data_file,
+            "--out",
+            str(tmp_path / "run"),
+            "--quiet",
+            "--threshold-from",
+            str(tmp_path / "nope"),
+        ]
+    )
     assert code == 2 and "--threshold-from" in one_line_error(capsys.readouterr().err)
 
 
@@ -91,21 +107,50 @@ def test_compare_on_a_corrupt_run_is_an_input_error(tmp_path, capsys, metrics):
 
 # -- item 6: booleans ----------------------------------------------------------------------------
 def test_param_booleans_are_parsed_strictly():
-    assert cli._parse_params(["a=False", "b=TRUE", "c=false", "d=0", "e=no"]) == {"a": False, "b": True, "c": False,
-                                                                                    "d": 0, "e": "no"}
+    assert cli._parse_params(["a=False", "b=TRUE", "c=false", "d=0", "e=no"]) == {
+        "a": False,
+        "b": True,
+        "c": False,
+        "d": 0,
+        "e": "no",
+    }
 
 
 @pytest.mark.parametrize("value", ["nope", "0", "1", '"False"'])
 def test_a_boolean_parameter_rejects_what_is_not_a_boolean(ref_file, capsys, value):
-    code = main(["detect", "--reference", ref_file, "--answer", "Delhi.", "--method", "entity_check",
-                 "--param", f"check_numbers={value}"])
+    code = main(
+        [
+            "detect",
+            "--reference",
+            ref_file,
+            "--answer",
+            "Delhi.",
+            "--method",
+            "entity_check",
+            "--param",
+            f"check_numbers={value}",
+        ]
+    )
     assert code == 2 and "must be true or false" in one_line_error(capsys.readouterr().err)
 
 
 def test_check_numbers_false_is_false(ref_file, capsys):
     # both checks off: entity_check refuses (before, "False" was a true string and the number check ran)
-    code = main(["detect", "--reference", ref_file, "--answer", "It has 12 hotels.", "--method", "entity_check",
-                 "--param", "check_numbers=False", "--param", "check_entities=False"])
+    code = main(
+        [
+            "detect",
+            "--reference",
+            ref_file,
+            "--answer",
+            "It has 12 hotels.",
+            "--method",
+            "entity_check",
+            "--param",
+            "check_numbers=False",
+            "--param",
+            "check_entities=False",
+        ]
+    )
     assert code == 2 and "check_numbers or check_entities" in one_line_error(capsys.readouterr().err)
 
 
@@ -115,7 +160,9 @@ def test_eval_against_a_dead_endpoint_exits_3_and_a_rerun_retries(tmp_path, data
     from hallucheck.eval.runner import read_results
     from hallucheck.llm import FakeLLM
 
-    dead = FakeLLM(lambda req: BackendError("Cannot reach the LLM endpoint http://127.0.0.1:9/v1", url="http://127.0.0.1:9/v1"))
+    dead = FakeLLM(
+        lambda req: BackendError("Cannot reach the LLM endpoint http://127.0.0.1:9/v1", url="http://127.0.0.1:9/v1")
+    )
     monkeypatch.setattr(cli, "_make_llm", lambda args: dead)
     out = tmp_path / "run"
     argv = ["eval", "--method", "keyword_match", "--data", data_file, "--out", str(out), "--quiet"]
@@ -139,12 +186,25 @@ def test_triplet_unparseable_reply_exits_3_could_not_verify(ref_file, monkeypatc
     from hallucheck.llm import FakeLLM
 
     monkeypatch.setattr(cli, "_make_llm", lambda args: FakeLLM(lambda req: "I cannot do that {{{"))
-    code = main(["detect", "--reference", ref_file, "--answer", "The Oberoi Group is based in Mumbai.", "--method", "triplet"])
+    code = main(
+        ["detect", "--reference", ref_file, "--answer", "The Oberoi Group is based in Mumbai.", "--method", "triplet"]
+    )
     assert code == 3 and "could not be parsed" in one_line_error(capsys.readouterr().err)
 
 
-@pytest.mark.parametrize("argv", [["--workers", "0"], ["--max-errors", "-1"], ["--limit", "0"], ["--offset", "-2"],
-                                  ["--timeout", "0"], ["--timeout", "nan"], ["--max-retries", "-1"], ["--workers", "x"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--workers", "0"],
+        ["--max-errors", "-1"],
+        ["--limit", "0"],
+        ["--offset", "-2"],
+        ["--timeout", "0"],
+        ["--timeout", "nan"],
+        ["--max-retries", "-1"],
+        ["--workers", "x"],
+    ],
+)
 def test_nonsense_numbers_are_usage_errors(data_file, tmp_path, capsys, argv):
     with pytest.raises(SystemExit) as exc:
         main(["eval", "--method", "sim_overlap", "--data", data_file, "--out", str(tmp_path / "run"), "--quiet", *argv])
@@ -164,8 +224,17 @@ def test_answer_naming_a_directory_is_an_input_error(ref_file, tmp_path, capsys)
 
 
 def test_answer_text_with_a_slash_or_spaces_is_still_text(ref_file, capsys):
-    code = main(["detect", "--reference", ref_file, "--answer", "Its head office is in Delhi, see notes.txt.",
-                 "--method", "sim_overlap"])
+    code = main(
+        [
+            "detect",
+            "--reference",
+            ref_file,
+            "--answer",
+            "Its head office is in Delhi, see notes.txt.",
+            "--method",
+            "sim_overlap",
+        ]
+    )
     assert code in (0, 1)
 
 
@@ -178,8 +247,21 @@ def test_one_class_only_reports_undefined_not_numbers(tmp_path, capsys):
     m = classification_metrics([0, 0], [0, 1], bootstrap=0)
     assert m["sensitivity"] is None and m["balanced_accuracy"] is None and m["specificity"] == 0.5
     data = tmp_path / "pos.jsonl"
-    data.write_text(json.dumps({"id": "a", "dataset": "t", "task": "qa", "question": None, "reference": REF,
-                                "answer": "It runs casinos in Macau.", "label": 1}) + "\n", encoding="utf-8")
+    data.write_text(
+        json.dumps(
+            {
+                "id": "a",
+                "dataset": "t",
+                "task": "qa",
+                "question": None,
+                "reference": REF,
+                "answer": "It runs casinos in Macau.",
+                "label": 1,
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     assert main(["eval", "--method", "sim_overlap", "--data", str(data), "--out", str(tmp_path / "r"), "--quiet"]) == 0
     assert "BA=undefined" in capsys.readouterr().out
     assert "balanced accuracy are undefined" in (tmp_path / "r" / "report.md").read_text(encoding="utf-8")

@@ -17,12 +17,25 @@ def test_repeated_reference_gives_passages_with_offsets(tmp_path, capsys):
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     a.write_text(P1, encoding="utf-8")
     b.write_text(P2, encoding="utf-8")
-    code = main(["detect", "--reference", str(a), "--reference", str(b), "--answer", ANSWER, "--method", "sim_overlap",
-                 "--format", "json"])
+    code = main(
+        [
+            "detect",
+            "--reference",
+            str(a),
+            "--reference",
+            str(b),
+            "--answer",
+            ANSWER,
+            "--method",
+            "sim_overlap",
+            "--format",
+            "json",
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
     assert code == 1 and out["passages"] == [P1, P2]
     ev = _located(out)
-    assert ev and all([P1, P2][e["passage"]][e["passage_start"]:e["passage_end"]] == e["text"] for e in ev)
+    assert ev and all([P1, P2][e["passage"]][e["passage_start"] : e["passage_end"]] == e["text"] for e in ev)
     assert any(e["passage"] == 1 for e in ev)
 
 
@@ -42,8 +55,21 @@ def test_json_list_file_and_stdin_are_passages(tmp_path, monkeypatch, capsys):
 def test_text_output_names_the_passage(tmp_path, capsys):
     f = tmp_path / "ctx.json"
     f.write_text(json.dumps([P1, P2]), encoding="utf-8")
-    code = main(["detect", "--reference", str(f), "--answer", "The company runs hotels in seven countries.", "--method", "sim_overlap",
-                 "--param", "t2=0.9", "--color", "never"])
+    code = main(
+        [
+            "detect",
+            "--reference",
+            str(f),
+            "--answer",
+            "The company runs hotels in seven countries.",
+            "--method",
+            "sim_overlap",
+            "--param",
+            "t2=0.9",
+            "--color",
+            "never",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 1 and "closest passage 1[29:63]: 'It runs hotels in seven countries.'" in out
 
@@ -51,8 +77,19 @@ def test_text_output_names_the_passage(tmp_path, capsys):
 def test_text_starting_with_a_bracket_stays_a_reference_and_stdin_once(tmp_path, capsys):
     f = tmp_path / "ref.txt"
     f.write_text("[Note] Its head office is in Delhi.", encoding="utf-8")
-    main(["detect", "--reference", str(f), "--answer", "Its head office is in Delhi.", "--method", "sim_overlap",
-          "--format", "json"])
+    main(
+        [
+            "detect",
+            "--reference",
+            str(f),
+            "--answer",
+            "Its head office is in Delhi.",
+            "--method",
+            "sim_overlap",
+            "--format",
+            "json",
+        ]
+    )
     assert "passages" not in json.loads(capsys.readouterr().out)
     assert main(["detect", "--reference", "-", "--reference", "-", "--answer", "x y", "--method", "sim_overlap"]) == 2
     assert "only once" in capsys.readouterr().err

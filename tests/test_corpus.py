@@ -12,14 +12,18 @@ from hallucheck.corpus import BM25Index, Corpus, chunk_text
 from hallucheck.errors import ConfigError, InputError
 from hallucheck.stages.hsp_pieces import bm25_scores
 
-DOCS = ["The lighthouse of Port Aldermere was lit in 1791 by Ansel Marrow.",
-        "The harbour guild elected Ilse Varga as its first warden.",
-        "Kelp farming replaced herring fishing in the 1920s."]
+DOCS = [
+    "The lighthouse of Port Aldermere was lit in 1791 by Ansel Marrow.",
+    "The harbour guild elected Ilse Varga as its first warden.",
+    "Kelp farming replaced herring fishing in the 1920s.",
+]
 
 
 def test_chunks_pack_sentences_and_keep_offsets():
-    text = ("One two three four. Five six seven eight. Nine ten eleven twelve.\n\n"
-            "A new paragraph starts here with words. " + " ".join(f"w{i}" for i in range(25)) + ".")
+    text = (
+        "One two three four. Five six seven eight. Nine ten eleven twelve.\n\n"
+        "A new paragraph starts here with words. " + " ".join(f"w{i}" for i in range(25)) + "."
+    )
     spans = chunk_text(text, passage_words=10)
     assert spans[0] == (0, text.index(" Nine"))  # 8 words, the next sentence would overflow
     for a, b in spans:
@@ -55,7 +59,7 @@ def test_load_folder_search_and_index_reuse(tmp_path):
     assert top[0].source == "a.txt" and top[0].score > 0
     assert all(p.score > 0 for p in top)  # passages sharing no term are left out
     kelp = c.search("kelp farming")[0]
-    assert kelp.source == "c.jsonl#k" and kelp.title == "Kelp" and DOCS[2][kelp.start:kelp.end] == kelp.text
+    assert kelp.source == "c.jsonl#k" and kelp.title == "Kelp" and DOCS[2][kelp.start : kelp.end] == kelp.text
     c2 = Corpus.load(root, index_path=idx)
     assert c2.reused and [p.id for p in c2.search("lighthouse")] == [p.id for p in c.search("lighthouse")]
     (root / "a.txt").write_text(DOCS[0] + " It was rebuilt in 1888.", encoding="utf-8")

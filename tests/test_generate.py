@@ -8,36 +8,80 @@ import json
 import pytest
 
 from hallucheck.errors import ConfigError, InputError, ParseError
-from hallucheck.generate import (HALLUCINATION_TYPES, add_generate_arguments, generate_dataset, label_triplets,
-                                 main_generate, normalise_types, novel_details, parse_llm_labels, parse_sample, read_ids)
+from hallucheck.generate import (
+    HALLUCINATION_TYPES,
+    add_generate_arguments,
+    generate_dataset,
+    label_triplets,
+    main_generate,
+    normalise_types,
+    novel_details,
+    parse_llm_labels,
+    parse_sample,
+    read_ids,
+)
 from hallucheck.llm import FakeLLM
 from hallucheck.prompts import load_prompt
 
 QUESTION = "Which genes does thyroid hormone receptor beta1 regulate in the liver?"
-REFERENCE = ("They found that thyroid hormone (T3) and TR-beta1 upregulate ChREBP by binding direct repeat-4 elements "
-             "(LXRE1/2). ChREBP plays a central role in hepatic lipogenesis.")
-FAITHFUL = ("Thyroid hormone receptor beta1 (TR-beta1) upregulates ChREBP expression by interacting with LXRE2, "
-            "thereby influencing T3-induced hepatic lipogenesis.")
-HALLUCINATED = ("Thyroid hormone receptor beta1 (TR-beta1) upregulates ChREBP expression by interacting with LXRE2, "
-                "thereby influencing T3-induced hepatic lipogenesis. It also directly regulates PGC-1alpha by 32%.")
-FAITHFUL_T = [["Thyroid hormone receptor beta1 (TR-beta1)", "upregulates", "ChREBP expression"],
-              ["Thyroid hormone receptor beta1 (TR-beta1)", "interacts with", "LXRE2"],
-              ["Thyroid hormone receptor beta1 (TR-beta1)", "influences", "T3-induced hepatic lipogenesis"]]
-HALLUCINATED_T = [["Thyroid hormone receptor beta1 (TR-beta1)", "upregulates", "ChREBP"],
-                  ["TR-beta1", "influences", "hepatic lipogenesis induced by T3"],
-                  ["Thyroid hormone receptor beta1 (TR-beta1)", "directly regulates", "PGC-1alpha by 32%"]]
-ROWS = [{"id": "q1", "dataset": "bioasq", "task": "qa", "question": QUESTION, "reference": REFERENCE, "answer": "x", "label": 0},
-        {"id": "q1-dup", "dataset": "bioasq", "task": "qa", "question": QUESTION, "reference": REFERENCE, "answer": "y", "label": 1},
-        {"id": "q2", "dataset": "bioasq", "task": "qa", "question": "What does ChREBP do?", "reference": REFERENCE}]
+REFERENCE = (
+    "They found that thyroid hormone (T3) and TR-beta1 upregulate ChREBP by binding direct repeat-4 elements "
+    "(LXRE1/2). ChREBP plays a central role in hepatic lipogenesis."
+)
+FAITHFUL = (
+    "Thyroid hormone receptor beta1 (TR-beta1) upregulates ChREBP expression by interacting with LXRE2, "
+    "thereby influencing T3-induced hepatic lipogenesis."
+)
+HALLUCINATED = (
+    "Thyroid hormone receptor beta1 (TR-beta1) upregulates ChREBP expression by interacting with LXRE2, "
+    "thereby influencing T3-induced hepatic lipogenesis. It also directly regulates PGC-1alpha by 32%."
+)
+FAITHFUL_T = [
+    ["Thyroid hormone receptor beta1 (TR-beta1)", "upregulates", "ChREBP expression"],
+    ["Thyroid hormone receptor beta1 (TR-beta1)", "interacts with", "LXRE2"],
+    ["Thyroid hormone receptor beta1 (TR-beta1)", "influences", "T3-induced hepatic lipogenesis"],
+]
+HALLUCINATED_T = [
+    ["Thyroid hormone receptor beta1 (TR-beta1)", "upregulates", "ChREBP"],
+    ["TR-beta1", "influences", "hepatic lipogenesis induced by T3"],
+    ["Thyroid hormone receptor beta1 (TR-beta1)", "directly regulates", "PGC-1alpha by 32%"],
+]
+ROWS = [
+    {
+        "id": "q1",
+        "dataset": "bioasq",
+        "task": "qa",
+        "question": QUESTION,
+        "reference": REFERENCE,
+        "answer": "x",
+        "label": 0,
+    },
+    {
+        "id": "q1-dup",
+        "dataset": "bioasq",
+        "task": "qa",
+        "question": QUESTION,
+        "reference": REFERENCE,
+        "answer": "y",
+        "label": 1,
+    },
+    {"id": "q2", "dataset": "bioasq", "task": "qa", "question": "What does ChREBP do?", "reference": REFERENCE},
+]
 
 
 def sample_reply(faithful=FAITHFUL, hallucinated=HALLUCINATED):
-    return json.dumps({"non_hallucinated_answer": faithful, "hallucinated_answer": hallucinated,
-                       "hallucinated_details": ["It also directly regulates PGC-1alpha by 32%."]})
+    return json.dumps(
+        {
+            "non_hallucinated_answer": faithful,
+            "hallucinated_answer": hallucinated,
+            "hallucinated_details": ["It also directly regulates PGC-1alpha by 32%."],
+        }
+    )
 
 
 def generator_llm(sample=None, labels=None):
     """Replies by prompt: the generator, the triplet extraction of each answer, the A.2.2 labels."""
+
     def reply(req):
         if req.prompt.startswith("generate_answer"):
             return sample(req) if callable(sample) else (sample or sample_reply())
@@ -63,13 +107,22 @@ def test_types_and_aliases():
 
 def test_parse_sample_json_and_thesis_sections():
     assert parse_sample(sample_reply())[:2] == (FAITHFUL, HALLUCINATED)
-    text = ("Non-Hallucinated Answer:\nA is B.\n\nHallucinated Answer:\nA is B since 1990.\n\n"
-            "Hallucinated Details:\n- since 1990\n- another\n")
+    text = (
+        "Non-Hallucinated Answer:\nA is B.\n\nHallucinated Answer:\nA is B since 1990.\n\n"
+        "Hallucinated Details:\n- since 1990\n- another\n"
+    )
     assert parse_sample(text) == ("A is B.", "A is B since 1990.", ("since 1990", "another"))
 
 
-@pytest.mark.parametrize("reply", ["", "nothing useful", sample_reply(hallucinated=FAITHFUL),
-                                   json.dumps({"non_hallucinated_answer": "A", "hallucinated_answer": ""})])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "",
+        "nothing useful",
+        sample_reply(hallucinated=FAITHFUL),
+        json.dumps({"non_hallucinated_answer": "A", "hallucinated_answer": ""}),
+    ],
+)
 def test_parse_sample_rejects(reply):
     with pytest.raises(ParseError):
         parse_sample(reply)
@@ -81,8 +134,9 @@ def test_only_triplets_with_details_missing_from_the_faithful_answer_are_labelle
     assert [flag for flag, _ in labels] == [False, False, True]
     assert set(labels[2][1]) >= {"pgc-1alpha", "32"}
     # a changed number alone is a new detail (detailed information modification)
-    assert novel_details(["TR-beta1", "increases", "ChREBP expression by 32%"], "TR-beta1 increases ChREBP expression by 30%.",
-                         []) == ["32"]
+    assert novel_details(
+        ["TR-beta1", "increases", "ChREBP expression by 32%"], "TR-beta1 increases ChREBP expression by 30%.", []
+    ) == ["32"]
 
 
 def test_generate_dataset_writes_labelled_rows_and_resumes(tmp_path):
@@ -91,18 +145,24 @@ def test_generate_dataset_writes_labelled_rows_and_resumes(tmp_path):
     report = generate_dataset(ROWS, "contextual,detail", llm, out=out)
     assert report.duplicates == 1 and report.skipped == 0 and not report.failed
     rows = [json.loads(line) for line in out.read_text().splitlines()]
-    assert [r["id"] for r in rows] == ["q1-contextual_fabrication", "q1-detailed_information_modification",
-                                       "q2-contextual_fabrication", "q2-detailed_information_modification"]
+    assert [r["id"] for r in rows] == [
+        "q1-contextual_fabrication",
+        "q1-detailed_information_modification",
+        "q2-contextual_fabrication",
+        "q2-detailed_information_modification",
+    ]
     r = rows[0]
     assert set(r) == {"id", "dataset", "task", "question", "reference", "answer", "label", "meta"}
-    assert r["answer"] == HALLUCINATED and r["label"] == 1 and r["dataset"] == "bioasq_triplet_gen" and r["task"] == "qa"
+    assert (
+        r["answer"] == HALLUCINATED and r["label"] == 1 and r["dataset"] == "bioasq_triplet_gen" and r["task"] == "qa"
+    )
     m = r["meta"]
     assert m["hallucination_type"] == "contextual_fabrication" and m["faithful_answer"] == FAITHFUL
     assert m["hallucination_description"] == ["It also directly regulates PGC-1alpha by 32%."]
     assert [t["hallucinated"] for t in m["triplets"]] == [False, False, True] and m["hallucinated_triplets"] == 1
     assert m["faithful_triplets"] == FAITHFUL_T
     t3 = m["triplets"][2]
-    assert HALLUCINATED[t3["start"]:t3["end"]] == "It also directly regulates PGC-1alpha by 32%."
+    assert HALLUCINATED[t3["start"] : t3["end"]] == "It also directly regulates PGC-1alpha by 32%."
     gen_req = [q for q in llm.requests if q.prompt.startswith("generate_answer")][0]
     assert gen_req.json_schema["required"] == ["non_hallucinated_answer", "hallucinated_answer", "hallucinated_details"]
     assert "Contextual Fabrication" in gen_req.messages[-1].content and REFERENCE in gen_req.messages[-1].content
@@ -113,12 +173,16 @@ def test_generate_dataset_writes_labelled_rows_and_resumes(tmp_path):
     assert report.skipped == 4 and report.rows == [] and again.requests == []
     # a new type is added without redoing the others
     report = generate_dataset(ROWS, "all", generator_llm(), out=out)
-    assert report.skipped == 4 and [r["id"] for r in report.rows] == ["q1-absolute_fabrication", "q2-absolute_fabrication"]
+    assert report.skipped == 4 and [r["id"] for r in report.rows] == [
+        "q1-absolute_fabrication",
+        "q2-absolute_fabrication",
+    ]
     assert len(read_ids(out)) == 6
 
 
 def test_failures_are_recorded_not_written_and_retried_on_resume(tmp_path):
     out = tmp_path / "gen.jsonl"
+
     def flaky(req):
         return "not json" if any("What does ChREBP do?" in m.content for m in req.messages) else sample_reply()
 
@@ -132,8 +196,15 @@ def test_failures_are_recorded_not_written_and_retried_on_resume(tmp_path):
 
 
 def test_include_faithful_and_llm_confirmation(tmp_path):
-    labels = json.dumps({"triplets": [{"comment": "a", "hallucinated": True}, {"comment": "b", "hallucinated": False},
-                                      {"comment": "c", "hallucinated": True}]})
+    labels = json.dumps(
+        {
+            "triplets": [
+                {"comment": "a", "hallucinated": True},
+                {"comment": "b", "hallucinated": False},
+                {"comment": "c", "hallucinated": True},
+            ]
+        }
+    )
     llm = generator_llm(labels=labels)
     report = generate_dataset(ROWS[:1], "detail", llm, include_faithful=True, confirm_with_llm=True)
     halluc, faithful = report.rows
@@ -169,12 +240,28 @@ def test_main_generate_cli_options(tmp_path, capsys):
     src.write_text("\n".join(json.dumps(r) for r in ROWS) + "\n")
     out = tmp_path / "out.jsonl"
     parser = add_generate_arguments(argparse.ArgumentParser(), llm_options=True)
-    args = parser.parse_args(["--input", str(src), "--out", str(out), "--types", "absolute", "detail", "--limit", "1",
-                              "--include-faithful", "--quiet"])
+    args = parser.parse_args(
+        [
+            "--input",
+            str(src),
+            "--out",
+            str(out),
+            "--types",
+            "absolute",
+            "detail",
+            "--limit",
+            "1",
+            "--include-faithful",
+            "--quiet",
+        ]
+    )
     assert main_generate(args, llm=generator_llm()) == 0
     assert [json.loads(x)["id"] for x in out.read_text().splitlines()] == [
-        "q1-absolute_fabrication", "q1-absolute_fabrication-faithful",
-        "q1-detailed_information_modification", "q1-detailed_information_modification-faithful"]
+        "q1-absolute_fabrication",
+        "q1-absolute_fabrication-faithful",
+        "q1-detailed_information_modification",
+        "q1-detailed_information_modification-faithful",
+    ]
     assert "wrote 4 rows" in capsys.readouterr().err
     # an interrupted write leaves a partial line: the next run starts on a fresh line and skips what is done
     with open(out, "a") as f:

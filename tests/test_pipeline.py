@@ -7,15 +7,18 @@ from hallucheck.llm import FakeLLM
 REF = "The Oberoi Group is a hotel company with its head office in Delhi."
 
 
-@pytest.mark.parametrize("answer, reference, field, text", [
-    ("", REF, "answer", "The answer is empty"),
-    ("   \n\t", REF, "answer", "The answer is empty"),
-    ("Delhi", "", "reference", "The reference is empty"),
-    ("Delhi", " \n ", "reference", "The reference is empty"),
-    (None, REF, "answer", "The answer must be a string; got NoneType"),
-    (42, REF, "answer", "The answer must be a string; got int"),
-    ("Delhi", b"bytes ref", "reference", "must be text (str), not bytes"),
-])
+@pytest.mark.parametrize(
+    "answer, reference, field, text",
+    [
+        ("", REF, "answer", "The answer is empty"),
+        ("   \n\t", REF, "answer", "The answer is empty"),
+        ("Delhi", "", "reference", "The reference is empty"),
+        ("Delhi", " \n ", "reference", "The reference is empty"),
+        (None, REF, "answer", "The answer must be a string; got NoneType"),
+        (42, REF, "answer", "The answer must be a string; got int"),
+        ("Delhi", b"bytes ref", "reference", "must be text (str), not bytes"),
+    ],
+)
 def test_bad_inputs_raise_input_error_naming_the_field(answer, reference, field, text):
     with pytest.raises(InputError) as err:
         hallucheck.detect(answer, reference, method="sim_overlap")

@@ -26,7 +26,9 @@ def test_unknown_parameter_is_named_with_suggestion():
 
 
 def test_out_of_range_threshold_message():
-    with pytest.raises(ConfigError, match=r"'t2' parameter of SimilarityVerifier must be a number in \[0, 1\]; got 1.5"):
+    with pytest.raises(
+        ConfigError, match=r"'t2' parameter of SimilarityVerifier must be a number in \[0, 1\]; got 1.5"
+    ):
         hallucheck.load_method("sim_overlap", t2=1.5)
 
 

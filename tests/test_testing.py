@@ -17,7 +17,9 @@ GROUNDED = "Inflate the front tyres to 2.4 bar. The rear tyres take 2.2 bar."
 UNSUPPORTED = "Inflate the front tyres to 2.4 bar. Casinos in Macau are open every night."
 PARTIAL = "The front tyres take 2.4 bar when the tyres are cold, says the manual."  # sim_overlap score 0.42
 
-KW_REF = "The recommended cold pressure for the front tyres is 2.4 bar (35 psi) and for the rear tyres 2.2 bar (32 psi)."
+KW_REF = (
+    "The recommended cold pressure for the front tyres is 2.4 bar (35 psi) and for the rear tyres 2.2 bar (32 psi)."
+)
 KW_ANSWER = "Use 2.4 bar for the front tyres. Fully loaded, use 3.0 bar in the rear tyres and nitrogen."
 
 
@@ -34,8 +36,16 @@ class _Stub:
 
 
 def _det(verdicts, hallucinated, score, **kw):
-    return Detection(answer="A. B.", reference="R.", question=None, method="stub", hallucinated=hallucinated,
-                     score=score, verdicts=tuple(verdicts), **kw)
+    return Detection(
+        answer="A. B.",
+        reference="R.",
+        question=None,
+        method="stub",
+        hallucinated=hallucinated,
+        score=score,
+        verdicts=tuple(verdicts),
+        **kw,
+    )
 
 
 # -- without an LLM (sim_overlap) --------------------------------------------------------------
@@ -70,7 +80,7 @@ def test_evidence_of_a_flagged_claim_with_a_partial_match_is_shown_with_offsets(
 
 def test_max_score_decides_instead_of_the_method_threshold():
     assert hallucheck.detect(PARTIAL, REF, method="sim_overlap").hallucinated is False
-    assert_grounded(PARTIAL, REF, method="sim_overlap", max_score=0.5).score == pytest.approx(5 / 12)
+    assert assert_grounded(PARTIAL, REF, method="sim_overlap", max_score=0.5).score == pytest.approx(5 / 12)
     with pytest.raises(AssertionError) as err:
         assert_grounded(PARTIAL, REF, method="sim_overlap", max_score=0.3)
     msg = str(err.value)
@@ -118,7 +128,9 @@ def test_llm_method_flags_missing_keywords_in_the_message():
 
 
 def test_llm_method_grounded_answer_passes():
-    det = assert_grounded("Front tyres: 2.4 bar.", KW_REF, method="keyword_match", llm=FakeLLM(["Front tyres, 2.4 bar"]))
+    det = assert_grounded(
+        "Front tyres: 2.4 bar.", KW_REF, method="keyword_match", llm=FakeLLM(["Front tyres, 2.4 bar"])
+    )
     assert det.hallucinated is False and det.usage.calls == 1
 
 
@@ -152,7 +164,9 @@ def test_error_status_detection_fails_with_its_error():
 
 
 def test_no_checkable_claims_fails_with_the_note():
-    det = _det([], None, None, meta={"note": "The answer has no checkable claims: nothing was verified.", "no_claims": True})
+    det = _det(
+        [], None, None, meta={"note": "The answer has no checkable claims: nothing was verified.", "no_claims": True}
+    )
     with pytest.raises(AssertionError, match="note: The answer has no checkable claims"):
         assert_grounded("A.", "R.", method=_Stub(det))
 

@@ -31,7 +31,7 @@ def test_mitigation_round_trip_and_changed():
 
 def test_types_are_frozen():
     c = Claim("a", 0, 1)
-    with pytest.raises(Exception):
+    with pytest.raises(AttributeError):
         c.text = "b"  # type: ignore[misc]
 
 

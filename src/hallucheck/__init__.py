@@ -11,8 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import (BackendError, BackendTimeout, ConfigError, HallucheckError, InputError, MissingDependencyError,
-                     ParseError, RateLimited)
+from .errors import (
+    BackendError,
+    BackendTimeout,
+    ConfigError,
+    HallucheckError,
+    InputError,
+    MissingDependencyError,
+    ParseError,
+    RateLimited,
+)
 from .types import Claim, Detection, Edit, Evidence, Mitigation, Usage, Verdict
 
 __version__ = "0.1.0"
@@ -40,8 +48,10 @@ def load_method(name: str = DEFAULT_METHOD, *, llm: Any = None, **params: Any) -
         from ._builtins import OPTIONAL_LLM
 
         if entry.name in NEEDS_LLM and entry.name not in OPTIONAL_LLM:
-            raise ConfigError(f"Method {entry.name!r} needs an LLM; llm='none' works only with methods that can run "
-                              f"without one ({', '.join(sorted(OPTIONAL_LLM))}) or need none (see `hallucheck methods`).")
+            raise ConfigError(
+                f"Method {entry.name!r} needs an LLM; llm='none' works only with methods that can run "
+                f"without one ({', '.join(sorted(OPTIONAL_LLM))}) or need none (see `hallucheck methods`)."
+            )
         return registry.create("method", entry.qualified, llm=None, **params)
     if isinstance(llm, str):
         from .llm import make_llm
@@ -54,15 +64,38 @@ def load_method(name: str = DEFAULT_METHOD, *, llm: Any = None, **params: Any) -
     return registry.create("method", entry.qualified, llm=llm, **params)
 
 
-def detect(answer: str, reference: str, *, question: str | None = None, method: str = DEFAULT_METHOD, llm: Any = None,
-           **params: Any) -> Detection:
+def detect(
+    answer: str,
+    reference: str,
+    *,
+    question: str | None = None,
+    method: str = DEFAULT_METHOD,
+    llm: Any = None,
+    **params: Any,
+) -> Detection:
     """Check ``answer`` against ``reference`` with ``method``; see :class:`Detection`."""
     return load_method(method, llm=llm, **params).run(answer, reference, question=question)
 
 
 __all__ = [
-    "__version__", "DEFAULT_METHOD", "detect", "list_methods", "load_method",
-    "Claim", "Detection", "Edit", "Evidence", "Mitigation", "Usage", "Verdict",
-    "HallucheckError", "InputError", "ConfigError", "BackendError", "BackendTimeout", "RateLimited", "ParseError",
+    "__version__",
+    "DEFAULT_METHOD",
+    "detect",
+    "list_methods",
+    "load_method",
+    "Claim",
+    "Detection",
+    "Edit",
+    "Evidence",
+    "Mitigation",
+    "Usage",
+    "Verdict",
+    "HallucheckError",
+    "InputError",
+    "ConfigError",
+    "BackendError",
+    "BackendTimeout",
+    "RateLimited",
+    "ParseError",
     "MissingDependencyError",
 ]

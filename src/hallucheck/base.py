@@ -39,7 +39,10 @@ class Component:
                 return [plain(x) for x in v]
             return v
 
-        return {"type": self.registry_name or type(self).__name__, "params": {k: plain(v) for k, v in self.get_params().items()}}
+        return {
+            "type": self.registry_name or type(self).__name__,
+            "params": {k: plain(v) for k, v in self.get_params().items()},
+        }
 
     def __repr__(self) -> str:
         inner = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
@@ -57,8 +60,10 @@ def check_choice(owner: str, name: str, value: Any, allowed: Iterable[str], hint
     """Validate a parameter that takes one of a few named values, with a message that lists them."""
     allowed = tuple(allowed)
     if value not in allowed:
-        raise ConfigError(f"The {name!r} parameter of {owner} must be one of {', '.join(allowed)}; got {value!r}."
-                          + (f" {hint}" if hint else ""))
+        raise ConfigError(
+            f"The {name!r} parameter of {owner} must be one of {', '.join(allowed)}; got {value!r}."
+            + (f" {hint}" if hint else "")
+        )
     return value
 
 
@@ -66,11 +71,15 @@ def check_text(value: Any, field: str, *, allow_empty: bool = False, need_words:
     """Validate a user text: a non-empty ``str`` within the size limit (``need_words``: with
     at least one letter or digit, i.e. something a claim could be made of)."""
     if isinstance(value, bytes):
-        raise InputError(f"The {field} must be text (str), not bytes: decode it first (e.g. value.decode('utf-8')).", field=field)
+        raise InputError(
+            f"The {field} must be text (str), not bytes: decode it first (e.g. value.decode('utf-8')).", field=field
+        )
     if not isinstance(value, str):
         raise InputError(f"The {field} must be a string; got {type(value).__name__}.", field=field)
     if not allow_empty and not value.strip():
-        raise InputError(f"The {field} is empty: give the text to check (it has no non-whitespace characters).", field=field)
+        raise InputError(
+            f"The {field} is empty: give the text to check (it has no non-whitespace characters).", field=field
+        )
     if len(value) > MAX_TEXT_CHARS:
         raise InputError(
             f"The {field} has {len(value):,} characters, more than the limit of {MAX_TEXT_CHARS:,}. "
@@ -79,8 +88,11 @@ def check_text(value: Any, field: str, *, allow_empty: bool = False, need_words:
         )
     if need_words and not allow_empty and not any(ch.isalnum() for ch in value):
         shown = value if len(value) <= 40 else value[:40] + "…"
-        raise InputError(f"The {field} has no letters or digits ({shown!r}): there is nothing to check. "
-                         f"Give the {field} text itself.", field=field)
+        raise InputError(
+            f"The {field} has no letters or digits ({shown!r}): there is nothing to check. "
+            f"Give the {field} text itself.",
+            field=field,
+        )
     return value
 
 
@@ -98,8 +110,15 @@ class EvidenceRetriever(Component, ABC):
 
 class Verifier(Component, ABC):
     @abstractmethod
-    def verify(self, claims: Sequence[Claim], evidence: Sequence[Sequence[Evidence]], *, reference: str,
-               question: str | None = None, answer: str = "") -> list[Verdict]:
+    def verify(
+        self,
+        claims: Sequence[Claim],
+        evidence: Sequence[Sequence[Evidence]],
+        *,
+        reference: str,
+        question: str | None = None,
+        answer: str = "",
+    ) -> list[Verdict]:
         """Return one verdict per claim."""
 
     def aggregate(self, verdicts: Sequence[Verdict]) -> tuple[bool | None, float | None]:

@@ -28,8 +28,10 @@ def read_text_file(path: str, *, what: str, encoding: str = "utf-8") -> str:
         source = "standard input"
     else:
         if not os.path.exists(path):
-            raise InputError(f"The {what} file {path!r} does not exist. Give a path to a text file, or - for standard input.",
-                             field=what)
+            raise InputError(
+                f"The {what} file {path!r} does not exist. Give a path to a text file, or - for standard input.",
+                field=what,
+            )
         if os.path.isdir(path):
             raise InputError(f"The {what} path {path!r} is a directory; give a text file.", field=what)
         with open(path, "rb") as f:
@@ -39,9 +41,10 @@ def read_text_file(path: str, *, what: str, encoding: str = "utf-8") -> str:
         return data.decode(encoding)
     except UnicodeDecodeError as exc:
         raise InputError(
-            f"The {what} ({source}) is not valid {encoding}: byte {data[exc.start:exc.start + 1]!r} at offset {exc.start}. "
+            f"The {what} ({source}) is not valid {encoding}: byte {data[exc.start : exc.start + 1]!r} at offset {exc.start}. "
             f"Convert it (e.g. iconv -f latin1 -t utf-8 {path if path != '-' else 'FILE'}) or pass --encoding latin-1.",
-            field=what) from None
+            field=what,
+        ) from None
     except LookupError:
         raise InputError(f"Unknown encoding {encoding!r}; use e.g. utf-8 or latin-1.", field="encoding") from None
 
@@ -65,8 +68,11 @@ def _answer_arg(value: str, encoding: str) -> str:
     if value == "-" or (len(value) < 4096 and "\n" not in value and (os.path.isfile(value) or os.path.isdir(value))):
         return read_text_file(value, what="answer", encoding=encoding)
     if len(value) < 4096 and _looks_like_path(value):
-        raise InputError(f"--answer {value!r} looks like a file path, but there is no such file. Give an existing file, "
-                         "or the answer text itself.", field="answer")
+        raise InputError(
+            f"--answer {value!r} looks like a file path, but there is no such file. Give an existing file, "
+            "or the answer text itself.",
+            field="answer",
+        )
     return value
 
 
@@ -115,8 +121,14 @@ def _make_llm(args: argparse.Namespace) -> Any:
     from .llm import make_llm
 
     extra = {"timeout": args.timeout, "max_retries": args.max_retries} if args.llm.startswith("openai:") else {}
-    return make_llm(args.llm, base_url=args.base_url, api_key_env=args.api_key_env,
-                    cache=None if args.no_cache else "default", progress=not args.quiet, **extra)
+    return make_llm(
+        args.llm,
+        base_url=args.base_url,
+        api_key_env=args.api_key_env,
+        cache=None if args.no_cache else "default",
+        progress=not args.quiet,
+        **extra,
+    )
 
 
 # -- output -----------------------------------------------------------------------------------
@@ -151,8 +163,11 @@ def render_detection(det: Detection, *, color: bool = False) -> str:
     else:
         head = style("COULD NOT VERIFY", "1;33")
     score = "n/a" if det.score is None else f"{det.score:.2f}"
-    lines.append(f"{head}  method={det.method}  score={score}  "
-                 f"{len(flagged)} of {len(det.verdicts)} claims unsupported" + (f", {len(errors)} not verified" if errors else ""))
+    lines.append(
+        f"{head}  method={det.method}  score={score}  "
+        f"{len(flagged)} of {len(det.verdicts)} claims unsupported"
+        + (f", {len(errors)} not verified" if errors else "")
+    )
     if det.error:
         lines.append(f"error: {det.error}")
     if det.meta.get("no_claims"):
@@ -175,16 +190,21 @@ def render_detection(det: Detection, *, color: bool = False) -> str:
                 # every candidate scored 0: the "closest" one would be an arbitrary sentence
                 lines.append("    no match in the reference: every reference sentence scores 0 against this claim")
             else:
-                where = (f"passage {ev.passage}[{ev.passage_start}:{ev.passage_end}]" if ev.passage is not None
-                         else f"reference[{ev.start}:{ev.end}]")
+                where = (
+                    f"passage {ev.passage}[{ev.passage_start}:{ev.passage_end}]"
+                    if ev.passage is not None
+                    else f"reference[{ev.start}:{ev.end}]"
+                )
                 lines.append(f"    closest {where}: {ev.text!r}")
         if v.status == "error" and v.raw:
             lines.append(f"    raw LLM reply: {v.raw[:300]!r}")
     u = det.usage
     if u.calls or u.cached_calls:
         lines.append("")
-        lines.append(f"LLM: {u.calls} calls ({u.cached_calls} cached), {u.prompt_tokens} prompt + {u.completion_tokens} "
-                     f"completion tokens, {u.seconds:.1f} s")
+        lines.append(
+            f"LLM: {u.calls} calls ({u.cached_calls} cached), {u.prompt_tokens} prompt + {u.completion_tokens} "
+            f"completion tokens, {u.seconds:.1f} s"
+        )
     return "\n".join(lines)
 
 
@@ -285,7 +305,14 @@ def cmd_mitigate(args: argparse.Namespace) -> int:
         print("== Before")
         print(render_detection(result.before, color=color))
         print("\n== Changes" + ("" if color else " ([-removed-] {+added+})"))
-        print("  " + (render_diff(result.original, result.revised, color=color).strip() if result.changed else "(none: the answer is unchanged)"))
+        print(
+            "  "
+            + (
+                render_diff(result.original, result.revised, color=color).strip()
+                if result.changed
+                else "(none: the answer is unchanged)"
+            )
+        )
         for note in result.notes:
             print(f"  note: {note}")
         if result.after is not None and result.changed:
@@ -321,31 +348,53 @@ def cmd_eval(args: argparse.Namespace) -> int:
     examples = load_dataset(args.data, split=args.split, limit=args.limit, offset=args.offset)
     pipeline, llm = _load_pipeline(args)
     data_name = Path(args.data).stem if os.path.exists(args.data) else args.data
-    out = Path(args.out or os.path.join("runs", f"{pipeline.name}-{data_name}" + (f"-{args.split}" if args.split else "")))
-    manifest = build_manifest(pipeline, data=data_name, data_path=_data_file(args.data), split=args.split, limit=args.limit,
-                              offset=args.offset, llm=llm)
+    out = Path(
+        args.out or os.path.join("runs", f"{pipeline.name}-{data_name}" + (f"-{args.split}" if args.split else ""))
+    )
+    manifest = build_manifest(
+        pipeline,
+        data=data_name,
+        data_path=_data_file(args.data),
+        split=args.split,
+        limit=args.limit,
+        offset=args.offset,
+        llm=llm,
+    )
     threshold = args.threshold
     if args.threshold_from:
         tuned_file = Path(args.threshold_from) / "metrics.json"
         if not tuned_file.is_file():
-            raise InputError(f"--threshold-from {args.threshold_from}: there is no {tuned_file} (give the --out directory "
-                             "of an earlier eval run).", field="threshold_from")
+            raise InputError(
+                f"--threshold-from {args.threshold_from}: there is no {tuned_file} (give the --out directory "
+                "of an earlier eval run).",
+                field="threshold_from",
+            )
         try:
             tuned = json.loads(tuned_file.read_text(encoding="utf-8"))
             oracle = tuned.get("oracle_threshold")
             threshold = float(oracle["threshold"]) if oracle else None
         except (ValueError, UnicodeDecodeError, TypeError, KeyError, AttributeError) as exc:
-            raise InputError(f"{tuned_file} is not a readable metrics file ({type(exc).__name__}: {exc}).",
-                             field="threshold_from") from None
+            raise InputError(
+                f"{tuned_file} is not a readable metrics file ({type(exc).__name__}: {exc}).", field="threshold_from"
+            ) from None
         if threshold is None:
             raise InputError(f"{args.threshold_from}/metrics.json has no tuned threshold (the run had no scores).")
         manifest["threshold_from"] = str(args.threshold_from)
     print(f"Evaluating {pipeline.name} on {data_name}: {len(examples)} examples -> {out}", file=sys.stderr)
     stopped = None
     try:
-        records = run_eval(pipeline, examples, out_dir=out, manifest=manifest, workers=args.workers, max_errors=args.max_errors,
-                           progress=not args.quiet, count_tokens=llm.count_tokens if llm is not None else None,
-                           mitigate=args.mitigate, retry_failed=args.retry_failed)
+        records = run_eval(
+            pipeline,
+            examples,
+            out_dir=out,
+            manifest=manifest,
+            workers=args.workers,
+            max_errors=args.max_errors,
+            progress=not args.quiet,
+            count_tokens=llm.count_tokens if llm is not None else None,
+            mitigate=args.mitigate,
+            retry_failed=args.retry_failed,
+        )
     except StopRun as exc:
         from .eval.runner import read_results
 
@@ -359,8 +408,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     files = write_report(out, records, metrics, manifest)
     d = metrics.get("decisions") or {}
     sc = metrics.get("scores") or {}
-    summary = (f"{pipeline.name} on {data_name}: n={metrics['examples']} errors={metrics['errors']} "
-               f"unverified={metrics['unverified']}")
+    summary = (
+        f"{pipeline.name} on {data_name}: n={metrics['examples']} errors={metrics['errors']} "
+        f"unverified={metrics['unverified']}"
+    )
     if d:
         ba = d.get("balanced_accuracy")
         summary += f"  macro-F1={100 * d['macro_f1']:.1f}  BA={'undefined' if ba is None else format(100 * ba, '.1f')}"
@@ -374,9 +425,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     failed = metrics["errors"] + metrics["unverified"]
     if failed or not metrics["complete"]:
         # the run did not verify everything: not a success, whatever the metrics of the rest say
-        print(f"hallucheck: {failed} of {len(examples)} examples could not be verified (errors={metrics['errors']}, "
-              f"unverified={metrics['unverified']}); rerun the same command to retry them (see --no-retry-failed).",
-              file=sys.stderr)
+        print(
+            f"hallucheck: {failed} of {len(examples)} examples could not be verified (errors={metrics['errors']}, "
+            f"unverified={metrics['unverified']}); rerun the same command to retry them (see --no-retry-failed).",
+            file=sys.stderr,
+        )
         return EXIT_UNVERIFIED
     return 0
 
@@ -388,8 +441,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     from .eval.runner import StopRun, build_manifest
 
     if args.fail_above is not None and not 0.0 <= args.fail_above <= 1.0:
-        raise InputError(f"--fail-above takes a share of rows in [0, 1] (e.g. 0.05 for 5 %); got {args.fail_above}.",
-                         field="fail_above")
+        raise InputError(
+            f"--fail-above takes a share of rows in [0, 1] (e.g. 0.05 for 5 %); got {args.fail_above}.",
+            field="fail_above",
+        )
     rows = load_check_rows(args.file, encoding=args.encoding, limit=args.limit)
     pipeline, llm = _load_pipeline(args)
     name = Path(args.file).stem
@@ -399,26 +454,40 @@ def cmd_check(args: argparse.Namespace) -> int:
     print(f"Checking {len(rows)} rows of {args.file} with {pipeline.name} -> {out}", file=sys.stderr)
     stopped = None
     try:
-        summary = run_check(pipeline, rows, out_dir=out, manifest=manifest, workers=args.workers, max_errors=args.max_errors,
-                            progress=not args.quiet, count_tokens=llm.count_tokens if llm is not None else None,
-                            retry_failed=args.retry_failed, table_format=args.format)
+        summary = run_check(
+            pipeline,
+            rows,
+            out_dir=out,
+            manifest=manifest,
+            workers=args.workers,
+            max_errors=args.max_errors,
+            progress=not args.quiet,
+            count_tokens=llm.count_tokens if llm is not None else None,
+            retry_failed=args.retry_failed,
+            table_format=args.format,
+        )
     except StopRun as exc:
         stopped = str(exc)
         summary = finish_check(out, rows, table_format=args.format, manifest=manifest)
     share = summary["flagged_share"]
-    print(f"{pipeline.name} on {name}: {summary['rows']} rows, {summary['hallucinated']} hallucinated, "
-          f"{summary['grounded']} grounded, {summary['unverified']} could not be verified, {summary['errors']} errors; "
-          f"flagged share {'–' if share is None else format(100 * share, '.1f') + ' %'} of the verified rows"
-          + (f" (gate: --fail-above {100 * args.fail_above:g} %)" if args.fail_above is not None else ""))
+    print(
+        f"{pipeline.name} on {name}: {summary['rows']} rows, {summary['hallucinated']} hallucinated, "
+        f"{summary['grounded']} grounded, {summary['unverified']} could not be verified, {summary['errors']} errors; "
+        f"flagged share {'–' if share is None else format(100 * share, '.1f') + ' %'} of the verified rows"
+        + (f" (gate: --fail-above {100 * args.fail_above:g} %)" if args.fail_above is not None else "")
+    )
     print("wrote " + ", ".join(summary["files"]))
     code = check_exit_code(summary, args.fail_above)
     if stopped:
         print(f"hallucheck: {stopped}", file=sys.stderr)
     if code == EXIT_UNVERIFIED:
         missing = summary["rows"] - summary["done"]
-        print(f"hallucheck: {summary['errors'] + summary['unverified'] + missing} of {summary['rows']} rows could not be "
-              f"verified (errors={summary['errors']}, unverified={summary['unverified']}, not run={missing}); rerun the "
-              "same command to retry them.", file=sys.stderr)
+        print(
+            f"hallucheck: {summary['errors'] + summary['unverified'] + missing} of {summary['rows']} rows could not be "
+            f"verified (errors={summary['errors']}, unverified={summary['unverified']}, not run={missing}); rerun the "
+            "same command to retry them.",
+            file=sys.stderr,
+        )
     elif code == EXIT_HALLUCINATED:
         print(f"hallucheck: the flagged share is above --fail-above {args.fail_above:g}", file=sys.stderr)
     return code
@@ -435,13 +504,16 @@ def render_generation(result: Any, *, color: bool = False) -> str:
     style = _Style(color)
     marked, pos = [], 0
     for c in sorted(result.corrections, key=lambda c: c.start):
-        marked.append(result.answer[pos:c.start])
-        span = result.answer[c.start:c.end]
+        marked.append(result.answer[pos : c.start])
+        span = result.answer[c.start : c.end]
         marked.append(style(span, "1;32") if color else f"{{+{span}+}}")
         pos = c.end
     marked.append(result.answer[pos:])
-    lines = ["Answer" + ("" if color else " (regenerated parts in {+ +})") + ":", "  " + "".join(marked).strip().replace("\n", "\n  "),
-             f"Short answer: {result.short_answer}"]
+    lines = [
+        "Answer" + ("" if color else " (regenerated parts in {+ +})") + ":",
+        "  " + "".join(marked).strip().replace("\n", "\n  "),
+        f"Short answer: {result.short_answer}",
+    ]
     for c in result.corrections:
         lines.append("")
         if c.entities:
@@ -450,9 +522,11 @@ def render_generation(result: Any, *, color: bool = False) -> str:
         else:
             lines.append(f"{style('✗', '31')} uncertain tokens {list(c.uncertain_tokens)!r}")
         lines.append(f"    drafted:   {c.original!r}")
-        lines.append(f"    corrected: {result.answer[c.sentence_start:c.end]!r}")
+        lines.append(f"    corrected: {result.answer[c.sentence_start : c.end]!r}")
         if getattr(c, "unsupported", ()):  # the revision named what no passage holds: rejected
-            lines.append(f"    rejected:  {c.rejected!r} (no retrieved passage supports {', '.join(map(repr, c.unsupported))})")
+            lines.append(
+                f"    rejected:  {c.rejected!r} (no retrieved passage supports {', '.join(map(repr, c.unsupported))})"
+            )
         lines.append(f"    query:     {c.retrieval.query!r}")
     if result.passages:
         lines.append("")
@@ -461,8 +535,10 @@ def render_generation(result: Any, *, color: bool = False) -> str:
             lines.append(f"  [{p.id}] (bm25 {p.score:.2f}) {p.text[:160]}{'…' if len(p.text) > 160 else ''}")
     u = result.usage
     lines.append("")
-    lines.append(f"method={result.method}  retrieval calls={result.retrieval_calls}  LLM calls={u.calls} ({u.cached_calls} cached)  "
-                 f"tokens={u.prompt_tokens} prompt + {u.completion_tokens} completion  time={result.seconds:.1f} s")
+    lines.append(
+        f"method={result.method}  retrieval calls={result.retrieval_calls}  LLM calls={u.calls} ({u.cached_calls} cached)  "
+        f"tokens={u.prompt_tokens} prompt + {u.completion_tokens} completion  time={result.seconds:.1f} s"
+    )
     return "\n".join(lines)
 
 
@@ -471,14 +547,18 @@ def cmd_generate_answer(args: argparse.Namespace) -> int:
     from .methods.drad import DRADGenerator
 
     if args.question is None and args.questions is None:
-        raise InputError("Give --question TEXT, or --questions FILE.jsonl to answer and score a question set.", field="question")
+        raise InputError(
+            "Give --question TEXT, or --questions FILE.jsonl to answer and score a question set.", field="question"
+        )
     if args.question is not None and not args.question.strip():
         raise InputError("The question is empty: give the question to answer (--question TEXT).", field="question")
     params = _parse_params(args.param)
     corpus = Corpus.load(args.corpus, on_bad_file="skip" if args.skip_bad_files else "raise")
     if not args.quiet:
         how = "reused the saved index" if corpus.reused else "built and saved the index"
-        print(f"[hallucheck] corpus {args.corpus}: {len(corpus)} passages ({how}: {corpus.index_path})", file=sys.stderr)
+        print(
+            f"[hallucheck] corpus {args.corpus}: {len(corpus)} passages ({how}: {corpus.index_path})", file=sys.stderr
+        )
     gen = DRADGenerator(llm=_make_llm(args), corpus=corpus, method=args.method, **params)
     if args.questions is not None:
         from .eval.qa import run_qa
@@ -493,8 +573,11 @@ def cmd_generate_answer(args: argparse.Namespace) -> int:
         if ev.kind == "retrieval":
             sys.stderr.write(f"\n[retrieve: {ev.data.reason}] {ev.data.query!r}\n" if not args.quiet else "")
         elif ev.kind in ("sentence", "correction"):
-            text = _Style(color)(ev.text, "1;32") if (ev.kind == "correction" and color) else \
-                (f"{{+{ev.text}+}}" if ev.kind == "correction" else ev.text)
+            text = (
+                _Style(color)(ev.text, "1;32")
+                if (ev.kind == "correction" and color)
+                else (f"{{+{ev.text}+}}" if ev.kind == "correction" else ev.text)
+            )
             sys.stdout.write(text)
         sys.stdout.flush()
 
@@ -556,8 +639,10 @@ def cmd_cache(args: argparse.Namespace) -> int:
     from .llm.cache import MAX_MB_ENV, ResponseCache, default_cache_dir, max_bytes_from_env
 
     if args.cache_command is None:
-        print("hallucheck cache: give an action: info (path, entries, size) or clear (delete every cached response)",
-              file=sys.stderr)
+        print(
+            "hallucheck cache: give an action: info (path, entries, size) or clear (delete every cached response)",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     cap = max_bytes_from_env()  # a bad value is reported before anything else
     path = default_cache_dir() / "responses.sqlite"
@@ -568,7 +653,9 @@ def cmd_cache(args: argparse.Namespace) -> int:
     if args.cache_command == "clear":
         before = cache.info()["file_bytes"]
         n = cache.clear()
-        print(f"deleted {n} cached responses from {path} ({before / 1e6:.1f} MB -> {cache.info()['file_bytes'] / 1e6:.1f} MB on disk)")
+        print(
+            f"deleted {n} cached responses from {path} ({before / 1e6:.1f} MB -> {cache.info()['file_bytes'] / 1e6:.1f} MB on disk)"
+        )
         return 0
     info = cache.info()
 
@@ -579,41 +666,67 @@ def cmd_cache(args: argparse.Namespace) -> int:
     print(f"path:     {info['path']}")
     print(f"entries:  {info['entries']}{span}")
     print(f"size:     {info['file_bytes'] / 1e6:.1f} MB on disk, {info['data_bytes'] / 1e6:.1f} MB in use")
-    print(f"size cap: {cap / 1e6:g} MB ({MAX_MB_ENV})" if cap else
-          f"size cap: none (set {MAX_MB_ENV} to evict the oldest entries beyond a size)")
+    print(
+        f"size cap: {cap / 1e6:g} MB ({MAX_MB_ENV})"
+        if cap
+        else f"size cap: none (set {MAX_MB_ENV} to evict the oldest entries beyond a size)"
+    )
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
     from . import DEFAULT_METHOD, DEFAULT_MITIGATION_METHOD
 
-    parser = argparse.ArgumentParser(prog="hallucheck", description="Find and fix ungrounded hallucinations in LLM answers.")
+    parser = argparse.ArgumentParser(
+        prog="hallucheck", description="Find and fix ungrounded hallucinations in LLM answers."
+    )
     parser.add_argument("--version", action="version", version=f"hallucheck {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     def llm_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--llm", default="embedded",
-                       help="embedded (Qwen2.5-Coder-1.5B, default), embedded:0.5b, embedded:smollm2, embedded:/path.gguf, "
-                            "openai:MODEL with --base-url, or none (no LLM: the default method's trained verifier decides alone)")
-        p.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (vLLM) or "
-                                          "http://localhost:11434/v1 (Ollama)")
+        p.add_argument(
+            "--llm",
+            default="embedded",
+            help="embedded (Qwen2.5-Coder-1.5B, default), embedded:0.5b, embedded:smollm2, embedded:/path.gguf, "
+            "openai:MODEL with --base-url, or none (no LLM: the default method's trained verifier decides alone)",
+        )
+        p.add_argument(
+            "--base-url",
+            help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (vLLM) or "
+            "http://localhost:11434/v1 (Ollama)",
+        )
         p.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
-        p.add_argument("--timeout", type=_positive_float, default=60.0,
-                       help="seconds one request to the endpoint may take in all, first byte to last (openai:)")
-        p.add_argument("--max-retries", type=_int_at_least(0), default=3, help="retries on timeouts, 429 and 5xx (openai:)")
+        p.add_argument(
+            "--timeout",
+            type=_positive_float,
+            default=60.0,
+            help="seconds one request to the endpoint may take in all, first byte to last (openai:)",
+        )
+        p.add_argument(
+            "--max-retries", type=_int_at_least(0), default=3, help="retries on timeouts, 429 and 5xx (openai:)"
+        )
         p.add_argument("--no-cache", action="store_true", help="do not read or write the LLM response cache")
         p.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
 
     def method_options(p: argparse.ArgumentParser, default: str) -> None:
         p.add_argument("--method", default=default, help=f"method (default {default}; see `hallucheck methods`)")
-        p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="method parameter, repeatable")
+        p.add_argument(
+            "--param", action="append", default=[], metavar="NAME=VALUE", help="method parameter, repeatable"
+        )
 
-    for name, helptext, func in (("detect", "check an answer against its reference", cmd_detect),
-                                 ("mitigate", "check an answer, repair what is unsupported, and re-check", cmd_mitigate)):
+    for name, helptext, func in (
+        ("detect", "check an answer against its reference", cmd_detect),
+        ("mitigate", "check an answer, repair what is unsupported, and re-check", cmd_mitigate),
+    ):
         d = sub.add_parser(name, help=helptext)
-        d.add_argument("--reference", required=True, action="append", metavar="FILE|-",
-                       help="reference text file, or - for stdin; repeat it for several passages, or give a file "
-                            "holding a JSON list of passage strings")
+        d.add_argument(
+            "--reference",
+            required=True,
+            action="append",
+            metavar="FILE|-",
+            help="reference text file, or - for stdin; repeat it for several passages, or give a file "
+            "holding a JSON list of passage strings",
+        )
         d.add_argument("--answer", required=True, metavar="FILE|TEXT", help="answer text, or a file holding it")
         d.add_argument("--question", help="the question the answer responds to (QA)")
         method_options(d, DEFAULT_METHOD if name == "detect" else DEFAULT_MITIGATION_METHOD)
@@ -624,38 +737,69 @@ def build_parser() -> argparse.ArgumentParser:
         d.set_defaults(func=func)
 
     e = sub.add_parser("eval", help="measure a method on a labelled dataset (resumable)")
-    e.add_argument("--data", required=True, metavar="PATH|NAME",
-                   help="a dataset file/directory (shared JSONL, HaluEval, SummEval TSV, SummEdits, DelucionQA CSV, "
-                        "RAGTruth) or a name such as halueval_qa")
+    e.add_argument(
+        "--data",
+        required=True,
+        metavar="PATH|NAME",
+        help="a dataset file/directory (shared JSONL, HaluEval, SummEval TSV, SummEdits, DelucionQA CSV, "
+        "RAGTruth) or a name such as halueval_qa",
+    )
     e.add_argument("--split", help="split to use where the dataset has them")
     e.add_argument("--limit", type=_int_at_least(1), help="first N examples only (after --offset)")
-    e.add_argument("--offset", type=_int_at_least(0), default=0,
-                   help="skip the first N examples, e.g. tune on --offset 40 what you report on --limit 40")
+    e.add_argument(
+        "--offset",
+        type=_int_at_least(0),
+        default=0,
+        help="skip the first N examples, e.g. tune on --offset 40 what you report on --limit 40",
+    )
     e.add_argument("--out", help="run directory (default runs/<method>-<data>); rerun with the same --out to resume")
-    e.add_argument("--workers", type=_int_at_least(1), default=1, help="examples in parallel (useful with remote endpoints)")
+    e.add_argument(
+        "--workers", type=_int_at_least(1), default=1, help="examples in parallel (useful with remote endpoints)"
+    )
     e.add_argument("--max-errors", type=_int_at_least(0), help="stop after more than this many failed examples")
     e.add_argument("--threshold", type=float, help="also score with this fixed threshold (score >= t => hallucinated)")
     e.add_argument("--threshold-from", metavar="DIR", help="use the threshold tuned in an earlier (dev) run directory")
     e.add_argument("--mitigate", action="store_true", help="also revise each answer and measure the revisions")
-    e.add_argument("--retry-failed", action=argparse.BooleanOptionalAction, default=True,
-                   help="on a resumed run, run again the examples that failed or could not be verified (default: yes)")
+    e.add_argument(
+        "--retry-failed",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="on a resumed run, run again the examples that failed or could not be verified (default: yes)",
+    )
     method_options(e, DEFAULT_METHOD)
     llm_options(e)
     e.set_defaults(func=cmd_eval)
 
     ck = sub.add_parser("check", help="check a file of answers without labels (resumable; a CI gate with --fail-above)")
-    ck.add_argument("file", metavar="FILE",
-                    help="rows to check: .jsonl/.json, .csv or .parquet with answer, reference (or contexts: a list of "
-                         "passages), and optionally question and id")
-    ck.add_argument("--out", help="run directory (default runs/check-<method>-<file>); rerun with the same --out to resume")
-    ck.add_argument("--format", choices=("jsonl", "csv"), default="jsonl", help="format of the table OUT/check.<format>")
-    ck.add_argument("--fail-above", type=float, metavar="RATE",
-                    help="exit 1 when the share of flagged rows is above RATE (e.g. 0.05); without it flagged rows do not fail")
+    ck.add_argument(
+        "file",
+        metavar="FILE",
+        help="rows to check: .jsonl/.json, .csv or .parquet with answer, reference (or contexts: a list of "
+        "passages), and optionally question and id",
+    )
+    ck.add_argument(
+        "--out", help="run directory (default runs/check-<method>-<file>); rerun with the same --out to resume"
+    )
+    ck.add_argument(
+        "--format", choices=("jsonl", "csv"), default="jsonl", help="format of the table OUT/check.<format>"
+    )
+    ck.add_argument(
+        "--fail-above",
+        type=float,
+        metavar="RATE",
+        help="exit 1 when the share of flagged rows is above RATE (e.g. 0.05); without it flagged rows do not fail",
+    )
     ck.add_argument("--limit", type=_int_at_least(1), help="first N rows only")
-    ck.add_argument("--workers", type=_int_at_least(1), default=1, help="rows in parallel (useful with remote endpoints)")
+    ck.add_argument(
+        "--workers", type=_int_at_least(1), default=1, help="rows in parallel (useful with remote endpoints)"
+    )
     ck.add_argument("--max-errors", type=_int_at_least(0), help="stop after more than this many failed rows")
-    ck.add_argument("--retry-failed", action=argparse.BooleanOptionalAction, default=True,
-                    help="on a resumed run, run again the rows that failed or could not be verified (default: yes)")
+    ck.add_argument(
+        "--retry-failed",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="on a resumed run, run again the rows that failed or could not be verified (default: yes)",
+    )
     ck.add_argument("--encoding", default="utf-8", help="encoding of the input file (default utf-8)")
     method_options(ck, DEFAULT_METHOD)
     llm_options(ck)
@@ -668,18 +812,36 @@ def build_parser() -> argparse.ArgumentParser:
     llm_options(g)
     g.set_defaults(func=cmd_generate)
 
-    a = sub.add_parser("generate", help="answer a question from a corpus with DRAD (or a baseline), correcting uncertain entities")
-    a.add_argument("--corpus", required=True, metavar="DIR|FILE", help="folder of .txt/.md/.jsonl documents (or one such file)")
+    a = sub.add_parser(
+        "generate", help="answer a question from a corpus with DRAD (or a baseline), correcting uncertain entities"
+    )
+    a.add_argument(
+        "--corpus", required=True, metavar="DIR|FILE", help="folder of .txt/.md/.jsonl documents (or one such file)"
+    )
     a.add_argument("--question", help="the question to answer")
-    a.add_argument("--questions", metavar="FILE.jsonl",
-                   help="answer every question of a file ({id, question, answers}) and print EM/F1/accuracy/retrieval calls")
+    a.add_argument(
+        "--questions",
+        metavar="FILE.jsonl",
+        help="answer every question of a file ({id, question, answers}) and print EM/F1/accuracy/retrieval calls",
+    )
     a.add_argument("--split", help="with --questions: only records whose 'split' field is this")
     a.add_argument("--out", help="with --questions: write results.jsonl and metrics.json here")
-    a.add_argument("--method", default="drad", choices=("drad", "nor", "srr", "flr", "tpr"),
-                   help="drad (default), nor (no retrieval), srr (retrieve once), flr (every sentence), tpr (low-probability token)")
-    a.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                   help="generator parameter, repeatable (threshold, entropy_threshold, m, k, max_tokens, tpr_threshold, ...)")
-    a.add_argument("--skip-bad-files", action="store_true", help="skip corpus files that are not UTF-8 (with a warning)")
+    a.add_argument(
+        "--method",
+        default="drad",
+        choices=("drad", "nor", "srr", "flr", "tpr"),
+        help="drad (default), nor (no retrieval), srr (retrieve once), flr (every sentence), tpr (low-probability token)",
+    )
+    a.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="generator parameter, repeatable (threshold, entropy_threshold, m, k, max_tokens, tpr_threshold, ...)",
+    )
+    a.add_argument(
+        "--skip-bad-files", action="store_true", help="skip corpus files that are not UTF-8 (with a warning)"
+    )
     a.add_argument("--format", choices=("text", "json"), default="text")
     a.add_argument("--no-stream", action="store_true", help="print the answer only at the end")
     a.add_argument("--color", choices=("auto", "always", "never"), default="auto")
@@ -687,13 +849,15 @@ def build_parser() -> argparse.ArgumentParser:
     a.set_defaults(func=cmd_generate_answer)
 
     t = sub.add_parser("train", help="fine-tune a cross-encoder verifier on CPU (resumable; exports int8 ONNX)")
-    from .training.cli import add_arguments as add_train_arguments, cmd_train
+    from .training.cli import add_arguments as add_train_arguments
+    from .training.cli import cmd_train
 
     add_train_arguments(t)
     t.set_defaults(func=cmd_train)
 
     sv = sub.add_parser("serve", help="HTTP service and web page: detect, mitigate, batch jobs (needs the serve extra)")
-    from .serve.command import add_arguments as add_serve_arguments, cmd_serve
+    from .serve.command import add_arguments as add_serve_arguments
+    from .serve.command import cmd_serve
 
     add_serve_arguments(sv)
     llm_options(sv)
@@ -708,10 +872,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     k = sub.add_parser("cache", help="the LLM response cache: info (path, entries, size) or clear")
     actions = k.add_subparsers(dest="cache_command", metavar="ACTION")
-    for action, helptext in (("info", "show the cache's path, number of entries and size"),
-                             ("clear", "delete every cached LLM response")):
-        actions.add_parser(action, help=helptext).add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                                                               help="show the traceback of an error")
+    for action, helptext in (
+        ("info", "show the cache's path, number of entries and size"),
+        ("clear", "delete every cached LLM response"),
+    ):
+        actions.add_parser(action, help=helptext).add_argument(
+            "--debug", action="store_true", default=argparse.SUPPRESS, help="show the traceback of an error"
+        )
     k.set_defaults(func=cmd_cache)
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     for p in sub.choices.values():  # also after the command: hallucheck detect ... --debug
@@ -749,8 +916,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 141
     except Exception as exc:  # never a traceback, never exit 1 ("hallucination found") for a crash
         first = (str(exc).strip().splitlines() or [""])[0][:300]
-        print(f"hallucheck: error: could not verify: unexpected {type(exc).__name__}: {first}"
-              + ("" if debug else " (run again with --debug for the details)"), file=sys.stderr)
+        print(
+            f"hallucheck: error: could not verify: unexpected {type(exc).__name__}: {first}"
+            + ("" if debug else " (run again with --debug for the details)"),
+            file=sys.stderr,
+        )
         if debug:
             traceback.print_exc()
         return EXIT_UNVERIFIED

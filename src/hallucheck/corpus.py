@@ -60,8 +60,15 @@ class Passage(_Serialisable):
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Passage":
-        return cls(id=d["id"], text=d["text"], source=d["source"], start=d["start"], end=d["end"],
-                   title=d.get("title", ""), score=d.get("score"))
+        return cls(
+            id=d["id"],
+            text=d["text"],
+            source=d["source"],
+            start=d["start"],
+            end=d["end"],
+            title=d.get("title", ""),
+            score=d.get("score"),
+        )
 
 
 # -- chunking ---------------------------------------------------------------------------------
@@ -73,13 +80,13 @@ def chunk_text(text: str, *, passage_words: int = 100, min_paragraph_words: int 
     prev_end = 0
     for s in split_sentences(text):
         ws = words(s.text)
-        new_para = prev_end == 0 or bool(_PARA.search(text[prev_end:s.start]))
+        new_para = prev_end == 0 or bool(_PARA.search(text[prev_end : s.start]))
         prev_end = s.end
         if len(ws) <= passage_words:
             units.append((s.start, s.end, len(ws), new_para))
             continue
         for i in range(0, len(ws), passage_words):  # an over-long sentence: cut at word boundaries
-            part = ws[i:i + passage_words]
+            part = ws[i : i + passage_words]
             a = s.start + part[0].start
             b = s.start + (ws[i + passage_words].start if i + passage_words < len(ws) else len(s.text))
             b = a + len(text[a:b].rstrip())
@@ -105,8 +112,14 @@ class BM25Index:
     (which re-tokenises every document per query) but from postings, so a query costs only
     the documents that share a term with it."""
 
-    def __init__(self, postings: Mapping[str, Sequence[Sequence[int]]], doc_lengths: Sequence[int], *,
-                 k1: float = 1.5, b: float = 0.75) -> None:
+    def __init__(
+        self,
+        postings: Mapping[str, Sequence[Sequence[int]]],
+        doc_lengths: Sequence[int],
+        *,
+        k1: float = 1.5,
+        b: float = 0.75,
+    ) -> None:
         self.postings = {t: [(int(d), int(f)) for d, f in p] for t, p in postings.items()}
         self.doc_lengths = [int(x) for x in doc_lengths]
         self.k1 = float(k1)
@@ -140,8 +153,12 @@ class BM25Index:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"k1": self.k1, "b": self.b, "doc_lengths": self.doc_lengths,
-                "postings": {t: [list(x) for x in p] for t, p in self.postings.items()}}
+        return {
+            "k1": self.k1,
+            "b": self.b,
+            "doc_lengths": self.doc_lengths,
+            "postings": {t: [list(x) for x in p] for t, p in self.postings.items()},
+        }
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "BM25Index":
@@ -152,15 +169,24 @@ class BM25Index:
 def _corpus_files(root: Path) -> list[Path]:
     if root.is_file():
         if root.suffix.lower() not in TEXT_SUFFIXES + JSONL_SUFFIXES:
-            raise InputError(f"The corpus file {str(root)!r} is not .txt, .md or .jsonl. Give such a file or a folder of them.",
-                             field="corpus")
+            raise InputError(
+                f"The corpus file {str(root)!r} is not .txt, .md or .jsonl. Give such a file or a folder of them.",
+                field="corpus",
+            )
         return [root]
-    files = [p for p in sorted(root.rglob("*"))
-             if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES + JSONL_SUFFIXES
-             and not any(part.startswith(".") for part in p.relative_to(root).parts)]
+    files = [
+        p
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+        and p.suffix.lower() in TEXT_SUFFIXES + JSONL_SUFFIXES
+        and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    ]
     if not files:
-        raise InputError(f"The corpus folder {str(root)!r} holds no .txt, .md or .jsonl files. Put the documents to retrieve "
-                         "from there (one document per .txt/.md file, or JSONL lines with a 'text' field).", field="corpus")
+        raise InputError(
+            f"The corpus folder {str(root)!r} holds no .txt, .md or .jsonl files. Put the documents to retrieve "
+            "from there (one document per .txt/.md file, or JSONL lines with a 'text' field).",
+            field="corpus",
+        )
     return files
 
 
@@ -168,9 +194,12 @@ def _decode(path: Path, data: bytes) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(f"The corpus file {str(path)!r} is not valid UTF-8 (byte {data[exc.start:exc.start + 1]!r} at offset "
-                         f"{exc.start}). Convert it (e.g. iconv -f latin1 -t utf-8), remove it, or skip such files with "
-                         "on_bad_file='skip' (CLI: --skip-bad-files).", field="corpus") from None
+        raise InputError(
+            f"The corpus file {str(path)!r} is not valid UTF-8 (byte {data[exc.start : exc.start + 1]!r} at offset "
+            f"{exc.start}). Convert it (e.g. iconv -f latin1 -t utf-8), remove it, or skip such files with "
+            "on_bad_file='skip' (CLI: --skip-bad-files).",
+            field="corpus",
+        ) from None
 
 
 def _documents(path: Path, rel: str, text: str) -> Iterator[tuple[str, str, str]]:
@@ -184,11 +213,16 @@ def _documents(path: Path, rel: str, text: str) -> Iterator[tuple[str, str, str]
         try:
             rec = json.loads(line)
         except ValueError as exc:
-            raise InputError(f"{rel} line {lineno} is not valid JSON ({exc.msg}). Each line must be an object with a 'text' field.",
-                             field="corpus") from None
+            raise InputError(
+                f"{rel} line {lineno} is not valid JSON ({exc.msg}). Each line must be an object with a 'text' field.",
+                field="corpus",
+            ) from None
         if not isinstance(rec, dict) or not isinstance(rec.get("text"), str):
-            raise InputError(f"{rel} line {lineno} has no string 'text' field. Each line must be an object like "
-                             '{"id": "doc1", "title": "...", "text": "..."}.', field="corpus")
+            raise InputError(
+                f"{rel} line {lineno} has no string 'text' field. Each line must be an object like "
+                '{"id": "doc1", "title": "...", "text": "..."}.',
+                field="corpus",
+            )
         doc_id = str(rec.get("id", lineno))
         yield f"{rel}#{doc_id}", str(rec.get("title") or ""), rec["text"]
 
@@ -203,8 +237,17 @@ def default_index_dir() -> Path:
 class Corpus:
     """Passages of a user corpus with a persisted BM25 index. Build with :meth:`load`."""
 
-    def __init__(self, passages: Sequence[Passage], index: BM25Index, *, root: str = "", fingerprint: str = "",
-                 index_path: str | None = None, reused: bool = False, skipped: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        passages: Sequence[Passage],
+        index: BM25Index,
+        *,
+        root: str = "",
+        fingerprint: str = "",
+        index_path: str | None = None,
+        reused: bool = False,
+        skipped: Sequence[str] = (),
+    ) -> None:
         self.passages = list(passages)
         self.index = index
         self.root = root
@@ -228,8 +271,15 @@ class Corpus:
         return cls(passages, BM25Index.build([p.text for p in passages]))
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], *, passage_words: int = 100, index_path: str | os.PathLike[str] | None = None,
-             save_index: bool = True, on_bad_file: str = "raise") -> "Corpus":
+    def load(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        passage_words: int = 100,
+        index_path: str | os.PathLike[str] | None = None,
+        save_index: bool = True,
+        on_bad_file: str = "raise",
+    ) -> "Corpus":
         """Read, chunk and index ``path`` (a folder or one file), reusing a saved index when the
         files and settings are unchanged. ``index_path``: where to keep the index (default:
         ``<cache dir>/corpora/<fingerprint>.json``); ``save_index=False`` keeps it in memory."""
@@ -239,8 +289,11 @@ class Corpus:
             raise ConfigError(f"passage_words must be a positive integer; got {passage_words!r}.")
         root = Path(path).expanduser()
         if not root.exists():
-            raise InputError(f"The corpus path {str(root)!r} does not exist. Give a folder of .txt/.md/.jsonl files "
-                             "(e.g. examples/drad/corpus).", field="corpus")
+            raise InputError(
+                f"The corpus path {str(root)!r} does not exist. Give a folder of .txt/.md/.jsonl files "
+                "(e.g. examples/drad/corpus).",
+                field="corpus",
+            )
         files = _corpus_files(root)
         base = root if root.is_dir() else root.parent
         decoded: list[tuple[Path, str, str]] = []
@@ -265,8 +318,15 @@ class Corpus:
             try:
                 saved = json.loads(target.read_text(encoding="utf-8"))
                 if saved.get("fingerprint") == fingerprint and saved.get("format") == INDEX_FORMAT:
-                    return cls([Passage.from_dict(p) for p in saved["passages"]], BM25Index.from_dict(saved["index"]),
-                               root=str(root), fingerprint=fingerprint, index_path=str(target), reused=True, skipped=skipped)
+                    return cls(
+                        [Passage.from_dict(p) for p in saved["passages"]],
+                        BM25Index.from_dict(saved["index"]),
+                        root=str(root),
+                        fingerprint=fingerprint,
+                        index_path=str(target),
+                        reused=True,
+                        skipped=skipped,
+                    )
             except (ValueError, KeyError, TypeError):
                 pass  # unreadable or stale: rebuilt below
         passages: list[Passage] = []
@@ -275,17 +335,38 @@ class Corpus:
                 for j, (a, b) in enumerate(chunk_text(doc, passage_words=passage_words)):
                     passages.append(Passage(f"{source}:{j}", doc[a:b], source, a, b, title))
         if not passages:
-            raise InputError(f"The corpus at {str(root)!r} has no text" + (f" (skipped: {', '.join(skipped)})" if skipped else "")
-                             + ". Add documents with some text.", field="corpus")
+            raise InputError(
+                f"The corpus at {str(root)!r} has no text"
+                + (f" (skipped: {', '.join(skipped)})" if skipped else "")
+                + ". Add documents with some text.",
+                field="corpus",
+            )
         index = BM25Index.build([f"{p.title}\n{p.text}" if p.title else p.text for p in passages])
-        corpus = cls(passages, index, root=str(root), fingerprint=fingerprint,
-                     index_path=str(target) if save_index else None, skipped=skipped)
+        corpus = cls(
+            passages,
+            index,
+            root=str(root),
+            fingerprint=fingerprint,
+            index_path=str(target) if save_index else None,
+            skipped=skipped,
+        )
         if save_index:
             target.parent.mkdir(parents=True, exist_ok=True)
             tmp = target.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_text(json.dumps({"format": INDEX_FORMAT, "fingerprint": fingerprint, "root": str(root),
-                                       "passage_words": passage_words, "passages": [p.to_dict() for p in passages],
-                                       "index": index.to_dict()}, ensure_ascii=False), encoding="utf-8")
+            tmp.write_text(
+                json.dumps(
+                    {
+                        "format": INDEX_FORMAT,
+                        "fingerprint": fingerprint,
+                        "root": str(root),
+                        "passage_words": passage_words,
+                        "passages": [p.to_dict() for p in passages],
+                        "index": index.to_dict(),
+                    },
+                    ensure_ascii=False,
+                ),
+                encoding="utf-8",
+            )
             os.replace(tmp, target)
         return corpus
 
@@ -303,8 +384,13 @@ class Corpus:
         return out
 
     def describe(self) -> dict[str, Any]:
-        return {"root": self.root, "passages": len(self.passages), "fingerprint": self.fingerprint,
-                "index_path": self.index_path, "skipped": list(self.skipped)}
+        return {
+            "root": self.root,
+            "passages": len(self.passages),
+            "fingerprint": self.fingerprint,
+            "index_path": self.index_path,
+            "skipped": list(self.skipped),
+        }
 
 
 __all__ = ["BM25Index", "Corpus", "Passage", "chunk_text"]

@@ -46,18 +46,31 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from .errors import BackendError, ConfigError, InputError, ParseError
 from .llm.base import LLMClient
 from .prompts import load_prompt
-from .stages.triplets import (EXTRACT_PROMPT, complete_json, extract_triplets, format_triplets, json_from_reply,
-                              locate_triplet)
+from .stages.triplets import (
+    EXTRACT_PROMPT,
+    complete_json,
+    extract_triplets,
+    format_triplets,
+    json_from_reply,
+    locate_triplet,
+)
 from .text import split_sentences
 
 HALLUCINATION_TYPES = ("absolute_fabrication", "contextual_fabrication", "detailed_information_modification")
-TYPE_TITLES = {"absolute_fabrication": "Absolute Fabrication", "contextual_fabrication": "Contextual Fabrication",
-               "detailed_information_modification": "Detailed Information Modification"}
+TYPE_TITLES = {
+    "absolute_fabrication": "Absolute Fabrication",
+    "contextual_fabrication": "Contextual Fabrication",
+    "detailed_information_modification": "Detailed Information Modification",
+}
 _TYPE_ALIASES = {
-    "absolute": "absolute_fabrication", "absolute_fabrication": "absolute_fabrication",
-    "contextual": "contextual_fabrication", "contextual_fabrication": "contextual_fabrication",
-    "detail": "detailed_information_modification", "detailed": "detailed_information_modification",
-    "modification": "detailed_information_modification", "detailed_modification": "detailed_information_modification",
+    "absolute": "absolute_fabrication",
+    "absolute_fabrication": "absolute_fabrication",
+    "contextual": "contextual_fabrication",
+    "contextual_fabrication": "contextual_fabrication",
+    "detail": "detailed_information_modification",
+    "detailed": "detailed_information_modification",
+    "modification": "detailed_information_modification",
+    "detailed_modification": "detailed_information_modification",
     "detail_modification": "detailed_information_modification",
     "detailed_information_modification": "detailed_information_modification",
 }
@@ -70,7 +83,11 @@ def normalise_types(types: str | Iterable[str] | None) -> list[str]:
     ``detail``), comma- or space-separated, in the given order without repeats."""
     if types is None:
         return list(HALLUCINATION_TYPES)
-    pieces = re.split(r"[,\s]+", types) if isinstance(types, str) else [p for t in types for p in re.split(r"[,\s]+", str(t))]
+    pieces = (
+        re.split(r"[,\s]+", types)
+        if isinstance(types, str)
+        else [p for t in types for p in re.split(r"[,\s]+", str(t))]
+    )
     out: list[str] = []
     for piece in pieces:
         key = piece.strip().lower().replace("-", "_")
@@ -79,8 +96,10 @@ def normalise_types(types: str | Iterable[str] | None) -> list[str]:
         if key == "all":
             return list(HALLUCINATION_TYPES)
         if key not in _TYPE_ALIASES:
-            raise ConfigError(f"Unknown hallucination type {piece!r}. Choose from {', '.join(HALLUCINATION_TYPES)} "
-                              "(or absolute, contextual, detail, all).")
+            raise ConfigError(
+                f"Unknown hallucination type {piece!r}. Choose from {', '.join(HALLUCINATION_TYPES)} "
+                "(or absolute, contextual, detail, all)."
+            )
         if _TYPE_ALIASES[key] not in out:
             out.append(_TYPE_ALIASES[key])
     if not out:
@@ -92,6 +111,7 @@ def normalise_types(types: str | Iterable[str] | None) -> list[str]:
 # step 1: the structured hallucinated sample
 # ---------------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class HallucinatedSample:
     faithful_answer: str
@@ -102,14 +122,19 @@ class HallucinatedSample:
 
 GENERATION_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"non_hallucinated_answer": {"type": "string"}, "hallucinated_answer": {"type": "string"},
-                   "hallucinated_details": {"type": "array", "items": {"type": "string"}, "maxItems": 8}},
+    "properties": {
+        "non_hallucinated_answer": {"type": "string"},
+        "hallucinated_answer": {"type": "string"},
+        "hallucinated_details": {"type": "array", "items": {"type": "string"}, "maxItems": 8},
+    },
     "required": ["non_hallucinated_answer", "hallucinated_answer", "hallucinated_details"],
     "additionalProperties": False,
 }
 
-_SECTION = re.compile(r"^\s*[#*]*\s*(non[- ]hallucinated answer|hallucinated answer|hallucinated details)\s*[*:#]*\s*",
-                      re.IGNORECASE | re.MULTILINE)
+_SECTION = re.compile(
+    r"^\s*[#*]*\s*(non[- ]hallucinated answer|hallucinated answer|hallucinated details)\s*[*:#]*\s*",
+    re.IGNORECASE | re.MULTILINE,
+)
 
 
 def _key(d: Mapping[str, Any], *names: str) -> Any:
@@ -122,7 +147,9 @@ def parse_sample(reply: str) -> tuple[str, str, tuple[str, ...]]:
     thesis' sections ``Non-Hallucinated Answer: / Hallucinated Answer: / Hallucinated Details:``.
     Raises :class:`ParseError` when an answer is missing or both answers are the same."""
     if not isinstance(reply, str) or not reply.strip():
-        raise ParseError("The LLM returned an empty reply instead of the two answers.", raw=reply if isinstance(reply, str) else "")
+        raise ParseError(
+            "The LLM returned an empty reply instead of the two answers.", raw=reply if isinstance(reply, str) else ""
+        )
     faithful = hallucinated = None
     details: Any = None
     try:
@@ -138,17 +165,22 @@ def parse_sample(reply: str) -> tuple[str, str, tuple[str, ...]]:
         marks = list(_SECTION.finditer(reply))
         for k, m in enumerate(marks):
             end = marks[k + 1].start() if k + 1 < len(marks) else len(reply)
-            sections.setdefault(m.group(1).lower().replace("-", " "), reply[m.end():end].strip())
+            sections.setdefault(m.group(1).lower().replace("-", " "), reply[m.end() : end].strip())
         faithful = sections.get("non hallucinated answer")
         hallucinated = sections.get("hallucinated answer")
-        details = [re.sub(r"^\s*(?:[-*•]|\d+[.)])\s*", "", line).strip()
-                   for line in (sections.get("hallucinated details") or "").splitlines() if line.strip()]
+        details = [
+            re.sub(r"^\s*(?:[-*•]|\d+[.)])\s*", "", line).strip()
+            for line in (sections.get("hallucinated details") or "").splitlines()
+            if line.strip()
+        ]
     if not isinstance(faithful, str) or not faithful.strip():
         raise ParseError("The reply has no non-hallucinated answer.", raw=reply)
     if not isinstance(hallucinated, str) or not hallucinated.strip():
         raise ParseError("The reply has no hallucinated answer.", raw=reply)
     if " ".join(faithful.split()) == " ".join(hallucinated.split()):
-        raise ParseError("The hallucinated answer is identical to the non-hallucinated one: nothing was hallucinated.", raw=reply)
+        raise ParseError(
+            "The hallucinated answer is identical to the non-hallucinated one: nothing was hallucinated.", raw=reply
+        )
     if isinstance(details, str):
         details = [details]
     details = tuple(d.strip() for d in (details or []) if isinstance(d, str) and d.strip())
@@ -160,21 +192,38 @@ def type_definition(htype: str) -> str:
     return load_prompt(f"generate_type_{htype}.v1").parts[0][1]
 
 
-def generate_sample(question: str | None, reference: str, htype: str, llm: LLMClient, *, max_tokens: int = 1200,
-                    examples: str = "") -> HallucinatedSample:
+def generate_sample(
+    question: str | None, reference: str, htype: str, llm: LLMClient, *, max_tokens: int = 1200, examples: str = ""
+) -> HallucinatedSample:
     """Appendix A.2.1: faithful answer, hallucinated answer of type ``htype`` and its details."""
     htype = normalise_types([htype])[0]
-    block = ("Few-Shot Demonstrations:\n[BEGIN FEW-SHOT-EXAMPLES]\n" + examples.strip() + "\n[END FEW-SHOT-EXAMPLES]\n"
-             "If these examples are present, incorporate their style and approach into your solution.\n\n") if examples.strip() else ""
-    messages = load_prompt(GENERATE_PROMPT).render(reference=reference, examples_block=block,
-                                                   question=(question or "").strip() or "(no question: write an answer that "
-                                                   "summarises the reference document)",
-                                                   type_title=TYPE_TITLES[htype], type_definition=type_definition(htype))
+    block = (
+        (
+            "Few-Shot Demonstrations:\n[BEGIN FEW-SHOT-EXAMPLES]\n" + examples.strip() + "\n[END FEW-SHOT-EXAMPLES]\n"
+            "If these examples are present, incorporate their style and approach into your solution.\n\n"
+        )
+        if examples.strip()
+        else ""
+    )
+    messages = load_prompt(GENERATE_PROMPT).render(
+        reference=reference,
+        examples_block=block,
+        question=(question or "").strip() or "(no question: write an answer that summarises the reference document)",
+        type_title=TYPE_TITLES[htype],
+        type_definition=type_definition(htype),
+    )
     (faithful, hallucinated, details), raws = complete_json(
-        llm, messages, prompt=f"{GENERATE_PROMPT}+generate_type_{htype}.v1", schema=GENERATION_SCHEMA, parse=parse_sample,
+        llm,
+        messages,
+        prompt=f"{GENERATE_PROMPT}+generate_type_{htype}.v1",
+        schema=GENERATION_SCHEMA,
+        parse=parse_sample,
         max_tokens=max_tokens,
-        reminder=('Reply with only one complete JSON object {"non_hallucinated_answer": "...", "hallucinated_answer": "...", '
-                  '"hallucinated_details": ["..."]}; the hallucinated answer must differ from the non-hallucinated one.'))
+        reminder=(
+            'Reply with only one complete JSON object {"non_hallucinated_answer": "...", "hallucinated_answer": "...", '
+            '"hallucinated_details": ["..."]}; the hallucinated answer must differ from the non-hallucinated one.'
+        ),
+    )
     return HallucinatedSample(faithful, hallucinated, details, tuple(raws))
 
 
@@ -182,10 +231,12 @@ def generate_sample(question: str | None, reference: str, htype: str, llm: LLMCl
 # steps 2-3: triplets and their labels
 # ---------------------------------------------------------------------------------------------
 
-_STOP = frozenset("""a an the of in on at to for from by with and or but is are was were be been being has have had do
+_STOP = frozenset(
+    """a an the of in on at to for from by with and or but is are was were be been being has have had do
 does did it its this that these those as into than then there their they he she his her him them which who whom whose
 what when where why how not no also such can could may might will would shall should about over under between during
-after before through""".split())
+after before through""".split()
+)
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:[-'][^\W_]+)*", re.UNICODE)
 
 
@@ -213,7 +264,9 @@ def detail_words(text: str) -> list[str]:
     return out
 
 
-def novel_details(triplet: Sequence[str], faithful_answer: str, faithful_triplets: Sequence[Sequence[str]]) -> list[str]:
+def novel_details(
+    triplet: Sequence[str], faithful_answer: str, faithful_triplets: Sequence[Sequence[str]]
+) -> list[str]:
     """Details of ``triplet`` found neither in the faithful answer nor in its triplets."""
     known = set(detail_words(faithful_answer))
     for t in faithful_triplets:
@@ -221,8 +274,9 @@ def novel_details(triplet: Sequence[str], faithful_answer: str, faithful_triplet
     return [w for w in detail_words(" ".join(triplet)) if w not in known]
 
 
-def label_triplets(triplets: Sequence[Sequence[str]], faithful_answer: str,
-                   faithful_triplets: Sequence[Sequence[str]]) -> list[tuple[bool, list[str]]]:
+def label_triplets(
+    triplets: Sequence[Sequence[str]], faithful_answer: str, faithful_triplets: Sequence[Sequence[str]]
+) -> list[tuple[bool, list[str]]]:
     """``(hallucinated, novel details)`` per triplet of the hallucinated answer: hallucinated iff it
     has a detail the faithful answer (text and triplets) lacks."""
     out = []
@@ -233,10 +287,18 @@ def label_triplets(triplets: Sequence[Sequence[str]], faithful_answer: str,
 
 
 def label_schema(n: int) -> dict[str, Any]:
-    item = {"type": "object", "properties": {"comment": {"type": "string"}, "hallucinated": {"type": "boolean"}},
-            "required": ["comment", "hallucinated"], "additionalProperties": False}
-    return {"type": "object", "properties": {"triplets": {"type": "array", "items": item, "minItems": n, "maxItems": n}},
-            "required": ["triplets"], "additionalProperties": False}
+    item = {
+        "type": "object",
+        "properties": {"comment": {"type": "string"}, "hallucinated": {"type": "boolean"}},
+        "required": ["comment", "hallucinated"],
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "properties": {"triplets": {"type": "array", "items": item, "minItems": n, "maxItems": n}},
+        "required": ["triplets"],
+        "additionalProperties": False,
+    }
 
 
 def parse_llm_labels(reply: str, n: int) -> list[tuple[bool, str]]:
@@ -263,19 +325,35 @@ def parse_llm_labels(reply: str, n: int) -> list[tuple[bool, str]]:
     return out
 
 
-def llm_labels(llm: LLMClient, faithful_answer: str, hallucinated_answer: str, triplets: Sequence[Sequence[str]], *,
-               max_tokens: int = 1024) -> list[tuple[bool, str]]:
+def llm_labels(
+    llm: LLMClient,
+    faithful_answer: str,
+    hallucinated_answer: str,
+    triplets: Sequence[Sequence[str]],
+    *,
+    max_tokens: int = 1024,
+) -> list[tuple[bool, str]]:
     """Appendix A.2.2: the LLM judges which triplets of the hallucinated answer the original
     answer does not support."""
     if not triplets:
         return []
     n = len(triplets)
-    messages = load_prompt(LABEL_PROMPT).render(answer=faithful_answer, hallucinated_answer=hallucinated_answer,
-                                                answer_triplets=format_triplets(triplets), count=str(n))
-    value, _ = complete_json(llm, messages, prompt=LABEL_PROMPT, schema=label_schema(n),
-                             parse=lambda r: parse_llm_labels(r, n), max_tokens=max(max_tokens, 64 * n),
-                             reminder=f'Reply with only {{"triplets": [...]}} holding exactly {n} entries '
-                                      '{"comment": "...", "hallucinated": true|false}.')
+    messages = load_prompt(LABEL_PROMPT).render(
+        answer=faithful_answer,
+        hallucinated_answer=hallucinated_answer,
+        answer_triplets=format_triplets(triplets),
+        count=str(n),
+    )
+    value, _ = complete_json(
+        llm,
+        messages,
+        prompt=LABEL_PROMPT,
+        schema=label_schema(n),
+        parse=lambda r: parse_llm_labels(r, n),
+        max_tokens=max(max_tokens, 64 * n),
+        reminder=f'Reply with only {{"triplets": [...]}} holding exactly {n} entries '
+        '{"comment": "...", "hallucinated": true|false}.',
+    )
     return value
 
 
@@ -283,17 +361,27 @@ def llm_labels(llm: LLMClient, faithful_answer: str, hallucinated_answer: str, t
 # one row, many rows
 # ---------------------------------------------------------------------------------------------
 
+
 def _field(row: Mapping[str, Any], name: str, where: str, *, required: bool = True) -> Any:
     value = row.get(name)
     if required and (not isinstance(value, str) or not value.strip()):
-        raise InputError(f"{where} has no {name!r} text; every input row needs 'reference' (and 'question' for QA).",
-                         field=name)
+        raise InputError(
+            f"{where} has no {name!r} text; every input row needs 'reference' (and 'question' for QA).", field=name
+        )
     return value
 
 
-def generate_rows(row: Mapping[str, Any], htype: str, llm: LLMClient, *, include_faithful: bool = False,
-                  confirm_with_llm: bool = False, max_triplets: int = 24, dataset: str | None = None,
-                  extract_prompt: str = EXTRACT_PROMPT) -> list[dict[str, Any]]:
+def generate_rows(
+    row: Mapping[str, Any],
+    htype: str,
+    llm: LLMClient,
+    *,
+    include_faithful: bool = False,
+    confirm_with_llm: bool = False,
+    max_triplets: int = 24,
+    dataset: str | None = None,
+    extract_prompt: str = EXTRACT_PROMPT,
+) -> list[dict[str, Any]]:
     """The output row(s) for one input row and one hallucination type: the hallucinated answer
     (label 1) and, with ``include_faithful``, the faithful answer (label 0)."""
     htype = normalise_types([htype])[0]
@@ -301,10 +389,12 @@ def generate_rows(row: Mapping[str, Any], htype: str, llm: LLMClient, *, include
     reference = _field(row, "reference", f"Input row {src_id!r}")
     question = row.get("question") if isinstance(row.get("question"), str) else None
     sample = generate_sample(question, reference, htype, llm)
-    faithful_t = extract_triplets(llm, sample.faithful_answer, question=question, prompt=extract_prompt,
-                                  max_triplets=max_triplets).triplets
-    halluc_t = extract_triplets(llm, sample.hallucinated_answer, question=question, prompt=extract_prompt,
-                                max_triplets=max_triplets).triplets
+    faithful_t = extract_triplets(
+        llm, sample.faithful_answer, question=question, prompt=extract_prompt, max_triplets=max_triplets
+    ).triplets
+    halluc_t = extract_triplets(
+        llm, sample.hallucinated_answer, question=question, prompt=extract_prompt, max_triplets=max_triplets
+    ).triplets
     labels = label_triplets(halluc_t, sample.faithful_answer, faithful_t)
     comments: list[str] = [""] * len(halluc_t)
     if confirm_with_llm and halluc_t:
@@ -315,7 +405,13 @@ def generate_rows(row: Mapping[str, Any], htype: str, llm: LLMClient, *, include
     triplet_meta = []
     for t, (flag, novel), comment in zip(halluc_t, labels, comments):
         start, end, _ = locate_triplet(t, sample.hallucinated_answer, sentences)
-        entry: dict[str, Any] = {"triplet": list(t), "hallucinated": flag, "start": start, "end": end, "novel_details": novel}
+        entry: dict[str, Any] = {
+            "triplet": list(t),
+            "hallucinated": flag,
+            "start": start,
+            "end": end,
+            "novel_details": novel,
+        }
         if confirm_with_llm:
             entry["llm_comment"] = comment
         triplet_meta.append(entry)
@@ -326,27 +422,53 @@ def generate_rows(row: Mapping[str, Any], htype: str, llm: LLMClient, *, include
         "question": question,
         "reference": reference,
     }
-    generator = {"model": getattr(llm, "model_id", "unknown"),
-                 "prompts": [GENERATE_PROMPT, f"generate_type_{htype}.v1", extract_prompt]
-                 + ([LABEL_PROMPT] if confirm_with_llm else [])}
+    generator = {
+        "model": getattr(llm, "model_id", "unknown"),
+        "prompts": [GENERATE_PROMPT, f"generate_type_{htype}.v1", extract_prompt]
+        + ([LABEL_PROMPT] if confirm_with_llm else []),
+    }
     meta: dict[str, Any] = {
-        "source_id": src_id, "hallucination_type": htype, "faithful_answer": sample.faithful_answer,
-        "hallucination_description": list(sample.details), "triplets": triplet_meta,
-        "faithful_triplets": [list(t) for t in faithful_t], "hallucinated_triplets": n_h,
-        "labelling": "novel-details" + ("+llm" if confirm_with_llm else ""), "generator": generator,
+        "source_id": src_id,
+        "hallucination_type": htype,
+        "faithful_answer": sample.faithful_answer,
+        "hallucination_description": list(sample.details),
+        "triplets": triplet_meta,
+        "faithful_triplets": [list(t) for t in faithful_t],
+        "hallucinated_triplets": n_h,
+        "labelling": "novel-details" + ("+llm" if confirm_with_llm else ""),
+        "generator": generator,
     }
     if not n_h:
-        meta["warning"] = ("No triplet of the hallucinated answer has a detail missing from the faithful answer; "
-                           "check this row by hand.")
+        meta["warning"] = (
+            "No triplet of the hallucinated answer has a detail missing from the faithful answer; "
+            "check this row by hand."
+        )
     rows = [{"id": f"{src_id}-{htype}", **base, "answer": sample.hallucinated_answer, "label": 1, "meta": meta}]
     if include_faithful:
         sentences_f = split_sentences(sample.faithful_answer)
-        rows.append({"id": f"{src_id}-{htype}-faithful", **base, "answer": sample.faithful_answer, "label": 0, "meta": {
-            "source_id": src_id, "hallucination_type": None, "paired_with": f"{src_id}-{htype}",
-            "triplets": [{"triplet": list(t), "hallucinated": False,
-                          **dict(zip(("start", "end"), locate_triplet(t, sample.faithful_answer, sentences_f)[:2]))}
-                         for t in faithful_t],
-            "labelling": "faithful", "generator": generator}})
+        rows.append(
+            {
+                "id": f"{src_id}-{htype}-faithful",
+                **base,
+                "answer": sample.faithful_answer,
+                "label": 0,
+                "meta": {
+                    "source_id": src_id,
+                    "hallucination_type": None,
+                    "paired_with": f"{src_id}-{htype}",
+                    "triplets": [
+                        {
+                            "triplet": list(t),
+                            "hallucinated": False,
+                            **dict(zip(("start", "end"), locate_triplet(t, sample.faithful_answer, sentences_f)[:2])),
+                        }
+                        for t in faithful_t
+                    ],
+                    "labelling": "faithful",
+                    "generator": generator,
+                },
+            }
+        )
     return rows
 
 
@@ -387,10 +509,19 @@ def _open_append(path: Path) -> Any:
     return f
 
 
-def generate_dataset(rows: Iterable[Mapping[str, Any]], types: str | Iterable[str] | None, llm: LLMClient, *,
-                     out: str | os.PathLike[str] | None = None, include_faithful: bool = False,
-                     confirm_with_llm: bool = False, max_triplets: int = 24, dataset: str | None = None,
-                     on_error: str = "record", progress: Callable[[str], None] | None = None) -> GenerationReport:
+def generate_dataset(
+    rows: Iterable[Mapping[str, Any]],
+    types: str | Iterable[str] | None,
+    llm: LLMClient,
+    *,
+    out: str | os.PathLike[str] | None = None,
+    include_faithful: bool = False,
+    confirm_with_llm: bool = False,
+    max_triplets: int = 24,
+    dataset: str | None = None,
+    on_error: str = "record",
+    progress: Callable[[str], None] | None = None,
+) -> GenerationReport:
     """Generate one hallucinated row per (input row, type); see the module notes.
 
     With ``out``, each row is appended to that JSONL file as soon as it is produced and ids
@@ -424,8 +555,15 @@ def generate_dataset(rows: Iterable[Mapping[str, Any]], types: str | Iterable[st
                     report.skipped += 1
                     continue
                 try:
-                    produced = generate_rows(row, htype, llm, include_faithful=include_faithful,
-                                             confirm_with_llm=confirm_with_llm, max_triplets=max_triplets, dataset=dataset)
+                    produced = generate_rows(
+                        row,
+                        htype,
+                        llm,
+                        include_faithful=include_faithful,
+                        confirm_with_llm=confirm_with_llm,
+                        max_triplets=max_triplets,
+                        dataset=dataset,
+                    )
                 except (ParseError, BackendError) as exc:
                     if on_error == "raise":
                         raise
@@ -437,8 +575,10 @@ def generate_dataset(rows: Iterable[Mapping[str, Any]], types: str | Iterable[st
                         sink.write(json.dumps(r, ensure_ascii=False) + "\n")
                         sink.flush()
                     report.rows.append(r)
-                say(f"{rid}: {produced[0]['meta']['hallucinated_triplets']} of {len(produced[0]['meta']['triplets'])} "
-                    "triplets hallucinated")
+                say(
+                    f"{rid}: {produced[0]['meta']['hallucinated_triplets']} of {len(produced[0]['meta']['triplets'])} "
+                    "triplets hallucinated"
+                )
     finally:
         if sink is not None:
             sink.close()
@@ -448,6 +588,7 @@ def generate_dataset(rows: Iterable[Mapping[str, Any]], types: str | Iterable[st
 # ---------------------------------------------------------------------------------------------
 # command line (wired by cli.py as `hallucheck generate-data`)
 # ---------------------------------------------------------------------------------------------
+
 
 def read_input_rows(path: str) -> list[dict[str, Any]]:
     """Rows of a JSONL file (or a JSON list) with at least ``reference`` (and ``question``)."""
@@ -471,8 +612,11 @@ def read_input_rows(path: str) -> list[dict[str, Any]]:
                 raise InputError(f"{path}, line {k}: not valid JSON ({exc}).", field="input") from None
     for k, row in enumerate(rows, 1):
         if not isinstance(row, dict) or not isinstance(row.get("reference"), str) or not row["reference"].strip():
-            raise InputError(f"{path}, row {k}: every row needs a non-empty 'reference' (the shared JSONL schema: id, "
-                             "question, reference, ...).", field="input")
+            raise InputError(
+                f"{path}, row {k}: every row needs a non-empty 'reference' (the shared JSONL schema: id, "
+                "question, reference, ...).",
+                field="input",
+            )
     return rows
 
 
@@ -481,16 +625,26 @@ def add_generate_arguments(parser: argparse.ArgumentParser, *, llm_options: bool
     --base-url, --api-key-env, --timeout, --max-retries, --no-cache and --quiet (leave it False
     when the CLI adds its shared LLM options)."""
     parser.add_argument("--input", required=True, metavar="FILE", help="JSONL rows with question and reference")
-    parser.add_argument("--out", required=True, metavar="FILE",
-                        help="output JSONL (appended as rows are produced; rerun to resume)")
-    parser.add_argument("--types", nargs="+", default=["all"], metavar="TYPE",
-                        help="hallucination types: absolute_fabrication, contextual_fabrication, "
-                             "detailed_information_modification (aliases absolute, contextual, detail), or all")
+    parser.add_argument(
+        "--out", required=True, metavar="FILE", help="output JSONL (appended as rows are produced; rerun to resume)"
+    )
+    parser.add_argument(
+        "--types",
+        nargs="+",
+        default=["all"],
+        metavar="TYPE",
+        help="hallucination types: absolute_fabrication, contextual_fabrication, "
+        "detailed_information_modification (aliases absolute, contextual, detail), or all",
+    )
     parser.add_argument("--limit", type=int, help="first N input rows only")
-    parser.add_argument("--include-faithful", action="store_true",
-                        help="also write each faithful answer as a label-0 row")
-    parser.add_argument("--confirm-with-llm", action="store_true",
-                        help="label a triplet only if the thesis' A.2.2 LLM check agrees (one more call per row)")
+    parser.add_argument(
+        "--include-faithful", action="store_true", help="also write each faithful answer as a label-0 row"
+    )
+    parser.add_argument(
+        "--confirm-with-llm",
+        action="store_true",
+        help="label a triplet only if the thesis' A.2.2 LLM check agrees (one more call per row)",
+    )
     parser.add_argument("--max-triplets", type=int, default=24, help="at most this many triplets per answer")
     parser.add_argument("--dataset", help="dataset name for the output rows (default <input dataset>_triplet_gen)")
     if llm_options:
@@ -518,27 +672,62 @@ def main_generate(args: argparse.Namespace, *, llm: LLMClient | None = None) -> 
     types = normalise_types(getattr(args, "types", None) or ["all"])
     if llm is None:
         spec = getattr(args, "llm", "embedded") or "embedded"
-        extra = ({"timeout": getattr(args, "timeout", 60.0), "max_retries": getattr(args, "max_retries", 3)}
-                 if spec.startswith("openai:") else {})
-        llm = make_llm(spec, base_url=getattr(args, "base_url", None), api_key_env=getattr(args, "api_key_env", "OPENAI_API_KEY"),
-                       cache=None if getattr(args, "no_cache", False) else "default", progress=not quiet, **extra)
+        extra = (
+            {"timeout": getattr(args, "timeout", 60.0), "max_retries": getattr(args, "max_retries", 3)}
+            if spec.startswith("openai:")
+            else {}
+        )
+        llm = make_llm(
+            spec,
+            base_url=getattr(args, "base_url", None),
+            api_key_env=getattr(args, "api_key_env", "OPENAI_API_KEY"),
+            cache=None if getattr(args, "no_cache", False) else "default",
+            progress=not quiet,
+            **extra,
+        )
 
     def progress(msg: str) -> None:
         if not quiet:
             print(f"[hallucheck] {msg}", file=sys.stderr, flush=True)
 
-    report = generate_dataset(rows, types, llm, out=args.out, include_faithful=bool(getattr(args, "include_faithful", False)),
-                              confirm_with_llm=bool(getattr(args, "confirm_with_llm", False)),
-                              max_triplets=int(getattr(args, "max_triplets", 24) or 24), dataset=getattr(args, "dataset", None),
-                              progress=progress)
-    print(f"generate-data: wrote {len(report.rows)} rows to {args.out}; skipped {report.skipped} already there"
-          + (f", {report.duplicates} repeated (question, reference) inputs" if report.duplicates else "")
-          + (f"; {len(report.failed)} failed (rerun to retry)" if report.failed else "") + ".", file=sys.stderr)
+    report = generate_dataset(
+        rows,
+        types,
+        llm,
+        out=args.out,
+        include_faithful=bool(getattr(args, "include_faithful", False)),
+        confirm_with_llm=bool(getattr(args, "confirm_with_llm", False)),
+        max_triplets=int(getattr(args, "max_triplets", 24) or 24),
+        dataset=getattr(args, "dataset", None),
+        progress=progress,
+    )
+    print(
+        f"generate-data: wrote {len(report.rows)} rows to {args.out}; skipped {report.skipped} already there"
+        + (f", {report.duplicates} repeated (question, reference) inputs" if report.duplicates else "")
+        + (f"; {len(report.failed)} failed (rerun to retry)" if report.failed else "")
+        + ".",
+        file=sys.stderr,
+    )
     return 3 if report.failed else 0
 
 
 __all__ = [
-    "GENERATION_SCHEMA", "HALLUCINATION_TYPES", "GenerationReport", "HallucinatedSample", "add_generate_arguments",
-    "detail_words", "generate_dataset", "generate_rows", "generate_sample", "label_triplets", "llm_labels",
-    "main_generate", "normalise_types", "novel_details", "parse_llm_labels", "parse_sample", "read_ids", "read_input_rows",
+    "GENERATION_SCHEMA",
+    "HALLUCINATION_TYPES",
+    "GenerationReport",
+    "HallucinatedSample",
+    "add_generate_arguments",
+    "detail_words",
+    "generate_dataset",
+    "generate_rows",
+    "generate_sample",
+    "label_triplets",
+    "llm_labels",
+    "main_generate",
+    "normalise_types",
+    "novel_details",
+    "parse_llm_labels",
+    "parse_sample",
+    "read_ids",
+    "read_input_rows",
 ]

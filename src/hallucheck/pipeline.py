@@ -11,7 +11,8 @@ from . import registry
 from .base import ClaimExtractor, Component, EvidenceRetriever, Mitigator, Verifier, check_text
 from .errors import ConfigError, HallucheckError
 from .llm.base import LLMClient, usage_scope
-from .text.passages import SEP as PASSAGE_SEP, Passages, check_passages
+from .text.passages import SEP as PASSAGE_SEP
+from .text.passages import Passages, check_passages
 from .types import Detection, Mitigation
 
 ON_ERROR = ("raise", "record")
@@ -41,10 +42,21 @@ class Pipeline(Component):
 
     registry_name = "pipeline"
 
-    def __init__(self, *, extractor: ClaimExtractor, retriever: EvidenceRetriever, verifier: Verifier,
-                 mitigator: Mitigator | None = None, name: str = "custom", llm: LLMClient | None = None) -> None:
-        for label, obj, cls in (("extractor", extractor, ClaimExtractor), ("retriever", retriever, EvidenceRetriever),
-                                ("verifier", verifier, Verifier)):
+    def __init__(
+        self,
+        *,
+        extractor: ClaimExtractor,
+        retriever: EvidenceRetriever,
+        verifier: Verifier,
+        mitigator: Mitigator | None = None,
+        name: str = "custom",
+        llm: LLMClient | None = None,
+    ) -> None:
+        for label, obj, cls in (
+            ("extractor", extractor, ClaimExtractor),
+            ("retriever", retriever, EvidenceRetriever),
+            ("verifier", verifier, Verifier),
+        ):
             if not isinstance(obj, cls):
                 raise ConfigError(f"Pipeline {label} must be a {cls.__name__}; got {type(obj).__name__}.")
         if mitigator is not None and not isinstance(mitigator, Mitigator):
@@ -57,8 +69,9 @@ class Pipeline(Component):
         self.llm = llm
 
     # -- detection --------------------------------------------------------------------------
-    def run(self, answer: str, reference: str | Sequence[str], *, question: str | None = None,
-            id: str | None = None) -> Detection:
+    def run(
+        self, answer: str, reference: str | Sequence[str], *, question: str | None = None, id: str | None = None
+    ) -> Detection:
         """Detect unsupported claims of ``answer`` against ``reference``: a text, or a list of
         passages (the stages see them joined by a blank line; each evidence then carries
         ``passage`` and offsets inside that passage, and the Detection keeps ``passages``)."""
@@ -84,12 +97,28 @@ class Pipeline(Component):
             meta["note"] = "The answer has no checkable claims: nothing was verified."
             meta["no_claims"] = True
             hallucinated, score = None, None
-        return Detection(answer=answer, reference=reference, question=question, method=self.name,
-                         hallucinated=hallucinated, score=score, verdicts=tuple(verdicts), usage=tally.usage, id=id, meta=meta,
-                         passages=joined.passages if joined is not None else None)
+        return Detection(
+            answer=answer,
+            reference=reference,
+            question=question,
+            method=self.name,
+            hallucinated=hallucinated,
+            score=score,
+            verdicts=tuple(verdicts),
+            usage=tally.usage,
+            id=id,
+            meta=meta,
+            passages=joined.passages if joined is not None else None,
+        )
 
-    def run_batch(self, items: Iterable[Any], *, on_error: str = "record", workers: int = 1,
-                  progress: Callable[[Detection], None] | None = None) -> list[Detection]:
+    def run_batch(
+        self,
+        items: Iterable[Any],
+        *,
+        on_error: str = "record",
+        workers: int = 1,
+        progress: Callable[[Detection], None] | None = None,
+    ) -> list[Detection]:
         """Run over items (mappings or objects with ``answer``, ``reference`` — a text or a list
         of passages, or a ``contexts`` / ``passages`` list instead — and optional ``question``,
         ``id``). With ``on_error="record"`` a failing item becomes a Detection
@@ -101,8 +130,12 @@ class Pipeline(Component):
 
         def one(item: Any) -> Detection:
             try:
-                return self.run(_field(item, "answer"), item_reference(item), question=_field(item, "question"),
-                                id=_field(item, "id"))
+                return self.run(
+                    _field(item, "answer"),
+                    item_reference(item),
+                    question=_field(item, "question"),
+                    id=_field(item, "id"),
+                )
             except Exception as exc:
                 if on_error == "raise":
                     raise
@@ -131,28 +164,46 @@ class Pipeline(Component):
             return v if isinstance(v, str) else repr(v)
 
         kind = "" if isinstance(exc, HallucheckError) else f"{type(exc).__name__}: "
-        return Detection(answer=text("answer"), reference=text("reference"), question=_field(item, "question"),
-                         method=self.name, hallucinated=None, score=None, status="error", error=f"{kind}{exc}",
-                         id=_field(item, "id"))
+        return Detection(
+            answer=text("answer"),
+            reference=text("reference"),
+            question=_field(item, "question"),
+            method=self.name,
+            hallucinated=None,
+            score=None,
+            status="error",
+            error=f"{kind}{exc}",
+            id=_field(item, "id"),
+        )
 
     # -- mitigation -------------------------------------------------------------------------
     def mitigate(self, answer: str, reference: str | Sequence[str], *, question: str | None = None) -> Mitigation:
         """Detect, revise the flagged claims, and re-check the revision with the same detector."""
         if self.mitigator is None:
-            raise ConfigError(f"Method {self.name!r} has no mitigator. Use a method that mitigates (tagged [mitigates] by `hallucheck methods`).")
+            raise ConfigError(
+                f"Method {self.name!r} has no mitigator. Use a method that mitigates (tagged [mitigates] by `hallucheck methods`)."
+            )
         with usage_scope() as tally:
             before = self.run(answer, reference, question=question)
             if not before.flagged:
                 return Mitigation(answer, answer, (), before, before, before.usage)
             result = self.mitigator.mitigate(before)
-            after = self.run(result.revised, reference, question=question) \
-                if any(ch.isalnum() for ch in result.revised) else None
+            after = (
+                self.run(result.revised, reference, question=question)
+                if any(ch.isalnum() for ch in result.revised)
+                else None
+            )
         return Mitigation(result.original, result.revised, result.edits, before, after, tally.usage, result.notes)
 
     # -- configuration ----------------------------------------------------------------------
     def get_params(self) -> dict[str, Any]:
-        return {"extractor": self.extractor, "retriever": self.retriever, "verifier": self.verifier,
-                "mitigator": self.mitigator, "name": self.name}
+        return {
+            "extractor": self.extractor,
+            "retriever": self.retriever,
+            "verifier": self.verifier,
+            "mitigator": self.mitigator,
+            "name": self.name,
+        }
 
     @classmethod
     def from_dict(cls, config: Mapping[str, Any], *, llm: LLMClient | None = None) -> "Pipeline":
@@ -161,7 +212,12 @@ class Pipeline(Component):
             raise ConfigError(f"Not a pipeline configuration (type={config.get('type')!r}).")
         params = dict(config.get("params") or {})
         stages: dict[str, Any] = {}
-        for key, kind in (("extractor", "extractor"), ("retriever", "retriever"), ("verifier", "verifier"), ("mitigator", "mitigator")):
+        for key, kind in (
+            ("extractor", "extractor"),
+            ("retriever", "retriever"),
+            ("verifier", "verifier"),
+            ("mitigator", "mitigator"),
+        ):
             spec = params.get(key)
             stages[key] = None if spec is None else build_component(kind, spec, llm=llm)
         return cls(name=params.get("name", "custom"), llm=llm, **stages)
@@ -178,6 +234,9 @@ def build_component(kind: str, spec: Mapping[str, Any], *, llm: LLMClient | None
 
 
 def detections_summary(detections: Sequence[Detection]) -> dict[str, int]:
-    return {"total": len(detections), "hallucinated": sum(1 for d in detections if d.hallucinated),
-            "grounded": sum(1 for d in detections if d.hallucinated is False),
-            "errors": sum(1 for d in detections if d.status == "error")}
+    return {
+        "total": len(detections),
+        "hallucinated": sum(1 for d in detections if d.hallucinated),
+        "grounded": sum(1 for d in detections if d.hallucinated is False),
+        "errors": sum(1 for d in detections if d.status == "error"),
+    }

@@ -34,11 +34,15 @@ def _load(method: Any, llm: Any, params: dict[str, Any]) -> Any:
 
         return load_method(method, llm=llm, **params)
     if not callable(getattr(method, "run", None)):
-        raise ConfigError(f"assert_grounded: method must be a method name (see `hallucheck methods`) or a loaded method "
-                          f"(hallucheck.load_method(...)); got {type(method).__name__}.")
+        raise ConfigError(
+            f"assert_grounded: method must be a method name (see `hallucheck methods`) or a loaded method "
+            f"(hallucheck.load_method(...)); got {type(method).__name__}."
+        )
     if params or llm is not None:
-        raise ConfigError("assert_grounded: llm= and method parameters go to hallucheck.load_method(...) when the method "
-                          "is already loaded; pass the method's name instead, or load it with them.")
+        raise ConfigError(
+            "assert_grounded: llm= and method parameters go to hallucheck.load_method(...) when the method "
+            "is already loaded; pass the method's name instead, or load it with them."
+        )
     return method
 
 
@@ -60,8 +64,10 @@ def _evidence_lines(evidence: Sequence[Evidence]) -> list[str]:
 
 def _claim_block(v: Verdict, mark: str) -> list[str]:
     score = "n/a" if v.score is None else f"{v.score:.2f}"
-    out = [f"  {mark} answer[{v.claim.start}:{v.claim.end}] {_clip(v.claim.text)!r}",
-           f"      score {score}, {v.label or v.status}: {v.reason or '(no reason given)'}"]
+    out = [
+        f"  {mark} answer[{v.claim.start}:{v.claim.end}] {_clip(v.claim.text)!r}",
+        f"      score {score}, {v.label or v.status}: {v.reason or '(no reason given)'}",
+    ]
     if v.status == "error":
         if v.raw:
             out.append(f"      raw LLM reply: {v.raw[:300]!r}{'…' if len(v.raw) > 300 else ''}")
@@ -96,8 +102,10 @@ def unverified_message(det: Detection) -> str:
 def ungrounded_message(det: Detection, failing: Sequence[Verdict], *, max_score: float | None = None) -> str:
     """The failure message for an answer with unsupported claims."""
     rule = "the method flagged it" if max_score is None else f"its score is above max_score={max_score:g}"
-    lines = [f"Answer not grounded in the reference: {rule} ({_header(det)}; "
-             f"{len(failing)} of {len(det.verdicts)} claims unsupported)."]
+    lines = [
+        f"Answer not grounded in the reference: {rule} ({_header(det)}; "
+        f"{len(failing)} of {len(det.verdicts)} claims unsupported)."
+    ]
     if det.question:
         lines.append(f"  question: {_clip(det.question)!r}")
     for v in failing:
@@ -108,8 +116,16 @@ def ungrounded_message(det: Detection, failing: Sequence[Verdict], *, max_score:
     return "\n".join(lines)
 
 
-def assert_grounded(answer: str, reference: str, *, method: Any = None, max_score: float | None = None,
-                    question: str | None = None, llm: Any = None, **params: Any) -> Detection:
+def assert_grounded(
+    answer: str,
+    reference: str,
+    *,
+    method: Any = None,
+    max_score: float | None = None,
+    question: str | None = None,
+    llm: Any = None,
+    **params: Any,
+) -> Detection:
     """Fail (``AssertionError``) unless ``answer`` is grounded in ``reference``; return the Detection.
 
     - ``method``: a method name (default: hallucheck's default method; see ``hallucheck methods``)
@@ -125,9 +141,12 @@ def assert_grounded(answer: str, reference: str, *, method: Any = None, max_scor
     their own :class:`~hallucheck.HallucheckError` rather than an ``AssertionError``.
     """
     __tracebackhide__ = True  # pytest shows the caller's line, not this helper's
-    if max_score is not None and (isinstance(max_score, bool) or not isinstance(max_score, (int, float))
-                                  or not 0.0 <= float(max_score) <= 1.0):
-        raise ConfigError(f"The 'max_score' parameter of assert_grounded must be a number in [0, 1] or None; got {max_score!r}.")
+    if max_score is not None and (
+        isinstance(max_score, bool) or not isinstance(max_score, (int, float)) or not 0.0 <= float(max_score) <= 1.0
+    ):
+        raise ConfigError(
+            f"The 'max_score' parameter of assert_grounded must be a number in [0, 1] or None; got {max_score!r}."
+        )
     if method is None:
         from . import DEFAULT_METHOD
 
@@ -136,8 +155,10 @@ def assert_grounded(answer: str, reference: str, *, method: Any = None, max_scor
     try:
         det = pipeline.run(answer, reference, question=question)
     except (BackendError, ParseError) as exc:
-        raise AssertionError(f"hallucheck could not verify the answer: {type(exc).__name__}: {exc}. "
-                             "An unverified answer does not pass; fix the LLM backend and run again.") from exc
+        raise AssertionError(
+            f"hallucheck could not verify the answer: {type(exc).__name__}: {exc}. "
+            "An unverified answer does not pass; fix the LLM backend and run again."
+        ) from exc
     unverified = det.status == "error" or det.hallucinated is None
     if max_score is not None:  # the score decides: every claim must have been scored
         unverified = unverified or det.score is None or any(v.status == "error" for v in det.verdicts)

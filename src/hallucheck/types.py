@@ -68,7 +68,9 @@ class Usage(_Serialisable):
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Usage":
-        return cls(**{k: d[k] for k in ("calls", "cached_calls", "prompt_tokens", "completion_tokens", "seconds") if k in d})
+        return cls(
+            **{k: d[k] for k in ("calls", "cached_calls", "prompt_tokens", "completion_tokens", "seconds") if k in d}
+        )
 
 
 @dataclass(frozen=True)
@@ -88,8 +90,14 @@ class Claim(_Serialisable):
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Claim":
-        return cls(text=d["text"], start=d["start"], end=d["end"], kind=d.get("kind", "sentence"),
-                   id=d.get("id", ""), meta=dict(d.get("meta") or {}))
+        return cls(
+            text=d["text"],
+            start=d["start"],
+            end=d["end"],
+            kind=d.get("kind", "sentence"),
+            id=d.get("id", ""),
+            meta=dict(d.get("meta") or {}),
+        )
 
 
 @dataclass(frozen=True)
@@ -121,9 +129,17 @@ class Evidence(_Serialisable):
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Evidence":
-        return cls(text=d["text"], start=d["start"], end=d["end"], score=d.get("score"),
-                   source=d.get("source", "reference"), meta=dict(d.get("meta") or {}), passage=d.get("passage"),
-                   passage_start=d.get("passage_start"), passage_end=d.get("passage_end"))
+        return cls(
+            text=d["text"],
+            start=d["start"],
+            end=d["end"],
+            score=d.get("score"),
+            source=d.get("source", "reference"),
+            meta=dict(d.get("meta") or {}),
+            passage=d.get("passage"),
+            passage_start=d.get("passage_start"),
+            passage_end=d.get("passage_end"),
+        )
 
 
 @dataclass(frozen=True)
@@ -147,10 +163,17 @@ class Verdict(_Serialisable):
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Verdict":
-        return cls(claim=Claim.from_dict(d["claim"]), label=d.get("label"), hallucinated=d.get("hallucinated"),
-                   score=d.get("score"), reason=d.get("reason", ""),
-                   evidence=tuple(Evidence.from_dict(e) for e in d.get("evidence") or ()),
-                   status=d.get("status", "ok"), raw=d.get("raw"), meta=dict(d.get("meta") or {}))
+        return cls(
+            claim=Claim.from_dict(d["claim"]),
+            label=d.get("label"),
+            hallucinated=d.get("hallucinated"),
+            score=d.get("score"),
+            reason=d.get("reason", ""),
+            evidence=tuple(Evidence.from_dict(e) for e in d.get("evidence") or ()),
+            status=d.get("status", "ok"),
+            raw=d.get("raw"),
+            meta=dict(d.get("meta") or {}),
+        )
 
     @classmethod
     def failed(cls, claim: Claim, reason: str, raw: str | None = None) -> "Verdict":
@@ -196,12 +219,21 @@ class Detection(_Serialisable):
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Detection":
-        return cls(answer=d["answer"], reference=d["reference"], question=d.get("question"), method=d["method"],
-                   hallucinated=d.get("hallucinated"), score=d.get("score"),
-                   verdicts=tuple(Verdict.from_dict(v) for v in d.get("verdicts") or ()),
-                   usage=Usage.from_dict(d.get("usage") or {}), status=d.get("status", "ok"),
-                   error=d.get("error"), id=d.get("id"), meta=dict(d.get("meta") or {}),
-                   passages=None if d.get("passages") is None else tuple(d["passages"]))
+        return cls(
+            answer=d["answer"],
+            reference=d["reference"],
+            question=d.get("question"),
+            method=d["method"],
+            hallucinated=d.get("hallucinated"),
+            score=d.get("score"),
+            verdicts=tuple(Verdict.from_dict(v) for v in d.get("verdicts") or ()),
+            usage=Usage.from_dict(d.get("usage") or {}),
+            status=d.get("status", "ok"),
+            error=d.get("error"),
+            id=d.get("id"),
+            meta=dict(d.get("meta") or {}),
+            passages=None if d.get("passages") is None else tuple(d["passages"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -239,10 +271,15 @@ class Mitigation(_Serialisable):
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Mitigation":
-        return cls(original=d["original"], revised=d["revised"], edits=tuple(Edit.from_dict(e) for e in d.get("edits") or ()),
-                   before=Detection.from_dict(d["before"]),
-                   after=Detection.from_dict(d["after"]) if d.get("after") else None,
-                   usage=Usage.from_dict(d.get("usage") or {}), notes=tuple(d.get("notes") or ()))
+        return cls(
+            original=d["original"],
+            revised=d["revised"],
+            edits=tuple(Edit.from_dict(e) for e in d.get("edits") or ()),
+            before=Detection.from_dict(d["before"]),
+            after=Detection.from_dict(d["after"]) if d.get("after") else None,
+            usage=Usage.from_dict(d.get("usage") or {}),
+            notes=tuple(d.get("notes") or ()),
+        )
 
 
 __all__ = ["Label", "LABELS", "Usage", "Claim", "Evidence", "Verdict", "Detection", "Edit", "Mitigation"]

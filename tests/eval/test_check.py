@@ -29,8 +29,13 @@ def _rows(n_bad=1, n_good=3, error=False):
 
 
 def test_load_rows_jsonl_with_contexts_default_ids_and_question(tmp_path):
-    p = _write_jsonl(tmp_path / "rows.jsonl", [{"answer": GOOD, "contexts": ["Founded in 1934.", REF]},
-                                               {"answer": BAD, "reference": REF, "question": "Where?"}])
+    p = _write_jsonl(
+        tmp_path / "rows.jsonl",
+        [
+            {"answer": GOOD, "contexts": ["Founded in 1934.", REF]},
+            {"answer": BAD, "reference": REF, "question": "Where?"},
+        ],
+    )
     rows = load_check_rows(p)
     assert [r.id for r in rows] == ["row-1", "row-2"] and all(r.label is None for r in rows)
     assert rows[0].meta["passages"] == ["Founded in 1934.", REF] and rows[0].reference == "Founded in 1934.\n\n" + REF
@@ -59,7 +64,10 @@ def test_bad_rows_name_file_and_line(tmp_path):
     p = _write_jsonl(tmp_path / "rows3.jsonl", [{"answer": GOOD, "contexts": ["ok", 3]}])
     with pytest.raises(InputError, match=r"passage 1 of field 'contexts' must be a string"):
         load_check_rows(p)
-    p = _write_jsonl(tmp_path / "rows4.jsonl", [{"id": 1, "answer": GOOD, "reference": REF}, {"id": "1", "answer": GOOD, "reference": REF}])
+    p = _write_jsonl(
+        tmp_path / "rows4.jsonl",
+        [{"id": 1, "answer": GOOD, "reference": REF}, {"id": "1", "answer": GOOD, "reference": REF}],
+    )
     with pytest.raises(InputError, match=r"line 2: id '1' already used on line 1"):
         load_check_rows(p)
 
@@ -76,13 +84,19 @@ def test_run_check_writes_results_table_and_summary(tmp_path):
     p = _write_jsonl(tmp_path / "rows.jsonl", _rows(n_bad=1, n_good=2, error=True))
     rows = load_check_rows(p)
     summary = run_check(hallucheck.load_method("sim_overlap"), rows, out_dir=tmp_path / "run", progress=False)
-    assert (summary["rows"], summary["hallucinated"], summary["grounded"], summary["errors"], summary["unverified"]) == (4, 1, 2, 1, 0)
+    assert (
+        summary["rows"],
+        summary["hallucinated"],
+        summary["grounded"],
+        summary["errors"],
+        summary["unverified"],
+    ) == (4, 1, 2, 1, 0)
     assert summary["flagged_share"] == pytest.approx(1 / 3) and summary["complete"]
     assert json.loads((tmp_path / "run" / "summary.json").read_text())["hallucinated"] == 1
     table = [json.loads(line) for line in (tmp_path / "run" / "check.jsonl").read_text().splitlines()]
     assert [t["verdict"] for t in table] == ["grounded", "grounded", "hallucinated", "error"]
     bad = table[2]["unsupported_claims"][0]
-    assert BAD[bad["start"]:bad["end"]] == bad["text"] and table[3]["error"]
+    assert BAD[bad["start"] : bad["end"]] == bad["text"] and table[3]["error"]
     assert {r["id"] for r in read_results(tmp_path / "run")} == {"g0", "g1", "b0", "x"}
 
 
@@ -114,8 +128,16 @@ def test_check_resumes_after_a_crash_without_redoing_rows(tmp_path):
 
 
 def test_exit_code_gate():
-    s = {"rows": 10, "done": 10, "hallucinated": 2, "grounded": 8, "unverified": 0, "errors": 0, "flagged_share": 0.2,
-         "complete": True}
+    s = {
+        "rows": 10,
+        "done": 10,
+        "hallucinated": 2,
+        "grounded": 8,
+        "unverified": 0,
+        "errors": 0,
+        "flagged_share": 0.2,
+        "complete": True,
+    }
     assert check_exit_code(s) == 0 and check_exit_code(s, 0.25) == 0 and check_exit_code(s, 0.1) == 1
     partial = {**s, "grounded": 7, "errors": 1, "flagged_share": 2 / 9}
     assert check_exit_code(partial, 0.25) == 3  # could not verify one row: the gate cannot say
@@ -135,11 +157,15 @@ def test_cli_check_exit_codes_and_csv_table(tmp_path, capsys):
     assert main(args + ["--fail-above", "0.2", "--format", "csv"]) == 1
     with open(out / "check.csv", newline="", encoding="utf-8") as f:
         table = list(csv.DictReader(f))
-    assert [r["verdict"] for r in table] == ["grounded"] * 3 + ["hallucinated"] and table[3]["unsupported_claims"] == BAD
+    assert [r["verdict"] for r in table] == ["grounded"] * 3 + ["hallucinated"] and table[3][
+        "unsupported_claims"
+    ] == BAD
     assert main(args + ["--fail-above", "2"]) == 2 and "--fail-above" in capsys.readouterr().err
 
 
 def test_cli_check_unverified_rows_exit_3(tmp_path, capsys):
     data = _write_jsonl(tmp_path / "rows.jsonl", _rows(n_bad=0, n_good=3, error=True))
-    code = main(["check", str(data), "--out", str(tmp_path / "run"), "--method", "sim_overlap", "--quiet", "--fail-above", "0"])
+    code = main(
+        ["check", str(data), "--out", str(tmp_path / "run"), "--method", "sim_overlap", "--quiet", "--fail-above", "0"]
+    )
     assert code == 3 and "1 of 4 rows could not be verified" in capsys.readouterr().err

@@ -12,8 +12,17 @@ from pathlib import Path
 import pytest
 
 from hallucheck.errors import ConfigError, InputError, MissingDependencyError
-from hallucheck.eval import (Example, load_dataset, load_delucionqa_csv, load_halueval, load_hf, load_jsonl,
-                             load_ragtruth, load_summedits, load_summeval_tsv)
+from hallucheck.eval import (
+    Example,
+    load_dataset,
+    load_delucionqa_csv,
+    load_halueval,
+    load_hf,
+    load_jsonl,
+    load_ragtruth,
+    load_summedits,
+    load_summeval_tsv,
+)
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
 DEV = SHARED / "dev"
@@ -30,8 +39,16 @@ def write(path: Path, text: str, encoding: str = "utf-8") -> Path:
 
 
 def record(**overrides):
-    base = {"id": "x-1", "dataset": "x", "task": "qa", "question": "Q?", "reference": "Ref.", "answer": "Ans.",
-            "label": 0, "meta": {}}
+    base = {
+        "id": "x-1",
+        "dataset": "x",
+        "task": "qa",
+        "question": "Q?",
+        "reference": "Ref.",
+        "answer": "Ans.",
+        "label": 0,
+        "meta": {},
+    }
     base.update(overrides)
     return base
 
@@ -40,12 +57,29 @@ def record(**overrides):
 # Example
 # ---------------------------------------------------------------------------------------------
 
+
 def test_example_round_trip():
-    ex = Example(id="a", dataset="d", task="qa", question=None, reference="r", answer="a", label=1,
-                 meta={"spans": ((0, 1),), "right_answer": "b"})
+    ex = Example(
+        id="a",
+        dataset="d",
+        task="qa",
+        question=None,
+        reference="r",
+        answer="a",
+        label=1,
+        meta={"spans": ((0, 1),), "right_answer": "b"},
+    )
     d = ex.to_dict()
-    assert d == {"id": "a", "dataset": "d", "task": "qa", "question": None, "reference": "r", "answer": "a",
-                 "label": 1, "meta": {"spans": [[0, 1]], "right_answer": "b"}}
+    assert d == {
+        "id": "a",
+        "dataset": "d",
+        "task": "qa",
+        "question": None,
+        "reference": "r",
+        "answer": "a",
+        "label": 1,
+        "meta": {"spans": [[0, 1]], "right_answer": "b"},
+    }
     assert json.loads(json.dumps(d)) == d
     assert Example.from_dict(d) == Example.from_dict(json.loads(json.dumps(d)))
     assert Example.from_dict(d).meta["right_answer"] == "b"
@@ -80,13 +114,17 @@ def test_example_is_frozen_and_repr_is_short():
 # shared schema
 # ---------------------------------------------------------------------------------------------
 
+
 @needs_shared
-@pytest.mark.parametrize("name, rows, hallucinated, task", [
-    ("halueval_qa", 300, 150, "qa"),
-    ("halueval_summ", 80, 40, "summarization"),
-    ("summeval", 320, 50, "summarization"),
-    ("summedits", 1432, 932, "summarization"),
-])
+@pytest.mark.parametrize(
+    "name, rows, hallucinated, task",
+    [
+        ("halueval_qa", 300, 150, "qa"),
+        ("halueval_summ", 80, 40, "summarization"),
+        ("summeval", 320, 50, "summarization"),
+        ("summedits", 1432, 932, "summarization"),
+    ],
+)
 def test_load_jsonl_dev_files(name, rows, hallucinated, task):
     examples = load_jsonl(DEV / f"{name}.jsonl")
     assert len(examples) == rows
@@ -114,15 +152,20 @@ def test_load_jsonl_round_trip(tmp_path):
     assert [ex.to_dict() for ex in load_jsonl(p)] == rows
 
 
-@pytest.mark.parametrize("bad_line, message", [
-    (json.dumps({k: v for k, v in record(id="c").items() if k != "answer"}),
-     "bad.jsonl line 3: field 'answer' is missing"),
-    (json.dumps(record(id="c", label=2)), "bad.jsonl line 3: field 'label' must be 0"),
-    (json.dumps(record(id="c", answer=None)), "bad.jsonl line 3: field 'answer' must be a string"),
-    (json.dumps(record(id="a")), "bad.jsonl line 3: id 'a' already used on line 1"),
-    ('{"id": "c", ', "bad.jsonl line 3: not valid JSON"),
-    ("[1, 2]", "bad.jsonl line 3: expected a JSON object, got list"),
-])
+@pytest.mark.parametrize(
+    "bad_line, message",
+    [
+        (
+            json.dumps({k: v for k, v in record(id="c").items() if k != "answer"}),
+            "bad.jsonl line 3: field 'answer' is missing",
+        ),
+        (json.dumps(record(id="c", label=2)), "bad.jsonl line 3: field 'label' must be 0"),
+        (json.dumps(record(id="c", answer=None)), "bad.jsonl line 3: field 'answer' must be a string"),
+        (json.dumps(record(id="a")), "bad.jsonl line 3: id 'a' already used on line 1"),
+        ('{"id": "c", ', "bad.jsonl line 3: not valid JSON"),
+        ("[1, 2]", "bad.jsonl line 3: expected a JSON object, got list"),
+    ],
+)
 def test_load_jsonl_bad_rows(tmp_path, bad_line, message):
     p = write(tmp_path / "bad.jsonl", "\n".join([json.dumps(record(id="a")), json.dumps(record(id="b")), bad_line]))
     with pytest.raises(InputError, match=message.replace("(", r"\(")):
@@ -154,19 +197,31 @@ def test_load_jsonl_accepts_utf8_bom(tmp_path):
 # HaluEval
 # ---------------------------------------------------------------------------------------------
 
+
 @needs_shared
 def test_halueval_qa_sample_matches_dev():
     examples = load_halueval(FORMATS / "halueval_qa_sample.json", task="qa")
     assert len(examples) == 10  # 5 items x (right, hallucinated)
-    assert [ex.id for ex in examples[:4]] == ["halueval-qa-0-r", "halueval-qa-0-h", "halueval-qa-1-r",
-                                              "halueval-qa-1-h"]
+    assert [ex.id for ex in examples[:4]] == [
+        "halueval-qa-0-r",
+        "halueval-qa-0-h",
+        "halueval-qa-1-r",
+        "halueval-qa-1-h",
+    ]
     assert [ex.label for ex in examples] == [0, 1] * 5
     assert examples[1].answer == "First for Women was started first."
     assert examples[0].meta["right_answer"] == examples[1].meta["right_answer"] == "Arthur's Magazine"
     dev = load_jsonl(DEV / "halueval_qa.jsonl")[:10]
     for ours, theirs in zip(examples, dev):
-        assert (ours.id, ours.dataset, ours.task, ours.question, ours.reference, ours.answer, ours.label) == \
-            (theirs.id, theirs.dataset, theirs.task, theirs.question, theirs.reference, theirs.answer, theirs.label)
+        assert (ours.id, ours.dataset, ours.task, ours.question, ours.reference, ours.answer, ours.label) == (
+            theirs.id,
+            theirs.dataset,
+            theirs.task,
+            theirs.question,
+            theirs.reference,
+            theirs.answer,
+            theirs.label,
+        )
 
 
 @needs_shared
@@ -181,14 +236,18 @@ def test_halueval_summarization_sample_matches_dev():
 
 
 def test_halueval_dialogue(tmp_path):
-    items = [{"knowledge": "K1", "dialogue_history": "[Human]: hi", "right_response": "R1",
-              "hallucinated_response": "H1"},
-             {"knowledge": "K2", "dialogue_history": "[Human]: bye", "right_response": "R2",
-              "hallucinated_response": "H2"}]
+    items = [
+        {"knowledge": "K1", "dialogue_history": "[Human]: hi", "right_response": "R1", "hallucinated_response": "H1"},
+        {"knowledge": "K2", "dialogue_history": "[Human]: bye", "right_response": "R2", "hallucinated_response": "H2"},
+    ]
     p = write(tmp_path / "dialogue_data.json", "\n".join(json.dumps(i) for i in items))
     examples = load_halueval(p, task="dialogue")
-    assert [ex.id for ex in examples] == ["halueval-dialogue-0-r", "halueval-dialogue-0-h",
-                                          "halueval-dialogue-1-r", "halueval-dialogue-1-h"]
+    assert [ex.id for ex in examples] == [
+        "halueval-dialogue-0-r",
+        "halueval-dialogue-0-h",
+        "halueval-dialogue-1-r",
+        "halueval-dialogue-1-h",
+    ]
     assert examples[3].question == "[Human]: bye" and examples[3].reference == "K2"
     assert examples[3].answer == "H2" and examples[3].meta == {"right_answer": "R2"}
     assert examples[0].dataset == "halueval_dialogue" and examples[0].task == "dialogue"
@@ -212,6 +271,7 @@ def test_halueval_bad_rows(tmp_path):
 # SummEval (CoNLI layout)
 # ---------------------------------------------------------------------------------------------
 
+
 @needs_shared
 def test_summeval_sample_matches_dev():
     examples = load_summeval_tsv(FORMATS / "conli_summeval_sample")
@@ -233,8 +293,11 @@ def _summeval_dir(tmp_path: Path, rows: list[str], articles: dict[str, bytes]) -
 
 
 def test_summeval_multi_sentence_rows_and_latin1_articles(tmp_path):
-    d = _summeval_dir(tmp_path, ["7\t2\tSecond .\t1", "7\t1\tFirst .\t0", "8\t1\tOnly .\t0"],
-                      {"7": "Caf\xe9 news.".encode("latin-1"), "8": b"Other."})
+    d = _summeval_dir(
+        tmp_path,
+        ["7\t2\tSecond .\t1", "7\t1\tFirst .\t0", "8\t1\tOnly .\t0"],
+        {"7": "Caf\xe9 news.".encode("latin-1"), "8": b"Other."},
+    )
     examples = load_summeval_tsv(d)
     assert [ex.id for ex in examples] == ["qags_cnndm-7", "qags_cnndm-8"]
     assert examples[0].answer == "First . Second ." and examples[0].label == 1
@@ -267,6 +330,7 @@ def test_summeval_bad_rows(tmp_path):
 # SummEdits
 # ---------------------------------------------------------------------------------------------
 
+
 @needs_shared
 def test_summedits_sample_inverts_labels():
     raw = json.loads((FORMATS / "summedits_sample.json").read_text())
@@ -279,14 +343,20 @@ def test_summedits_sample_inverts_labels():
     dev = {ex.id: ex for ex in load_jsonl(DEV / "summedits.jsonl")}
     for ex in examples:
         d = dev[ex.id]
-        assert (ex.reference, ex.answer, ex.label, ex.meta["domain"]) == (d.reference, d.answer, d.label,
-                                                                          d.meta["domain"])
+        assert (ex.reference, ex.answer, ex.label, ex.meta["domain"]) == (
+            d.reference,
+            d.answer,
+            d.label,
+            d.meta["domain"],
+        )
 
 
 def test_summedits_domain_inference(tmp_path):
-    rows = [{"id": "sales_email_3_og", "doc": "D", "summary": "S", "label": 1},
-            {"id": "abc_1", "doc": "D", "summary": "S", "label": 0, "domain": "podcast"},
-            {"id": "abc_2", "doc": "D", "summary": "S", "label": 0}]
+    rows = [
+        {"id": "sales_email_3_og", "doc": "D", "summary": "S", "label": 1},
+        {"id": "abc_1", "doc": "D", "summary": "S", "label": 0, "domain": "podcast"},
+        {"id": "abc_2", "doc": "D", "summary": "S", "label": 0},
+    ]
     p = write(tmp_path / "summedits_billsum.json", json.dumps(rows))
     assert [ex.meta["domain"] for ex in load_summedits(p)] == ["sales_email", "podcast", "billsum"]
     assert [ex.meta["domain"] for ex in load_summedits(p, domain="news")] == ["news"] * 3
@@ -322,9 +392,13 @@ def test_delucionqa_with_vocabulary_file():
     assert first.reference == "the spare tire is stored under the rear of the vehicle ."
     assert first.question == "Where is the spare tire stored?"
     assert first.dataset == "delucionqa" and first.task == "qa"
-    assert first.meta == {"retrieval_setting": "Lucene Search",
-                          "sentences": ["R1:  The spare tire is stored under the rear of the vehicle."],
-                          "sentence_labels": {"R1": "Supported"}, "answerable": True, "does_not_answer": False}
+    assert first.meta == {
+        "retrieval_setting": "Lucene Search",
+        "sentences": ["R1:  The spare tire is stored under the rear of the vehicle."],
+        "sentence_labels": {"R1": "Supported"},
+        "answerable": True,
+        "does_not_answer": False,
+    }
     assert examples[1].answer == "Check the tire pressure monthly.\nAlso rotate the tires every 5,000 miles."
     assert examples[1].meta["sentence_labels"] == {"R1": "Supported", "R2": "Neither"}
 
@@ -347,9 +421,10 @@ def test_delucionqa_ids_without_vocabulary_explain_what_to_do():
 
 
 def test_delucionqa_text_context_and_column_case(tmp_path):
-    p = write(tmp_path / "mine.csv", "QUESTION,context,Answer,label\n"
-                                     "What?,The manual text.,An answer.,hallucinated\n"
-                                     "Why?,More text.,Another.,\n")
+    p = write(
+        tmp_path / "mine.csv",
+        "QUESTION,context,Answer,label\nWhat?,The manual text.,An answer.,hallucinated\nWhy?,More text.,Another.,\n",
+    )
     examples = load_delucionqa_csv(p)
     assert [ex.id for ex in examples] == ["delucionqa-0", "delucionqa-1"]
     assert examples[0].reference == "The manual text." and examples[0].label == 1
@@ -426,9 +501,12 @@ def test_ragtruth_bad_rows(tmp_path):
 # Hugging Face
 # ---------------------------------------------------------------------------------------------
 
+
 def test_load_hf_without_datasets_package(monkeypatch):
     monkeypatch.setitem(sys.modules, "datasets", None)  # makes "import datasets" fail
-    with pytest.raises(MissingDependencyError, match=r"Hugging Face datasets is not installed.*pip install .hallucheck\[hf\]."):
+    with pytest.raises(
+        MissingDependencyError, match=r"Hugging Face datasets is not installed.*pip install .hallucheck\[hf\]."
+    ):
         load_hf("halubench")
 
 
@@ -452,8 +530,10 @@ def _fake_datasets(monkeypatch, tables):
 
 
 def test_load_hf_halubench_mapping(monkeypatch):
-    rows = [{"id": "q1", "passage": "P1", "question": "Q1", "answer": "A1", "label": "PASS", "source_ds": "pubmedQA"},
-            {"id": "q1", "passage": "P2", "question": "Q2", "answer": "A2", "label": "FAIL", "source_ds": "DROP"}]
+    rows = [
+        {"id": "q1", "passage": "P1", "question": "Q1", "answer": "A1", "label": "PASS", "source_ds": "pubmedQA"},
+        {"id": "q1", "passage": "P2", "question": "Q2", "answer": "A2", "label": "FAIL", "source_ds": "DROP"},
+    ]
     calls = _fake_datasets(monkeypatch, {("PatronusAI/HaluBench", None, "test"): rows})
     examples = load_hf("halubench")
     assert calls == [("PatronusAI/HaluBench", None, "test", None)]
@@ -473,16 +553,37 @@ def test_load_hf_halubench_bad_label(monkeypatch):
 
 def test_load_hf_ragtruth_mapping(monkeypatch):
     spans = [{"start": 4, "end": 9, "text": "fives", "label_type": "Evident Conflict"}]
-    rows = [{"id": "10", "query": "what?", "context": "C", "output": "one fives", "task_type": "QA",
-             "hallucination_labels": json.dumps(spans),
-             "hallucination_labels_processed": {"evident_conflict": 1, "baseless_info": 0}, "model": "m",
-             "quality": "good"},
-            {"id": "11", "query": "", "context": "Doc", "output": "Sum.", "task_type": "Summary",
-             "hallucination_labels": "[]", "hallucination_labels_processed": {"evident_conflict": 0,
-                                                                             "baseless_info": 0}},
-            {"id": "12", "query": "", "context": "{}", "output": "Data.", "task_type": "Data2txt",
-             "hallucination_labels": "not parseable",
-             "hallucination_labels_processed": {"evident_conflict": 0, "baseless_info": 2}}]
+    rows = [
+        {
+            "id": "10",
+            "query": "what?",
+            "context": "C",
+            "output": "one fives",
+            "task_type": "QA",
+            "hallucination_labels": json.dumps(spans),
+            "hallucination_labels_processed": {"evident_conflict": 1, "baseless_info": 0},
+            "model": "m",
+            "quality": "good",
+        },
+        {
+            "id": "11",
+            "query": "",
+            "context": "Doc",
+            "output": "Sum.",
+            "task_type": "Summary",
+            "hallucination_labels": "[]",
+            "hallucination_labels_processed": {"evident_conflict": 0, "baseless_info": 0},
+        },
+        {
+            "id": "12",
+            "query": "",
+            "context": "{}",
+            "output": "Data.",
+            "task_type": "Data2txt",
+            "hallucination_labels": "not parseable",
+            "hallucination_labels_processed": {"evident_conflict": 0, "baseless_info": 2},
+        },
+    ]
     _fake_datasets(monkeypatch, {"rt.jsonl": rows})
     examples = load_hf("ragtruth", data_files="rt.jsonl")
     assert [ex.id for ex in examples] == ["ragtruth-10", "ragtruth-11", "ragtruth-12"]
@@ -495,9 +596,15 @@ def test_load_hf_ragtruth_mapping(monkeypatch):
 def test_load_hf_bioasq_mapping(monkeypatch):
     qa = [{"id": 5, "question": "Q?", "answer": "Gold.", "relevant_passage_ids": "[2, 1]"}]
     corpus = [{"id": 1, "passage": "First."}, {"id": 2, "passage": "Second."}]
-    calls = _fake_datasets(monkeypatch, {("rag-datasets/rag-mini-bioasq", "question-answer-passages", "test"): qa,
-                                         ("rag-datasets/rag-mini-bioasq", "text-corpus", "passages"): corpus,
-                                         "qa.parquet": qa, "corpus.parquet": corpus})
+    calls = _fake_datasets(
+        monkeypatch,
+        {
+            ("rag-datasets/rag-mini-bioasq", "question-answer-passages", "test"): qa,
+            ("rag-datasets/rag-mini-bioasq", "text-corpus", "passages"): corpus,
+            "qa.parquet": qa,
+            "corpus.parquet": corpus,
+        },
+    )
     examples = load_hf("bioasq")
     assert len(calls) == 2
     ex = examples[0]
@@ -510,8 +617,10 @@ def test_load_hf_bioasq_mapping(monkeypatch):
 
 @pytest.mark.skipif(importlib.util.find_spec("datasets") is None, reason="Hugging Face datasets not installed")
 def test_load_hf_with_real_datasets_package(tmp_path):
-    rows = [{"id": "a", "passage": "P", "question": "Q", "answer": "A", "label": "FAIL", "source_ds": "x"},
-            {"id": "b", "passage": "P", "question": "Q", "answer": "B", "label": "PASS", "source_ds": "x"}]
+    rows = [
+        {"id": "a", "passage": "P", "question": "Q", "answer": "A", "label": "FAIL", "source_ds": "x"},
+        {"id": "b", "passage": "P", "question": "Q", "answer": "B", "label": "PASS", "source_ds": "x"},
+    ]
     p = write(tmp_path / "halubench.jsonl", "\n".join(json.dumps(r) for r in rows))
     examples = load_hf("halubench", data_files=str(p))
     assert [ex.label for ex in examples] == [1, 0]
@@ -520,6 +629,7 @@ def test_load_hf_with_real_datasets_package(tmp_path):
 # ---------------------------------------------------------------------------------------------
 # load_dataset dispatch
 # ---------------------------------------------------------------------------------------------
+
 
 @needs_shared
 def test_load_dataset_by_name_from_env_dir(monkeypatch, tmp_path):
@@ -540,8 +650,10 @@ def test_load_dataset_by_name_relative_to_cwd(monkeypatch):
 
 @needs_shared
 def test_load_dataset_detects_original_formats():
-    assert [ex.id for ex in load_dataset(FORMATS / "halueval_qa_sample.json")][:2] == ["halueval-qa-0-r",
-                                                                                      "halueval-qa-0-h"]
+    assert [ex.id for ex in load_dataset(FORMATS / "halueval_qa_sample.json")][:2] == [
+        "halueval-qa-0-r",
+        "halueval-qa-0-h",
+    ]
     assert load_dataset(FORMATS / "halueval_summarization_sample.json")[0].task == "summarization"
     assert load_dataset(FORMATS / "summedits_sample.json")[0].dataset == "summedits"
     assert load_dataset(FORMATS / "conli_summeval_sample")[0].id == "summeval-1"

@@ -28,6 +28,7 @@ def approx(x):
 # classification
 # ---------------------------------------------------------------------------------------------
 
+
 def test_confusion_counts():
     assert m.confusion(Y, P) == {"tp": 3, "fp": 2, "tn": 1, "fn": 0}
 
@@ -58,8 +59,8 @@ def test_per_class_and_macro():
 
 
 def test_sensitivity_specificity_balanced_accuracy():
-    assert m.sensitivity(Y, P) == approx(1.0)      # 3 / 3
-    assert m.specificity(Y, P) == approx(1 / 3)    # 1 / 3
+    assert m.sensitivity(Y, P) == approx(1.0)  # 3 / 3
+    assert m.specificity(Y, P) == approx(1 / 3)  # 1 / 3
     assert m.balanced_accuracy(Y, P) == approx(2 / 3)  # (1 + 1/3) / 2
 
 
@@ -104,6 +105,7 @@ def test_invalid_positive_class():
 # ---------------------------------------------------------------------------------------------
 # ranking
 # ---------------------------------------------------------------------------------------------
+
 
 def test_roc_auc_with_ties():
     # all 9 (positive, negative) pairs; a win = 1, a tie = 1/2:
@@ -165,7 +167,7 @@ def test_average_precision_step_wise():
 
 def test_average_precision_edges():
     assert math.isnan(m.average_precision([0, 0, 0], [0.1, 0.2, 0.3]))  # no positive
-    assert m.average_precision([1, 1], [0.1, 0.2]) == approx(1.0)          # no negative: precision 1
+    assert m.average_precision([1, 1], [0.1, 0.2]) == approx(1.0)  # no negative: precision 1
     # one tie group holding everything: P = 1/2 at R = 1
     assert m.average_precision([1, 0], [0.5, 0.5]) == approx(0.5)
 
@@ -198,6 +200,7 @@ def test_invalid_scores():
 #   0.7  1  1  2  2    2/5 = .4                 4/7                      .486     .5       3/6
 #   0.9  1  0  2  3    2/4 = .5                 6/8 = .75                .625     2/3      4/6
 #   1.9  0  0  3  3    0                        6/9                      1/3      .5       3/6
+
 
 def test_best_threshold_macro_f1():
     assert m.best_threshold(Y, S, "macro_f1") == (0.6, approx(2 / 3))
@@ -236,6 +239,7 @@ def test_apply_threshold():
 # ---------------------------------------------------------------------------------------------
 # bootstrap
 # ---------------------------------------------------------------------------------------------
+
 
 def test_bootstrap_constant_metric():
     # all predictions right -> every resample has accuracy 1
@@ -276,6 +280,7 @@ def test_bootstrap_invalid_parameters():
 # spans
 # ---------------------------------------------------------------------------------------------
 
+
 def test_span_prf_micro_over_examples():
     gold = [[(0, 10)], [(5, 8), (20, 30)], []]
     pred = [[(5, 15), (8, 12)], [(0, 6)], [(0, 4)]]
@@ -307,6 +312,7 @@ def test_span_prf_zero_division_and_errors():
 # ---------------------------------------------------------------------------------------------
 # cost
 # ---------------------------------------------------------------------------------------------
+
 
 def test_ter():
     assert m.ter(1500, 300) == approx(5.0)
@@ -341,8 +347,11 @@ def test_efficiency_without_input_tokens_and_with_usage_objects():
     assert out["tokens_per_example"] == approx(15.0)
     assert out["ter"] is None
     with pytest.raises(InputError, match=r"usages\[1\] has no 'completion_tokens'"):
-        m.efficiency([{"calls": 1, "prompt_tokens": 1, "completion_tokens": 1},
-                      {"calls": 1, "prompt_tokens": 1}], n_examples=2, seconds=1)
+        m.efficiency(
+            [{"calls": 1, "prompt_tokens": 1, "completion_tokens": 1}, {"calls": 1, "prompt_tokens": 1}],
+            n_examples=2,
+            seconds=1,
+        )
     with pytest.raises(InputError, match="n_examples must be a positive integer"):
         m.efficiency([], n_examples=0, seconds=1)
 
@@ -350,6 +359,7 @@ def test_efficiency_without_input_tokens_and_with_usage_objects():
 # ---------------------------------------------------------------------------------------------
 # edit distance
 # ---------------------------------------------------------------------------------------------
+
 
 def test_edit_distance():
     # "the cat sat on the mat" -> "the cat is on mat": substitute sat->is, delete "the" = 2
@@ -450,6 +460,7 @@ def test_corpus_bleu():
 # optional cross-check against scikit-learn (skipped when it is not installed)
 # ---------------------------------------------------------------------------------------------
 
+
 def test_matches_sklearn():
     sk = pytest.importorskip("sklearn.metrics")
     rng = np.random.default_rng(3)
@@ -466,6 +477,7 @@ def test_matches_sklearn():
 
 
 # -- question answering (DRAD) ---------------------------------------------------------------
+
 
 def test_qa_normalisation_em_and_f1():
     from hallucheck.eval.metrics import exact_match, normalize_answer, qa_scores, token_f1, yes_no, yes_no_accuracy

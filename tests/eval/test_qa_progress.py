@@ -12,8 +12,16 @@ class _Gen:
     method = "stub"
 
     def generate(self, question):
-        return SimpleNamespace(answer="Paris.", short_answer="Paris", retrieval_calls=1, corrections=(), llm_calls=1,
-                               usage=Usage(calls=1), seconds=0.0, to_dict=lambda: {})
+        return SimpleNamespace(
+            answer="Paris.",
+            short_answer="Paris",
+            retrieval_calls=1,
+            corrections=(),
+            llm_calls=1,
+            usage=Usage(calls=1),
+            seconds=0.0,
+            to_dict=lambda: {},
+        )
 
     def to_dict(self):
         return {"type": "stub"}

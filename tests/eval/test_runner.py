@@ -19,9 +19,18 @@ def _examples(n=6):
     out = []
     for i in range(n):
         bad = i % 2 == 1
-        out.append(Example(id=f"e{i}", dataset="t", task="qa", question="Where?", reference=REF,
-                           answer="It runs casinos in Macau." if bad else "It has its head office in Delhi.", label=int(bad),
-                           meta={"right_answer": "It has its head office in Delhi."}))
+        out.append(
+            Example(
+                id=f"e{i}",
+                dataset="t",
+                task="qa",
+                question="Where?",
+                reference=REF,
+                answer="It runs casinos in Macau." if bad else "It has its head office in Delhi.",
+                label=int(bad),
+                meta={"right_answer": "It has its head office in Delhi."},
+            )
+        )
     return out
 
 
@@ -106,8 +115,24 @@ def test_second_eval_process_is_refused(tmp_path):
     out = tmp_path / "run"
     out.mkdir()
     with run_lock(out):
-        proc = subprocess.run([sys.executable, "-m", "hallucheck.cli", "eval", "--method", "sim_overlap", "--data", str(data),
-                               "--out", str(out), "--quiet"], capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "hallucheck.cli",
+                "eval",
+                "--method",
+                "sim_overlap",
+                "--data",
+                str(data),
+                "--out",
+                str(out),
+                "--quiet",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     assert proc.returncode == 2 and "Another hallucheck eval is writing to" in proc.stderr
     assert not (out / "results.jsonl").exists() or read_results(out) == []
 
@@ -120,27 +145,53 @@ def test_failing_items_are_recorded_and_max_errors_stops(tmp_path):
     m = compute_metrics(records, bootstrap=0)
     assert m["errors"] == 2 and m["decisions"]["n"] == 4
     with pytest.raises(StopRun, match="--max-errors 1"):
-        run_eval(Flaky(method, fail_ids={"e0", "e1", "e2"}), _examples(), out_dir=tmp_path / "s", max_errors=1, progress=False)
+        run_eval(
+            Flaky(method, fail_ids={"e0", "e1", "e2"}),
+            _examples(),
+            out_dir=tmp_path / "s",
+            max_errors=1,
+            progress=False,
+        )
     assert len(read_results(tmp_path / "s")) == 2  # what finished is saved
 
 
 def test_resume_with_other_config_is_refused(tmp_path):
     a = hallucheck.load_method("sim_overlap")
     b = hallucheck.load_method("sim_overlap", t2=0.5)
-    run_eval(a, _examples(2), out_dir=tmp_path, progress=False,
-             manifest=build_manifest(a, data="t", data_path=None, split=None, limit=None))
+    run_eval(
+        a,
+        _examples(2),
+        out_dir=tmp_path,
+        progress=False,
+        manifest=build_manifest(a, data="t", data_path=None, split=None, limit=None),
+    )
     with pytest.raises(ConfigError, match="different method"):
-        run_eval(b, _examples(2), out_dir=tmp_path, progress=False,
-                 manifest=build_manifest(b, data="t", data_path=None, split=None, limit=None))
+        run_eval(
+            b,
+            _examples(2),
+            out_dir=tmp_path,
+            progress=False,
+            manifest=build_manifest(b, data="t", data_path=None, split=None, limit=None),
+        )
 
 
 def test_resume_with_other_offset_is_refused(tmp_path):
     m = hallucheck.load_method("sim_overlap")
-    run_eval(m, _examples(2), out_dir=tmp_path, progress=False,
-             manifest=build_manifest(m, data="t", data_path=None, split=None, limit=None))
+    run_eval(
+        m,
+        _examples(2),
+        out_dir=tmp_path,
+        progress=False,
+        manifest=build_manifest(m, data="t", data_path=None, split=None, limit=None),
+    )
     with pytest.raises(ConfigError, match="offset"):
-        run_eval(m, _examples(2), out_dir=tmp_path, progress=False,
-                 manifest=build_manifest(m, data="t", data_path=None, split=None, limit=None, offset=40))
+        run_eval(
+            m,
+            _examples(2),
+            out_dir=tmp_path,
+            progress=False,
+            manifest=build_manifest(m, data="t", data_path=None, split=None, limit=None, offset=40),
+        )
 
 
 def test_duplicate_ids_rejected():
@@ -150,8 +201,10 @@ def test_duplicate_ids_rejected():
 
 
 def test_fixed_threshold_applies_unchanged():
-    recs = [{"id": str(i), "label": y, "hallucinated": s >= 0.5, "score": s, "status": "ok", "usage": {}}
-            for i, (y, s) in enumerate([(0, 0.1), (0, 0.4), (1, 0.35), (1, 0.9)])]
+    recs = [
+        {"id": str(i), "label": y, "hallucinated": s >= 0.5, "score": s, "status": "ok", "usage": {}}
+        for i, (y, s) in enumerate([(0, 0.1), (0, 0.4), (1, 0.35), (1, 0.9)])
+    ]
     m = compute_metrics(recs, threshold=0.3, bootstrap=0)
     assert m["threshold"]["confusion"] == {"tp": 2, "fp": 1, "tn": 1, "fn": 0}
     assert m["decisions"]["confusion"] == {"tp": 1, "fp": 0, "tn": 2, "fn": 1}
@@ -159,12 +212,32 @@ def test_fixed_threshold_applies_unchanged():
 
 
 def test_ter_and_efficiency_from_usage():
-    recs = [{"id": "a", "label": 1, "hallucinated": True, "score": 1.0, "status": "ok", "input_tokens": 100, "seconds": 2.0,
-             "usage": {"calls": 2, "cached_calls": 0, "prompt_tokens": 250, "completion_tokens": 50, "seconds": 1.5}},
-            {"id": "b", "label": 0, "hallucinated": False, "score": 0.0, "status": "ok", "input_tokens": 100, "seconds": 1.0,
-             "usage": {"calls": 1, "cached_calls": 1, "prompt_tokens": 90, "completion_tokens": 10, "seconds": 0.5}}]
+    recs = [
+        {
+            "id": "a",
+            "label": 1,
+            "hallucinated": True,
+            "score": 1.0,
+            "status": "ok",
+            "input_tokens": 100,
+            "seconds": 2.0,
+            "usage": {"calls": 2, "cached_calls": 0, "prompt_tokens": 250, "completion_tokens": 50, "seconds": 1.5},
+        },
+        {
+            "id": "b",
+            "label": 0,
+            "hallucinated": False,
+            "score": 0.0,
+            "status": "ok",
+            "input_tokens": 100,
+            "seconds": 1.0,
+            "usage": {"calls": 1, "cached_calls": 1, "prompt_tokens": 90, "completion_tokens": 10, "seconds": 0.5},
+        },
+    ]
     e = compute_metrics(recs, bootstrap=0)["efficiency"]
-    assert e["ter"] == pytest.approx(400 / 200) and e["llm_calls_per_example"] == 2.0 and e["seconds_per_example"] == 1.5
+    assert (
+        e["ter"] == pytest.approx(400 / 200) and e["llm_calls_per_example"] == 2.0 and e["seconds_per_example"] == 1.5
+    )
 
 
 class DropFlagged(Mitigator):
@@ -180,11 +253,28 @@ class DropFlagged(Mitigator):
 def test_mitigation_run_and_metrics(tmp_path):
     method = hallucheck.load_method("sim_overlap")
     method.mitigator = DropFlagged()
-    exs = [Example(id="x", dataset="t", task="qa", question=None, reference=REF, label=1,
-                   answer="It has its head office in Delhi. It runs casinos in Macau.",
-                   meta={"right_answer": "It has its head office in Delhi."}),
-           Example(id="y", dataset="t", task="qa", question=None, reference=REF, label=0,
-                   answer="It has its head office in Delhi.", meta={"right_answer": "It has its head office in Delhi."})]
+    exs = [
+        Example(
+            id="x",
+            dataset="t",
+            task="qa",
+            question=None,
+            reference=REF,
+            label=1,
+            answer="It has its head office in Delhi. It runs casinos in Macau.",
+            meta={"right_answer": "It has its head office in Delhi."},
+        ),
+        Example(
+            id="y",
+            dataset="t",
+            task="qa",
+            question=None,
+            reference=REF,
+            label=0,
+            answer="It has its head office in Delhi.",
+            meta={"right_answer": "It has its head office in Delhi."},
+        ),
+    ]
     records = run_eval(method, exs, progress=False, mitigate=True)
     assert records[0]["mitigation"]["revised"] == "It has its head office in Delhi."
     assert records[0]["mitigation"]["after_hallucinated"] is False
@@ -204,8 +294,23 @@ def test_cli_eval_then_compare(tmp_path, capsys):
     assert (out / "report.md").read_text().startswith("# hallucheck evaluation: sim_overlap")
     assert {p.name for p in out.glob("*.png")} == {"roc.png", "pr.png", "scores.png", "confusion.png"}
     out2 = tmp_path / "run2"
-    assert main(["eval", "--method", "sim_overlap", "--data", str(data), "--out", str(out2), "--quiet",
-                 "--threshold-from", str(out)]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                "--method",
+                "sim_overlap",
+                "--data",
+                str(data),
+                "--out",
+                str(out2),
+                "--quiet",
+                "--threshold-from",
+                str(out),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert main(["compare", str(out), str(out2)]) == 0
     table = capsys.readouterr().out

@@ -42,8 +42,10 @@ def reference_lcs(a, b):
 def _random_pairs(seed, n=400):
     rng = random.Random(seed)
     for _ in range(n):
-        vocab = [rng.choice(["the", "a", "bar", "2.4", "2.2", "Tyre", "tyre", "é", "", "x" * 70, "of", "and"])
-                 for _ in range(rng.randint(1, 12))]
+        vocab = [
+            rng.choice(["the", "a", "bar", "2.4", "2.2", "Tyre", "tyre", "é", "", "x" * 70, "of", "and"])
+            for _ in range(rng.randint(1, 12))
+        ]
         a = [rng.choice(vocab) for _ in range(rng.randint(0, 40))]
         # b: a mutated copy of a (realistic revisions) or an unrelated list
         if rng.random() < 0.7:
@@ -68,7 +70,9 @@ def test_edit_distance_equals_the_dynamic_programme_on_random_word_lists(seed):
         a = [w for w in a if w]  # words from str.split() are never empty; lists may hold ""
         expected = reference_edit_distance(a, b)
         assert m.edit_distance(a, b) == expected == m.edit_distance(b, a)
-        assert m.edit_distance(" ".join(a), " ".join(w for w in b if w)) == reference_edit_distance(a, [w for w in b if w])
+        assert m.edit_distance(" ".join(a), " ".join(w for w in b if w)) == reference_edit_distance(
+            a, [w for w in b if w]
+        )
         longest = max(len(a), len(b))
         assert m.normalized_edit_distance(a, b) == pytest.approx(expected / longest if longest else 0.0)
 
@@ -84,11 +88,23 @@ def test_rouge_l_and_mitigation_edit_distance_on_random_texts():
         ta, tb = " ".join(a), " ".join(b)
         ca, cb = m.overlap_tokens(ta), m.overlap_tokens(tb)
         lcs = reference_lcs(ca, cb)
-        expected = 0.0 if not ca or not cb or not lcs else 2 * (lcs / len(ca)) * (lcs / len(cb)) / (lcs / len(ca) + lcs / len(cb))
+        expected = (
+            0.0
+            if not ca or not cb or not lcs
+            else 2 * (lcs / len(ca)) * (lcs / len(cb)) / (lcs / len(ca) + lcs / len(cb))
+        )
         assert m.rouge_l(ta, tb) == pytest.approx(expected)
-    records = [{"id": str(i), "label": i % 2, "hallucinated": True, "status": "ok", "detection": {"answer": " ".join(a)},
-                "mitigation": {"revised": " ".join(b), "after_hallucinated": False}}
-               for i, (a, b) in enumerate(_random_pairs(8, n=50))]
+    records = [
+        {
+            "id": str(i),
+            "label": i % 2,
+            "hallucinated": True,
+            "status": "ok",
+            "detection": {"answer": " ".join(a)},
+            "mitigation": {"revised": " ".join(b), "after_hallucinated": False},
+        }
+        for i, (a, b) in enumerate(_random_pairs(8, n=50))
+    ]
     out = mitigation_metrics(records, with_bertscore=False)
 
     def ned(x, y):

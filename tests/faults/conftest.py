@@ -19,22 +19,53 @@ import pytest
 KEY = "sk-fault-SECRET-0123456789abcdef"
 
 # every misbehaviour; the first group never delivers a readable answer, the second does eventually
-BROKEN = ("no_label", "nan_logprobs", "str_logprobs", "drip", "redirect", "huge", "huge_declared", "close_mid_body",
-          "always_500", "echo_key", "not_json")
+BROKEN = (
+    "no_label",
+    "nan_logprobs",
+    "str_logprobs",
+    "drip",
+    "redirect",
+    "huge",
+    "huge_declared",
+    "close_mid_body",
+    "always_500",
+    "echo_key",
+    "not_json",
+)
 RECOVERABLE = ("bad_usage", "retry_after_429", "500_then_200")
 MODES = BROKEN + RECOVERABLE
 
-LABEL_TOKENS = [("Ent", -0.2), ("Neutral", -2.0), ("Contr", -2.5), ("True", -3.0), ("False", -3.5), ("C", -4.0), ("I", -4.5)]
+LABEL_TOKENS = [
+    ("Ent", -0.2),
+    ("Neutral", -2.0),
+    ("Contr", -2.5),
+    ("True", -3.0),
+    ("False", -3.5),
+    ("C", -4.0),
+    ("I", -4.5),
+]
 
 
 def completion(text: str, *, logprobs: list[tuple[str, Any]] | None = None, usage: Any = None) -> dict[str, Any]:
     choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
     if logprobs is not None:
         first_token, first_lp = logprobs[0]
-        choice["logprobs"] = {"content": [{"token": first_token, "logprob": first_lp,
-                                           "top_logprobs": [{"token": t, "logprob": v} for t, v in logprobs]}]}
-    return {"id": "x", "object": "chat.completion", "model": "fault-model", "choices": [choice],
-            "usage": usage if usage is not None else {"prompt_tokens": 5, "completion_tokens": 1}}
+        choice["logprobs"] = {
+            "content": [
+                {
+                    "token": first_token,
+                    "logprob": first_lp,
+                    "top_logprobs": [{"token": t, "logprob": v} for t, v in logprobs],
+                }
+            ]
+        }
+    return {
+        "id": "x",
+        "object": "chat.completion",
+        "model": "fault-model",
+        "choices": [choice],
+        "usage": usage if usage is not None else {"prompt_tokens": 5, "completion_tokens": 1},
+    }
 
 
 class Recorder:
@@ -121,8 +152,12 @@ class FaultServer:
             self.headers.append({k.lower(): v for k, v in h.headers.items()})
         mode = self.mode
         wants = isinstance(body, dict) and body.get("logprobs")
-        if mode == "good" or mode == "bad_usage" or (mode == "retry_after_429" and n % 2 == 0) or \
-                (mode == "500_then_200" and n % 2 == 0):
+        if (
+            mode == "good"
+            or mode == "bad_usage"
+            or (mode == "retry_after_429" and n % 2 == 0)
+            or (mode == "500_then_200" and n % 2 == 0)
+        ):
             data = self._good_body(body, usage="lots" if mode == "bad_usage" else None)
             with self.lock:
                 self.good += 1
@@ -161,7 +196,7 @@ class FaultServer:
             for i in range(len(data)):
                 if self.stopping.wait(0.05):
                     return
-                h.wfile.write(data[i:i + 1])
+                h.wfile.write(data[i : i + 1])
                 h.wfile.flush()
             h.close_connection = True
             return

@@ -42,8 +42,22 @@ def run(fault_server, monkeypatch, capsys, tmp_path, method: str, mode: str, ext
     monkeypatch.setattr(cli, "_make_llm", lambda args: client(srv))
     ref = tmp_path / "ref.txt"
     ref.write_text(REF, encoding="utf-8")
-    code = cli.main(["detect", "--reference", str(ref), "--answer", ANSWER, "--method", method, "--format", "json",
-                     "--quiet", *LLM_METHODS[method], *extra])
+    code = cli.main(
+        [
+            "detect",
+            "--reference",
+            str(ref),
+            "--answer",
+            ANSWER,
+            "--method",
+            method,
+            "--format",
+            "json",
+            "--quiet",
+            *LLM_METHODS[method],
+            *extra,
+        ]
+    )
     out, err = capsys.readouterr()
     return srv, code, out, err
 
@@ -86,6 +100,8 @@ def test_redirect_sends_nothing_to_the_other_origin(fault_server, monkeypatch, c
     assert code == 3 and srv.recorder.requests == []
 
 
-def test_a_judge_that_answers_everything_alike_is_degenerate_under_calibration(fault_server, monkeypatch, capsys, tmp_path):
+def test_a_judge_that_answers_everything_alike_is_degenerate_under_calibration(
+    fault_server, monkeypatch, capsys, tmp_path
+):
     srv, code, out, _ = run(fault_server, monkeypatch, capsys, tmp_path, "cascade", "bad_usage")
     assert code == 3 and srv.good > 0 and "Degenerate calibration" in out

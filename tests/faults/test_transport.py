@@ -7,7 +7,7 @@ import warnings
 
 import pytest
 
-from hallucheck.errors import BackendError, BackendTimeout, RateLimited
+from hallucheck.errors import BackendError, BackendTimeout
 from hallucheck.llm.openai_compat import OpenAICompatLLM, _retry_after, redact_secrets
 
 from .conftest import KEY, client, elapsed
@@ -56,8 +56,9 @@ def test_key_to_a_remote_plain_http_url_warns_once(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no key, nothing to warn about
         with pytest.raises(BackendError):
-            OpenAICompatLLM("m", base_url="http://192.0.2.1:9/v1", api_key_env="HC_FAULT_KEY", timeout=0.2,
-                            max_retries=0).complete("q")
+            OpenAICompatLLM(
+                "m", base_url="http://192.0.2.1:9/v1", api_key_env="HC_FAULT_KEY", timeout=0.2, max_retries=0
+            ).complete("q")
 
 
 def test_a_dripping_server_hits_the_total_deadline(fault_server):
@@ -85,4 +86,3 @@ def test_retry_after_parsing():
     assert _retry_after("2", 60) == 2.0 and _retry_after("3600", 60) == 60 and _retry_after(None, 60) == 0.0
     assert _retry_after("soon", 60) == 0.0 and _retry_after("Wed, 21 Oct 2015 07:28:00 GMT", 60) == 0.0  # in the past
     assert _retry_after("nan", 60) == 0.0 and _retry_after("-5", 60) == 0.0
-

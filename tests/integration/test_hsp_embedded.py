@@ -11,8 +11,10 @@ from hallucheck.text import split_sentences
 
 from .conftest import need
 
-REF = ("The Oberoi family is an Indian family that is famous for its involvement in hotels, namely through The Oberoi "
-       "Group.The Oberoi Group is a hotel company with its head office in Delhi.")
+REF = (
+    "The Oberoi family is an Indian family that is famous for its involvement in hotels, namely through The Oberoi "
+    "Group.The Oberoi Group is a hotel company with its head office in Delhi."
+)
 RIGHT = "The Oberoi Group has its head office in Delhi."
 WRONG = "The Oberoi family's hotel company is based in Mumbai."
 
@@ -30,7 +32,7 @@ def test_hsp_flags_the_contradicted_answer_and_passes_the_grounded_one(hsp_metho
     assert wrong.score > right.score
     for det, answer in ((wrong, WRONG), (right, RIGHT)):
         sentences = {s.text for s in split_sentences(answer)}
-        assert det.verdicts and all(answer[v.claim.start:v.claim.end] in sentences for v in det.verdicts)
+        assert det.verdicts and all(answer[v.claim.start : v.claim.end] in sentences for v in det.verdicts)
         assert all(v.status == "ok" for v in det.verdicts)
     # the grounded answer's Delhi is an exact entity match: entailed without an LLM call
     assert any(v.meta.get("exact_match") and v.claim.meta.get("entity") == "Delhi" for v in right.verdicts)

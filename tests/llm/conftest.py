@@ -32,15 +32,34 @@ class Reply:
     raw: bytes | None = None
 
 
-def completion(text: str = "ok", *, prompt_tokens: int = 7, completion_tokens: int = 3, model: str = "served-model",
-               logprobs: list[dict[str, Any]] | None = None, finish_reason: str = "stop") -> dict[str, Any]:
+def completion(
+    text: str = "ok",
+    *,
+    prompt_tokens: int = 7,
+    completion_tokens: int = 3,
+    model: str = "served-model",
+    logprobs: list[dict[str, Any]] | None = None,
+    finish_reason: str = "stop",
+) -> dict[str, Any]:
     """A chat-completions payload as an OpenAI-compatible server returns it."""
-    choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish_reason}
+    choice: dict[str, Any] = {
+        "index": 0,
+        "message": {"role": "assistant", "content": text},
+        "finish_reason": finish_reason,
+    }
     if logprobs is not None:
         choice["logprobs"] = {"content": logprobs}
-    return {"id": "chatcmpl-test", "object": "chat.completion", "model": model, "choices": [choice],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens}}
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "model": model,
+        "choices": [choice],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
 
 
 @dataclass

@@ -21,8 +21,8 @@ from hallucheck.types import Usage
 from . import _cache_worker
 from .conftest import Reply, completion
 
-
 # -- the store ------------------------------------------------------------------------------
+
 
 def test_put_get_len_clear(tmp_path):
     cache = ResponseCache(tmp_path / "c.sqlite")
@@ -98,8 +98,10 @@ def test_concurrent_writes_from_two_processes(tmp_path, monkeypatch):
     ctx = multiprocessing.get_context("spawn")
     rounds, per_round = 20, 10
     barrier = ctx.Barrier(2)
-    procs = [ctx.Process(target=_cache_worker.write_rounds, args=(str(tmp_path), f"p{j}", rounds, per_round, barrier))
-             for j in range(2)]
+    procs = [
+        ctx.Process(target=_cache_worker.write_rounds, args=(str(tmp_path), f"p{j}", rounds, per_round, barrier))
+        for j in range(2)
+    ]
     for p in procs:
         p.start()
     deadline = time.monotonic() + 60
@@ -121,6 +123,7 @@ def test_concurrent_writes_from_two_processes(tmp_path, monkeypatch):
 
 
 # -- default location -----------------------------------------------------------------------
+
 
 def test_default_cache_dir_honours_env(monkeypatch, tmp_path):
     monkeypatch.setenv("HALLUCHECK_CACHE_DIR", str(tmp_path / "hc-cache"))
@@ -149,6 +152,7 @@ def test_default_cache_dir_falls_back_to_xdg_then_home(monkeypatch, tmp_path):
 
 # -- clients with a cache -------------------------------------------------------------------
 
+
 def test_second_identical_call_is_cached(tmp_path):
     llm = FakeLLM(["Paris is the capital."], cache=ResponseCache(tmp_path / "c.sqlite"))
     first = llm.complete("Capital of France?", prompt="qa.v1")
@@ -163,8 +167,13 @@ def test_second_identical_call_is_cached(tmp_path):
 
 def test_cached_call_with_openai_backend_makes_one_request(server, no_key, tmp_path):
     server.script(Reply(body=completion("Paris.", prompt_tokens=9, completion_tokens=2)))
-    client = OpenAICompatLLM("m", base_url=server.base_url, api_key_env="HC_TEST_KEY", backoff=0.01,
-                             cache=ResponseCache(tmp_path / "c.sqlite"))
+    client = OpenAICompatLLM(
+        "m",
+        base_url=server.base_url,
+        api_key_env="HC_TEST_KEY",
+        backoff=0.01,
+        cache=ResponseCache(tmp_path / "c.sqlite"),
+    )
     with usage_scope() as scope:
         a = client.complete("Capital of France?")
         b = client.complete("Capital of France?")
@@ -231,7 +240,9 @@ def test_score_labels_is_cached(tmp_path):
 
 
 def test_score_labels_key_depends_on_labels_and_prefix(tmp_path):
-    llm = FakeLLM(label_scores=lambda msgs, labels: {x: -1.0 for x in labels}, cache=ResponseCache(tmp_path / "c.sqlite"))
+    llm = FakeLLM(
+        label_scores=lambda msgs, labels: {x: -1.0 for x in labels}, cache=ResponseCache(tmp_path / "c.sqlite")
+    )
     llm.score_labels("q", ["yes", "no"])
     llm.score_labels("q", ["yes", "no", "maybe"])
     llm.score_labels("q", ["yes", "no"], prefix="Answer:")
@@ -245,22 +256,26 @@ def test_score_labels_key_depends_on_labels_and_prefix(tmp_path):
 BASE = dict(messages=(Message("system", "You check claims."), Message("user", "Is it true?")), prompt="verify.v1")
 
 
-@pytest.mark.parametrize("change", [
-    {"prompt": "verify.v2"},
-    {"prompt": "other.v1"},
-    {"messages": (Message("system", "You check claims."), Message("user", "Is it false?"))},
-    {"messages": (Message("user", "You check claims."), Message("user", "Is it true?"))},
-    {"messages": (Message("user", "Is it true?"), Message("system", "You check claims."))},
-    {"messages": (Message("user", "Is it true?"),)},
-    {"max_tokens": 257},
-    {"temperature": 0.7},
-    {"stop": ("\n",)},
-    {"json_schema": {"type": "object"}},
-    {"logprobs": 5},
-    {"logprobs": 0},
-    {"seed": 1},
-    {"seed": None},
-], ids=lambda c: ",".join(f"{k}={v!r}"[:40] for k, v in c.items()))
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"prompt": "verify.v2"},
+        {"prompt": "other.v1"},
+        {"messages": (Message("system", "You check claims."), Message("user", "Is it false?"))},
+        {"messages": (Message("user", "You check claims."), Message("user", "Is it true?"))},
+        {"messages": (Message("user", "Is it true?"), Message("system", "You check claims."))},
+        {"messages": (Message("user", "Is it true?"),)},
+        {"max_tokens": 257},
+        {"temperature": 0.7},
+        {"stop": ("\n",)},
+        {"json_schema": {"type": "object"}},
+        {"logprobs": 5},
+        {"logprobs": 0},
+        {"seed": 1},
+        {"seed": None},
+    ],
+    ids=lambda c: ",".join(f"{k}={v!r}"[:40] for k, v in c.items()),
+)
 def test_any_change_gives_a_different_key(change):
     client = FakeLLM(model_id="m1")
     base = client.cache_key(LLMRequest(**BASE))
@@ -311,6 +326,7 @@ def test_stop_as_list_or_tuple_hits_the_same_entry(tmp_path):
 
 
 # -- size, entries and the size cap ---------------------------------------------------------
+
 
 def test_info_reports_path_entries_and_sizes(tmp_path):
     cache = ResponseCache(tmp_path / "c.sqlite")

@@ -18,12 +18,14 @@ from hallucheck.models.ner import Entity
 
 from .conftest import Recorded, Reply
 
-CORPUS = Corpus.from_texts([
-    "The Grey Needle was designed by the engineer Ansel Marrow and was first lit in 1791.",
-    "The Grey Needle stands on the rocky point of Kestrel Head north of the harbour.",
-    "Kelp farming replaced herring fishing in Port Aldermere in the 1920s.",
-    "St. Brigid's Church was built in 1689 from granite quarried on the Brack.",
-])
+CORPUS = Corpus.from_texts(
+    [
+        "The Grey Needle was designed by the engineer Ansel Marrow and was first lit in 1791.",
+        "The Grey Needle stands on the rocky point of Kestrel Head north of the harbour.",
+        "Kelp farming replaced herring fishing in Port Aldermere in the 1920s.",
+        "St. Brigid's Church was built in 1689 from granite quarried on the Brack.",
+    ]
+)
 LIT = "When was the Grey Needle lighthouse first lit?"
 BUILT = "When was the Grey Needle lighthouse built?"
 STEM = {LIT: "The Grey Needle lighthouse was first lit in", BUILT: "The Grey Needle lighthouse was built in"}
@@ -31,14 +33,18 @@ STEM = {LIT: "The Grey Needle lighthouse was first lit in", BUILT: "The Grey Nee
 
 def ner(text):
     """Capitalised word runs not at the start of a sentence, and 4-digit numbers."""
-    return [Entity(m.group(), m.start(), m.end(), "DATE" if m.group().isdigit() else "FAC")
-            for m in re.finditer(r"(?<![.!?] )(?<!^)\b(?:[A-Z][a-z]+(?: [A-Z][a-z]+)*|\d{4})\b", text)]
+    return [
+        Entity(m.group(), m.start(), m.end(), "DATE" if m.group().isdigit() else "FAC")
+        for m in re.finditer(r"(?<![.!?] )(?<!^)\b(?:[A-Z][a-z]+(?: [A-Z][a-z]+)*|\d{4})\b", text)
+    ]
 
 
 def words(text):
     """Word tokens with their leading space; the year is a guess (p = 0.1) unless read in a passage."""
-    return [(t, 0.1 if t.strip().isdigit() and "guess" in text else 0.9)
-            for t in re.findall(r"\s*[^\s.]+|\.", text.replace("guess", ""))]
+    return [
+        (t, 0.1 if t.strip().isdigit() and "guess" in text else 0.9)
+        for t in re.findall(r"\s*[^\s.]+|\.", text.replace("guess", ""))
+    ]
 
 
 class ChatModel:
@@ -79,19 +85,35 @@ class ChatModel:
     @staticmethod
     def chat(text):
         content = [{"token": t, "logprob": math.log(p), "top_logprobs": []} for t, p in words(text)]
-        return {"model": "chat", "choices": [{"index": 0, "message": {"role": "assistant", "content": text.replace("guess", "")},
-                                              "finish_reason": "stop", "logprobs": {"content": content}}],
-                "usage": {"prompt_tokens": 50, "completion_tokens": 10}}
+        return {
+            "model": "chat",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text.replace("guess", "")},
+                    "finish_reason": "stop",
+                    "logprobs": {"content": content},
+                }
+            ],
+            "usage": {"prompt_tokens": 50, "completion_tokens": 10},
+        }
 
     def text(self, text):
         toks = words(text)
         if self.completions == "vllm":  # the older completions form: parallel lists
-            logprobs = {"tokens": [t for t, _ in toks], "token_logprobs": [math.log(p) for _, p in toks],
-                        "top_logprobs": [{t: math.log(p)} for t, p in toks], "text_offset": []}
+            logprobs = {
+                "tokens": [t for t, _ in toks],
+                "token_logprobs": [math.log(p) for _, p in toks],
+                "top_logprobs": [{t: math.log(p)} for t, p in toks],
+                "text_offset": [],
+            }
         else:  # llama.cpp answers /v1/completions with the chat form
             logprobs = {"content": [{"token": t, "logprob": math.log(p), "top_logprobs": []} for t, p in toks]}
-        return {"model": "chat", "choices": [{"index": 0, "text": text.replace("guess", ""), "finish_reason": "stop",
-                                              "logprobs": logprobs}], "usage": {"prompt_tokens": 50, "completion_tokens": 10}}
+        return {
+            "model": "chat",
+            "choices": [{"index": 0, "text": text.replace("guess", ""), "finish_reason": "stop", "logprobs": logprobs}],
+            "usage": {"prompt_tokens": 50, "completion_tokens": 10},
+        }
 
 
 def client(server, **kw):
@@ -170,10 +192,26 @@ def test_complete_text_keeps_the_client_safety_and_its_own_cache_key(server):
 def test_malformed_completion_logprobs_are_unreadable_not_made_up(server):
     from hallucheck.errors import UnreadableReply
 
-    bad = {"choices": [{"index": 0, "text": " x", "finish_reason": "stop",
-                        "logprobs": {"tokens": [" x"], "token_logprobs": ["NaN"], "top_logprobs": [None]}}]}
-    short = {"choices": [{"index": 0, "text": " x y", "finish_reason": "stop",
-                          "logprobs": {"tokens": [" x", " y"], "token_logprobs": [-0.1], "top_logprobs": None}}]}
+    bad = {
+        "choices": [
+            {
+                "index": 0,
+                "text": " x",
+                "finish_reason": "stop",
+                "logprobs": {"tokens": [" x"], "token_logprobs": ["NaN"], "top_logprobs": [None]},
+            }
+        ]
+    }
+    short = {
+        "choices": [
+            {
+                "index": 0,
+                "text": " x y",
+                "finish_reason": "stop",
+                "logprobs": {"tokens": [" x", " y"], "token_logprobs": [-0.1], "top_logprobs": None},
+            }
+        ]
+    }
     server.script(Reply(body=bad), Reply(body=short), Reply(body={"choices": [{"message": {"content": "chat"}}]}))
     llm = client(server, max_retries=0)
     for _ in range(2):

@@ -12,8 +12,8 @@ from hallucheck.llm.base import LabelScores, LLMRequest, LLMResponse, Message, T
 from hallucheck.llm.fake import FakeLLM
 from hallucheck.types import Usage
 
-
 # -- scripted replies -----------------------------------------------------------------------
+
 
 def test_replies_in_order_and_requests_recorded():
     llm = FakeLLM(["first reply", "second", "third one here"])
@@ -113,6 +113,7 @@ def test_usage_scope_with_fake():
 
 # -- label scores ---------------------------------------------------------------------------
 
+
 def test_label_scores_list_in_order():
     llm = FakeLLM(label_scores=[{"yes": -0.1, "no": -2.0}, {"yes": -3.0, "no": -0.2, "extra": 0.0}])
     assert llm.supports_logprobs
@@ -170,6 +171,7 @@ def test_without_label_scores_behaves_like_a_backend_without_logprobs():
 
 # -- LabelScores ----------------------------------------------------------------------------
 
+
 def test_label_scores_probs_and_best():
     s = LabelScores({"supported": math.log(0.2), "contradicted": math.log(0.6), "unverifiable": math.log(0.2)})
     p = s.probs
@@ -199,19 +201,23 @@ def test_label_scores_single_label():
 
 # -- input validation -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("labels", [
-    [],
-    (),
-    ["yes", "yes"],
-    ["yes", "no", "yes"],
-    ["yes", ""],
-    [""],
-    ["yes", 1],
-    ["yes", None],
-    ["yes", ["no"]],
-])
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        [],
+        (),
+        ["yes", "yes"],
+        ["yes", "no", "yes"],
+        ["yes", ""],
+        [""],
+        ["yes", 1],
+        ["yes", None],
+        ["yes", ["no"]],
+    ],
+)
 def test_score_labels_rejects_bad_labels(labels):
-    llm = FakeLLM(label_scores=lambda m, l: {})
+    llm = FakeLLM(label_scores=lambda m, labels: {})
     with pytest.raises(ConfigError, match="distinct, non-empty"):
         llm.score_labels("q", labels)
     assert llm.requests == []
@@ -250,7 +256,10 @@ def test_complete_with_bad_role_or_no_messages():
 
 def test_as_messages_forms():
     assert as_messages("hi") == (Message("user", "hi"),)
-    assert as_messages([Message("system", "s"), {"role": "user", "content": "u"}]) == (Message("system", "s"), Message("user", "u"))
+    assert as_messages([Message("system", "s"), {"role": "user", "content": "u"}]) == (
+        Message("system", "s"),
+        Message("user", "u"),
+    )
 
 
 def test_stop_is_normalised_to_a_tuple():
@@ -263,10 +272,15 @@ def test_stop_is_normalised_to_a_tuple():
 
 # -- types ----------------------------------------------------------------------------------
 
+
 def test_llm_response_json_round_trip():
-    r = LLMResponse(text="Paris ✓", usage=Usage(calls=1, prompt_tokens=3, completion_tokens=1, seconds=0.5), model="m",
-                    finish_reason="length",
-                    logprobs=(TokenLogprob("Par", -0.1, (("Par", -0.1), ("Ly", -2.0))), TokenLogprob("is", -0.3)))
+    r = LLMResponse(
+        text="Paris ✓",
+        usage=Usage(calls=1, prompt_tokens=3, completion_tokens=1, seconds=0.5),
+        model="m",
+        finish_reason="length",
+        logprobs=(TokenLogprob("Par", -0.1, (("Par", -0.1), ("Ly", -2.0))), TokenLogprob("is", -0.3)),
+    )
     back = LLMResponse.from_json(r.to_json())
     assert back == r
     plain = LLMResponse(text="", usage=Usage(), model="m")
@@ -274,10 +288,23 @@ def test_llm_response_json_round_trip():
 
 
 def test_request_params_cover_generation_settings():
-    req = LLMRequest(messages=(Message("user", "q"),), max_tokens=9, temperature=0.2, stop=("x",),
-                     json_schema={"type": "object"}, logprobs=3, seed=7)
-    assert req.params() == {"max_tokens": 9, "temperature": 0.2, "stop": ["x"], "json_schema": {"type": "object"},
-                            "logprobs": 3, "seed": 7}
+    req = LLMRequest(
+        messages=(Message("user", "q"),),
+        max_tokens=9,
+        temperature=0.2,
+        stop=("x",),
+        json_schema={"type": "object"},
+        logprobs=3,
+        seed=7,
+    )
+    assert req.params() == {
+        "max_tokens": 9,
+        "temperature": 0.2,
+        "stop": ["x"],
+        "json_schema": {"type": "object"},
+        "logprobs": 3,
+        "seed": 7,
+    }
 
 
 def test_token_list_replies_script_logprobs_and_entropies():

@@ -20,11 +20,20 @@ def fake_parts(tmp_path, monkeypatch):
         (pkg / "data" / f"part{i:02d}.bin").write_bytes(chunk)
         (pkg / "__init__.py").write_text(
             "import os\ndef get_part_path():\n"
-            f"    return os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data', 'part{i:02d}.bin')\n")
+            f"    return os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data', 'part{i:02d}.bin')\n"
+        )
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     whole = b"".join(chunks)
-    spec = ModelSpec("fake-model", "Fake model", "fakepart{i}", 3, len(whole), hashlib.sha256(whole).hexdigest(),
-                     "pip install fakepart", "test")
+    spec = ModelSpec(
+        "fake-model",
+        "Fake model",
+        "fakepart{i}",
+        3,
+        len(whole),
+        hashlib.sha256(whole).hexdigest(),
+        "pip install fakepart",
+        "test",
+    )
     yield spec, whole
     for i in range(1, 4):
         sys.modules.pop(f"fakepart{i}", None)
@@ -50,7 +59,9 @@ def test_truncated_file_is_rebuilt(fake_parts, tmp_path, capsys):
 
 def test_damaged_part_is_reported_and_leaves_no_file(fake_parts, tmp_path):
     spec, whole = fake_parts
-    bad = ModelSpec(spec.name, spec.title, spec.part_module, spec.parts, spec.size, "0" * 64, spec.install, spec.licence)
+    bad = ModelSpec(
+        spec.name, spec.title, spec.part_module, spec.parts, spec.size, "0" * 64, spec.install, spec.licence
+    )
     with pytest.raises(BackendError, match="A part package is damaged: reinstall"):
         ensure_gguf(bad, tmp_path / "models", progress=False)
     assert not list((tmp_path / "models").glob("*.gguf*"))

@@ -39,14 +39,18 @@ def free_port() -> int:
 
 # -- construction ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("kw", [
-    {"model": ""},
-    {"base_url": "127.0.0.1:8000/v1"},
-    {"base_url": "ftp://host/v1"},
-    {"max_concurrency": 0},
-    {"max_retries": -1},
-    {"timeout": 0},
-])
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"model": ""},
+        {"base_url": "127.0.0.1:8000/v1"},
+        {"base_url": "ftp://host/v1"},
+        {"max_concurrency": 0},
+        {"max_retries": -1},
+        {"timeout": 0},
+    ],
+)
 def test_bad_configuration_is_rejected(kw):
     args = {"model": "m", "base_url": "http://127.0.0.1:1/v1", **kw}
     with pytest.raises(ConfigError):
@@ -65,14 +69,20 @@ def test_trailing_slash_in_base_url_and_endpoint_path(server, no_key):
 
 # -- request body ---------------------------------------------------------------------------
 
+
 def test_basic_request_body(server, no_key):
     client = make(server, model="qwen2.5:7b-instruct")
-    client.complete([Message("system", "Be brief."), {"role": "user", "content": "Capital of France?"}],
-                    max_tokens=17, temperature=0.3)
+    client.complete(
+        [Message("system", "Be brief."), {"role": "user", "content": "Capital of France?"}],
+        max_tokens=17,
+        temperature=0.3,
+    )
     body = server.bodies[0]
     assert body["model"] == "qwen2.5:7b-instruct"
-    assert body["messages"] == [{"role": "system", "content": "Be brief."},
-                                {"role": "user", "content": "Capital of France?"}]
+    assert body["messages"] == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Capital of France?"},
+    ]
     assert body["max_tokens"] == 17
     assert body["temperature"] == 0.3
     assert body["seed"] == 0
@@ -110,8 +120,12 @@ def test_logprobs_in_body_when_asked(server, no_key, asked, logprobs, top):
 
 
 def test_json_schema_becomes_response_format(server, no_key):
-    schema = {"type": "object", "properties": {"label": {"type": "string", "enum": ["yes", "no"]}},
-              "required": ["label"], "additionalProperties": False}
+    schema = {
+        "type": "object",
+        "properties": {"label": {"type": "string", "enum": ["yes", "no"]}},
+        "required": ["label"],
+        "additionalProperties": False,
+    }
     make(server).complete("a", json_schema=schema)
     rf = server.bodies[0]["response_format"]
     assert rf["type"] == "json_schema"
@@ -128,6 +142,7 @@ def test_extra_body_is_merged(server, no_key):
 
 
 # -- API key --------------------------------------------------------------------------------
+
 
 def test_authorization_header_from_named_env_var(server, monkeypatch):
     monkeypatch.setenv("HC_TEST_KEY", SECRET)
@@ -190,9 +205,15 @@ def test_key_never_in_cache_key_describe_or_client_state(server, monkeypatch):
 
 # -- response parsing -----------------------------------------------------------------------
 
+
 def test_parses_content_usage_model_and_finish_reason(server, no_key):
-    server.script(Reply(body=completion("Paris.", prompt_tokens=21, completion_tokens=2, model="served/qwen",
-                                        finish_reason="length")))
+    server.script(
+        Reply(
+            body=completion(
+                "Paris.", prompt_tokens=21, completion_tokens=2, model="served/qwen", finish_reason="length"
+            )
+        )
+    )
     r = make(server).complete("Capital of France?")
     assert r.text == "Paris."
     assert r.model == "served/qwen"
@@ -205,8 +226,12 @@ def test_parses_content_usage_model_and_finish_reason(server, no_key):
 
 def test_parses_logprobs_with_top_alternatives(server, no_key):
     lp = [
-        {"token": "Par", "logprob": -0.01, "bytes": [80, 97, 114],
-         "top_logprobs": [{"token": "Par", "logprob": -0.01}, {"token": "Lyon", "logprob": -4.6}]},
+        {
+            "token": "Par",
+            "logprob": -0.01,
+            "bytes": [80, 97, 114],
+            "top_logprobs": [{"token": "Par", "logprob": -0.01}, {"token": "Lyon", "logprob": -4.6}],
+        },
         {"token": "is", "logprob": -0.2, "top_logprobs": []},
     ]
     server.script(Reply(body=completion("Paris", logprobs=lp)))
@@ -227,14 +252,17 @@ def test_missing_optional_fields_have_defaults(server, no_key):
     assert r.logprobs is None
 
 
-@pytest.mark.parametrize("payload", [
-    {"error": {"message": "model not loaded"}},
-    {"choices": []},
-    {"choices": [{"finish_reason": "stop"}]},
-    {"choices": [{"message": None}]},
-    {"choices": None},
-    ["not", "an", "object"],
-])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"error": {"message": "model not loaded"}},
+        {"choices": []},
+        {"choices": [{"finish_reason": "stop"}]},
+        {"choices": [{"message": None}]},
+        {"choices": None},
+        ["not", "an", "object"],
+    ],
+)
 def test_payload_without_choices_is_a_backend_error(server, no_key, payload):
     server.script(Reply(body=payload))
     with pytest.raises(BackendError) as ei:
@@ -274,9 +302,13 @@ def test_truncated_reply_is_retried_then_succeeds(server, no_key):
 
 # -- retries --------------------------------------------------------------------------------
 
+
 def test_retries_429_and_500_then_succeeds(server, no_key):
-    server.script(Reply(status=429, body={"error": "slow down"}), Reply(status=500, body={"error": "oops"}),
-                  Reply(body=completion("finally", prompt_tokens=4, completion_tokens=1)))
+    server.script(
+        Reply(status=429, body={"error": "slow down"}),
+        Reply(status=500, body={"error": "oops"}),
+        Reply(body=completion("finally", prompt_tokens=4, completion_tokens=1)),
+    )
     client = make(server, max_retries=3)
     r = client.complete("q")
     assert r.text == "finally"
@@ -361,6 +393,7 @@ def test_client_error_is_not_retried(server, no_key):
 
 # -- timeouts and unreachable endpoints ------------------------------------------------------
 
+
 def test_slow_server_times_out_with_url(server, no_key):
     server.default = lambda rec: Reply(delay=3.0, body=completion("too late"))
     client = make(server, timeout=0.2, max_retries=1)
@@ -395,6 +428,7 @@ def test_unreachable_endpoint(no_key):
 
 
 # -- concurrency ----------------------------------------------------------------------------
+
 
 def _hammer(client, n_threads=8, per_thread=2):
     def work(i):
@@ -488,9 +522,12 @@ def test_score_labels_errors_without_logprobs(server, no_key):
 
 # -- usage accounting -----------------------------------------------------------------------
 
+
 def test_client_usage_sums_calls_and_tokens(server, no_key):
-    server.script(Reply(body=completion("a", prompt_tokens=10, completion_tokens=2)),
-                  Reply(body=completion("b", prompt_tokens=5, completion_tokens=7)))
+    server.script(
+        Reply(body=completion("a", prompt_tokens=10, completion_tokens=2)),
+        Reply(body=completion("b", prompt_tokens=5, completion_tokens=7)),
+    )
     client = make(server)
     client.complete("x")
     client.complete("y")
@@ -559,8 +596,13 @@ def test_separate_scopes_in_separate_threads(server, no_key):
 
 
 def test_score_labels_is_accounted(server, no_key):
-    server.script(Reply(body=completion("yes", prompt_tokens=11, completion_tokens=1,
-                                        logprobs=_first_token([("yes", -0.3), ("no", -1.4)]))))
+    server.script(
+        Reply(
+            body=completion(
+                "yes", prompt_tokens=11, completion_tokens=1, logprobs=_first_token([("yes", -0.3), ("no", -1.4)])
+            )
+        )
+    )
     client = make(server)
     with usage_scope() as scope:
         client.score_labels("q", ["yes", "no"])
@@ -569,6 +611,7 @@ def test_score_labels_is_accounted(server, no_key):
 
 
 # -- make_llm -------------------------------------------------------------------------------
+
 
 def test_make_llm_builds_an_openai_client(server, no_key):
     client = make_llm("openai:qwen2.5:7b-instruct", base_url=server.base_url, cache=None, backoff=0.01, max_retries=0)
@@ -599,13 +642,17 @@ def test_non_numeric_or_nan_logprobs_are_unreadable_not_a_crash(server, no_key, 
     from hallucheck.errors import UnreadableReply
 
     value = float("nan") if bad == "NaN" else bad
-    body = json.dumps(completion("Entailment", logprobs=_lp("Entailment", value, [("Entailment", value), ("Neutral", -2.0)])))
+    body = json.dumps(
+        completion("Entailment", logprobs=_lp("Entailment", value, [("Entailment", value), ("Neutral", -2.0)]))
+    )
     server.script(Reply(body=body))
     with pytest.raises(UnreadableReply):
         make(server).score_labels("q", ["Entailment", "Neutral", "Contradiction"])
 
 
-@pytest.mark.parametrize("usage", ["lots", [1, 2], {"prompt_tokens": "x", "completion_tokens": None}, {"prompt_tokens": 1.5e3}])
+@pytest.mark.parametrize(
+    "usage", ["lots", [1, 2], {"prompt_tokens": "x", "completion_tokens": None}, {"prompt_tokens": 1.5e3}]
+)
 def test_wrong_typed_usage_does_not_lose_the_answer(server, no_key, usage):
     body = completion("hello")
     body["usage"] = usage
@@ -642,8 +689,12 @@ def test_two_endpoints_with_the_same_model_name_do_not_share_cached_answers(serv
         monkeypatch.setenv("HC_TEST_KEY", SECRET)
         assert first.complete("q").cached and first.cache_key(request) == key and SECRET not in key
         # credentials or a query string in the URL are not part of the key either
-        creds = OpenAICompatLLM("same-model", base_url=server.base_url.replace("http://", "http://u:pw@") + "?key=zz",
-                                api_key_env="HC_TEST_KEY", cache=cache)
+        creds = OpenAICompatLLM(
+            "same-model",
+            base_url=server.base_url.replace("http://", "http://u:pw@") + "?key=zz",
+            api_key_env="HC_TEST_KEY",
+            cache=cache,
+        )
         assert creds.cache_key(request) == key
     finally:
         other.close()

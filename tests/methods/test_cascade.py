@@ -65,7 +65,7 @@ def test_long_reference_gives_top_k_sentences_in_reference_order():
     assert len(v.evidence) == 2 and v.evidence[0].start < v.evidence[1].start
     assert any("five" in e.text for e in v.evidence)
     for e in v.evidence:
-        assert long_ref[e.start:e.end] == e.text
+        assert long_ref[e.start : e.end] == e.text
 
 
 def test_judge_error_is_an_error_verdict_and_no_llm_is_a_clear_error():
@@ -90,7 +90,9 @@ def test_question_goes_to_the_judge_and_calibration_is_per_prompt():
     assert det.hallucinated is False
     judged, null = llm.requests
     text = judged.messages[-1].content
-    assert "Question: What pressure do the front tyres take?\nAnswer: 2.4 bar" in text and text.index(REF) < text.index("Question:")
+    assert "Question: What pressure do the front tyres take?\nAnswer: 2.4 bar" in text and text.index(REF) < text.index(
+        "Question:"
+    )
     assert "Question: N/A\nAnswer: N/A" in null.messages[-1].content  # the content-free input of the QA prompt
     llm = FakeLLM(label_scores=scores({"Entailment": -0.1, "Neutral": -3.0, "Contradiction": -3.0}))
     method(llm, qa_prompt=None).run("2.4 bar", REF, question="What pressure?")
@@ -130,5 +132,9 @@ def test_judge_that_always_says_contradiction_is_degenerate_not_grounded():
     assert v.status == "error" and "Degenerate calibration" in v.reason and v.meta["degenerate_calibration"]
     assert det.hallucinated is None
     # the same claim without calibration is judged on the raw labels (Contradiction)
-    assert method(FakeLLM(label_scores=[always]), calibrate=False).run(
-        "Check the pressure when the tyres are cold.", REF).hallucinated is True
+    assert (
+        method(FakeLLM(label_scores=[always]), calibrate=False)
+        .run("Check the pressure when the tyres are cold.", REF)
+        .hallucinated
+        is True
+    )

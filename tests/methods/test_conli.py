@@ -13,14 +13,24 @@ from hallucheck.llm import FakeLLM
 from hallucheck.models import ner
 from hallucheck.pipeline import Pipeline
 from hallucheck.prompts import load_prompt
-from hallucheck.stages.conli_nli import (CONLI_CATEGORIES, ConliNLIVerifier, HypothesisSelector,
-                                         WholeReferenceRetriever, conli_category, date_category, match_items,
-                                         parse_items, tag_entity)
+from hallucheck.stages.conli_nli import (
+    CONLI_CATEGORIES,
+    ConliNLIVerifier,
+    HypothesisSelector,
+    WholeReferenceRetriever,
+    conli_category,
+    date_category,
+    match_items,
+    parse_items,
+    tag_entity,
+)
 from hallucheck.stages.conli_rewrite import ConliRewriteMitigator, align_sentences, clean_reply
 from hallucheck.types import Claim, Detection, Verdict
 
-REF = ("The Oberoi Group is a hotel company with its head office in Delhi. It was founded by Mohan Singh Oberoi in "
-       "the 1930s and runs 31 hotels.")
+REF = (
+    "The Oberoi Group is a hotel company with its head office in Delhi. It was founded by Mohan Singh Oberoi in "
+    "the 1930s and runs 31 hotels."
+)
 
 
 def hypotheses_of(request) -> list[str]:
@@ -39,7 +49,7 @@ def nli_reply(judge):
         for i, h in enumerate(hypotheses_of(request)):
             lab = judge(h)
             why = "It's entailment." if lab == "C" else "It's contradiction."
-            lines.append(f"({i}). {h} <reason> premise reference: \"head office in Delhi\". {why} </reason> [{lab}]")
+            lines.append(f'({i}). {h} <reason> premise reference: "head office in Delhi". {why} </reason> [{lab}]')
         return "\n".join(lines)
 
     return reply
@@ -60,6 +70,7 @@ def fake_ner(monkeypatch):
 
 
 # -- prompt ------------------------------------------------------------------------------------
+
 
 def test_detection_prompt_has_system_both_shots_and_request():
     v = ConliNLIVerifier(llm=FakeLLM())
@@ -82,6 +93,7 @@ def test_mitigation_prompt_renders_appendix_e():
 
 # -- parsing -----------------------------------------------------------------------------------
 
+
 def test_parse_labels_and_reasons_from_the_papers_own_example_answer():
     shot = load_prompt("conli_detect.v1").parts[2][1]
     items = parse_items(shot)
@@ -91,13 +103,16 @@ def test_parse_labels_and_reasons_from_the_papers_own_example_answer():
     assert shot[items[2].label_pos] == "I" and shot[items[2].label_pos - 1] == "["
 
 
-@pytest.mark.parametrize("reply", [
-    "Answer:\n1. A is x. <reason> ok </reason> [C]\n2. B is y. <reason> no </reason> [I]",  # 1-based
-    "Answer:\n0) A is x. <reason> ok </reason> [C]\n1) B is y. <reason> no </reason> [I]",  # k)
-    "Answer:\n- **(0).** A is x. <reason> ok </reason> [ C ]\n- **(1).** B is y. <reason> no </reason> [i]",
-    "Answer:\nA is x. <reason> ok </reason> [C]\nB is y. <reason> no </reason> [I]",  # no numbers
-    "Answer:\n(1). B is y. <reason> no </reason> [I]\n(0). A is x. <reason> ok </reason> [C]",  # reordered
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Answer:\n1. A is x. <reason> ok </reason> [C]\n2. B is y. <reason> no </reason> [I]",  # 1-based
+        "Answer:\n0) A is x. <reason> ok </reason> [C]\n1) B is y. <reason> no </reason> [I]",  # k)
+        "Answer:\n- **(0).** A is x. <reason> ok </reason> [ C ]\n- **(1).** B is y. <reason> no </reason> [i]",
+        "Answer:\nA is x. <reason> ok </reason> [C]\nB is y. <reason> no </reason> [I]",  # no numbers
+        "Answer:\n(1). B is y. <reason> no </reason> [I]\n(0). A is x. <reason> ok </reason> [C]",  # reordered
+    ],
+)
 def test_numbering_variants_map_to_the_right_hypothesis(reply):
     found = match_items(parse_items(reply), ["A is x.", "B is y."])
     assert found[0].label == "C" and found[1].label == "I"
@@ -126,7 +141,9 @@ def test_batching_puts_n_hypotheses_in_one_call():
 
 def test_batch_size_one_is_one_call_per_hypothesis():
     llm = FakeLLM(nli_reply(lambda h: "C"))
-    ConliNLIVerifier(llm=llm, entity_level=False).verify([Claim("A.", 0, 2), Claim("B.", 3, 5)], [[], []], reference=REF)
+    ConliNLIVerifier(llm=llm, entity_level=False).verify(
+        [Claim("A.", 0, 2), Claim("B.", 3, 5)], [[], []], reference=REF
+    )
     assert [hypotheses_of(r) for r in llm.requests] == [["A."], ["B."]]
 
 
@@ -147,8 +164,11 @@ def test_still_missing_after_retry_is_a_failed_verdict_with_the_raw_replies():
     v = out[0]
     assert v.status == "error" and v.hallucinated is None and v.score is None and v.label is None
     assert "I cannot judge this." in v.raw and "Still no idea." in v.raw and "even when it was asked again" in v.reason
-    det = Pipeline(extractor=HypothesisSelector(), retriever=WholeReferenceRetriever(),
-                   verifier=ConliNLIVerifier(llm=FakeLLM(["?", "?"]), entity_level=False)).run("A is x.", REF)
+    det = Pipeline(
+        extractor=HypothesisSelector(),
+        retriever=WholeReferenceRetriever(),
+        verifier=ConliNLIVerifier(llm=FakeLLM(["?", "?"]), entity_level=False),
+    ).run("A is x.", REF)
     assert det.hallucinated is None  # nothing flagged but unverified: not "grounded"
 
 
@@ -159,6 +179,7 @@ def test_backend_failure_fails_the_batch_without_retry():
 
 
 # -- the hierarchy -----------------------------------------------------------------------------
+
 
 def test_entity_checks_run_only_on_sentences_judged_grounded(fake_ner):
     answer = "The head office is in Mumbai. Mohan Singh Oberoi runs 31 hotels."
@@ -172,8 +193,11 @@ def test_entity_checks_run_only_on_sentences_judged_grounded(fake_ner):
     assert not any("Mumbai" in h for h in entity_hyps)
     first, second = det.verdicts
     assert first.hallucinated and first.meta["level"] == "sentence" and "entities" not in first.meta
-    assert second.hallucinated is False and [e["category"] for e in second.meta["entities"]] == ["PERSON", "QUANTITY-NUMBER"]
-    assert answer[second.meta["entities"][1]["start"]:second.meta["entities"][1]["end"]] == "31"
+    assert second.hallucinated is False and [e["category"] for e in second.meta["entities"]] == [
+        "PERSON",
+        "QUANTITY-NUMBER",
+    ]
+    assert answer[second.meta["entities"][1]["start"] : second.meta["entities"][1]["end"]] == "31"
 
 
 def test_an_entity_judged_I_makes_the_sentence_hallucinated_with_its_reason(fake_ner):
@@ -208,7 +232,9 @@ def test_entity_tagging_and_category_mapping():
     assert tag_entity("Moved to Delhi in 1990.", 9, 14) == "Moved to [ Delhi ] in 1990."
     assert conli_category("GPE", "Delhi") == "LOCATION" and conli_category("FAC", "JFK") == "LOCATION"
     assert conli_category("ORG", "Oberoi Group") is None and conli_category("PERCENT", "5%") is None
-    assert conli_category("MONEY", "$5") == "QUANTITY-CURRENCY" and conli_category("CARDINAL", "31") == "QUANTITY-NUMBER"
+    assert (
+        conli_category("MONEY", "$5") == "QUANTITY-CURRENCY" and conli_category("CARDINAL", "31") == "QUANTITY-NUMBER"
+    )
     assert date_category("1844–1846") == date_category("from 2010 to 2015") == "DATETIME-DATERANGE"
     assert date_category("the 1990s") == "DATETIME-DATERANGE"
     assert date_category("two years") == date_category("30 minutes") == "DATETIME-DURATION"
@@ -220,6 +246,7 @@ def test_entity_tagging_and_category_mapping():
 
 
 # -- scores from log-probabilities -------------------------------------------------------------
+
 
 class ScoringFake(FakeLLM):
     """FakeLLM that records the prefix of each score_labels call."""
@@ -234,11 +261,14 @@ class ScoringFake(FakeLLM):
 
 
 def test_logprob_backend_scores_the_label_letter_after_the_reasoning():
-    reply = ("Answer:\n(0). A is x. <reason> premise reference: \"x\". It's entailment. </reason> [C]\n"
-             "(1). B is y. <reason> premise reference: None. It's neutral. </reason> [I]")
+    reply = (
+        'Answer:\n(0). A is x. <reason> premise reference: "x". It\'s entailment. </reason> [C]\n'
+        "(1). B is y. <reason> premise reference: None. It's neutral. </reason> [I]"
+    )
     llm = ScoringFake([reply], label_scores=[{"C": -0.1, "I": -2.4}, {"C": -3.0, "I": -0.05}])
     out = ConliNLIVerifier(llm=llm, batch_size=2, entity_level=False).verify(
-        [Claim("A is x.", 0, 7), Claim("B is y.", 8, 15)], [[], []], reference=REF)
+        [Claim("A is x.", 0, 7), Claim("B is y.", 8, 15)], [[], []], reference=REF
+    )
     assert llm.prefixes[0].endswith("It's entailment. </reason> [") and llm.prefixes[0].startswith("Answer:\n(0).")
     assert llm.prefixes[1].endswith("It's neutral. </reason> [") and "[C]\n(1)." in llm.prefixes[1]
     assert 0.05 < out[0].score < 0.15 and out[0].hallucinated is False
@@ -254,8 +284,9 @@ def test_scored_label_decides_with_threshold_and_keeps_the_written_letter():
     v = ConliNLIVerifier(llm=llm, entity_level=False).verify([Claim("A is x.", 0, 7)], [[]], reference=REF)[0]
     assert v.hallucinated is True and v.meta["sentence"]["text_label"] == "C" and 0.5 < v.score < 0.6
     llm = FakeLLM([reply], label_scores=[{"C": -0.9, "I": -0.6}])
-    v = ConliNLIVerifier(llm=llm, entity_level=False, threshold=0.7).verify([Claim("A is x.", 0, 7)], [[]],
-                                                                            reference=REF)[0]
+    v = ConliNLIVerifier(llm=llm, entity_level=False, threshold=0.7).verify(
+        [Claim("A is x.", 0, 7)], [[]], reference=REF
+    )[0]
     assert v.hallucinated is False
 
 
@@ -266,26 +297,32 @@ def test_text_backend_scores_are_zero_or_one():
 
 
 def test_quoted_premise_becomes_evidence_with_offsets():
-    llm = FakeLLM(["Answer:\n(0). X. <reason> premise reference: \"a hotel company with its head office in Delhi\". "
-                   "It's contradiction. </reason> [I]"])
+    llm = FakeLLM(
+        [
+            'Answer:\n(0). X. <reason> premise reference: "a hotel company with its head office in Delhi". '
+            "It's contradiction. </reason> [I]"
+        ]
+    )
     v = ConliNLIVerifier(llm=llm, entity_level=False).verify([Claim("X.", 0, 2)], [[]], reference=REF)[0]
     (ev,) = v.evidence
-    assert REF[ev.start:ev.end] == "a hotel company with its head office in Delhi"
+    assert REF[ev.start : ev.end] == "a hotel company with its head office in Delhi"
 
 
 # -- selection ---------------------------------------------------------------------------------
+
 
 def test_selection_purges_noise_but_not_in_short_answers():
     sel = HypothesisSelector()
     answer = "Sure! The head office is in Delhi. Does that help? It has 31 hotels."
     claims = sel.extract(answer)
     assert [c.text for c in claims] == ["The head office is in Delhi.", "It has 31 hotels."]
-    assert all(answer[c.start:c.end] == c.text for c in claims)
+    assert all(answer[c.start : c.end] == c.text for c in claims)
     assert [c.text for c in sel.extract("Delhi")] == ["Delhi"]  # a short answer is its own hypothesis
     assert len(HypothesisSelector(purge=False).extract(answer)) == 4
 
 
 # -- mitigation --------------------------------------------------------------------------------
+
 
 def _detection(answer: str, flagged: dict[str, str]) -> Detection:
     from hallucheck.text import split_sentences
@@ -293,8 +330,15 @@ def _detection(answer: str, flagged: dict[str, str]) -> Detection:
     verdicts = []
     for s in split_sentences(answer):
         bad = s.text in flagged
-        verdicts.append(Verdict(Claim(s.text, s.start, s.end), "unverifiable" if bad else "supported", bad,
-                                1.0 if bad else 0.0, flagged.get(s.text, "")))
+        verdicts.append(
+            Verdict(
+                Claim(s.text, s.start, s.end),
+                "unverifiable" if bad else "supported",
+                bad,
+                1.0 if bad else 0.0,
+                flagged.get(s.text, ""),
+            )
+        )
     return Detection(answer, REF, None, "conli", any(v.hallucinated for v in verdicts), None, tuple(verdicts))
 
 
@@ -308,11 +352,13 @@ def test_mitigation_removes_an_unsupported_sentence_and_keeps_the_rest_verbatim(
     assert r.revised == "The head office is in Delhi.  It runs 31 hotels."
     assert r.restored == ("The head office is in Delhi.",)
     (edit,) = r.edits
-    assert answer[edit.start:edit.end] == "It won a Nobel prize in 1999. " and edit.replacement == ""
+    assert answer[edit.start : edit.end] == "It won a Nobel prize in 1999. " and edit.replacement == ""
     assert "It's neutral." in edit.reason
     instr = llm.requests[0].messages[-1].content
-    assert "Rewrite instruction 1:\nRewrite sentence in the CLAIM: It won a Nobel prize in 1999.\n" \
-           "Reason for rewriting the sentence: premise reference: None. It's neutral." in instr
+    assert (
+        "Rewrite instruction 1:\nRewrite sentence in the CLAIM: It won a Nobel prize in 1999.\n"
+        "Reason for rewriting the sentence: premise reference: None. It's neutral." in instr
+    )
     assert "CLAIM:\n" + answer + "\nEnd CLAIM." in instr
 
 
@@ -387,6 +433,7 @@ def test_helpers_clean_reply_and_alignment():
 
 # -- the method --------------------------------------------------------------------------------
 
+
 def test_method_is_registered_and_round_trips():
     names = dict(hallucheck.list_methods())
     assert "conli" in names
@@ -407,14 +454,17 @@ def test_no_llm_is_a_config_error():
 
 
 def test_prefill_starts_the_reply_and_is_part_of_the_scored_prefix():
-    llm = ScoringFake([" premise reference: \"x\". It's entailment. </reason> [C]"], label_scores=[{"C": -0.1, "I": -3.0}])
-    v = ConliNLIVerifier(llm=llm, entity_level=False, prefill=True).verify([Claim("A is x.", 0, 7)], [[]],
-                                                                           reference=REF)[0]
+    llm = ScoringFake(
+        [' premise reference: "x". It\'s entailment. </reason> [C]'], label_scores=[{"C": -0.1, "I": -3.0}]
+    )
+    v = ConliNLIVerifier(llm=llm, entity_level=False, prefill=True).verify(
+        [Claim("A is x.", 0, 7)], [[]], reference=REF
+    )[0]
     assert llm.requests[0].messages[-1].role == "assistant"
     assert llm.requests[0].messages[-1].content == "Answer:\n(0). A is x. <reason>"
-    assert llm.prefixes[0] == "Answer:\n(0). A is x. <reason> premise reference: \"x\". It's entailment. </reason> ["
+    assert llm.prefixes[0] == 'Answer:\n(0). A is x. <reason> premise reference: "x". It\'s entailment. </reason> ['
     assert llm.requests[1].messages[-1].role == "user"  # scoring: prompt + prefix, no duplicated prefill
-    assert v.hallucinated is False and v.reason == "premise reference: \"x\". It's entailment."
+    assert v.hallucinated is False and v.reason == 'premise reference: "x". It\'s entailment.'
 
 
 def test_paraphrase_of_an_unflagged_sentence_is_not_attached_to_a_flagged_neighbour():
@@ -427,5 +477,7 @@ def test_paraphrase_of_an_unflagged_sentence_is_not_attached_to_a_flagged_neighb
     assert r.dropped == ("Delhi hosts the main office.",)
     # a retry after an empty reply says what is missing
     llm = FakeLLM(["", "Answer:\nThe company has its head office in the city of Delhi."])
-    assert ConliRewriteMitigator(llm=llm).rewrite(det).revised == "The company has its head office in the city of Delhi."
+    assert (
+        ConliRewriteMitigator(llm=llm).rewrite(det).revised == "The company has its head office in the city of Delhi."
+    )
     assert "corrected WHOLE CLAIM now" in llm.requests[1].messages[-1].content

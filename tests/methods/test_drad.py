@@ -16,17 +16,21 @@ from hallucheck.llm.fake import FakeLLM
 from hallucheck.methods.drad import DRADGenerator, GenerationResult, extract_answer
 from hallucheck.models.ner import Entity
 
-CORPUS = Corpus.from_texts([
-    "The lighthouse of Port Aldermere was lit in 1791 by the engineer Ansel Marrow.",
-    "The harbour guild of Port Aldermere elected Ilse Varga as its first warden in 1802.",
-    "Kelp farming replaced herring fishing in Port Aldermere in the 1920s.",
-])
+CORPUS = Corpus.from_texts(
+    [
+        "The lighthouse of Port Aldermere was lit in 1791 by the engineer Ansel Marrow.",
+        "The harbour guild of Port Aldermere elected Ilse Varga as its first warden in 1802.",
+        "Kelp farming replaced herring fishing in Port Aldermere in the 1920s.",
+    ]
+)
 
 
 def ner(text):
     """Capitalised word runs not at the start of a sentence, and 4-digit numbers."""
-    return [Entity(m.group(), m.start(), m.end(), "DATE" if m.group().isdigit() else "PERSON")
-            for m in re.finditer(r"(?<![.!?] )(?<!^)\b(?:[A-Z][a-z]+(?: [A-Z][a-z]+)*|\d{4})\b", text)]
+    return [
+        Entity(m.group(), m.start(), m.end(), "DATE" if m.group().isdigit() else "PERSON")
+        for m in re.finditer(r"(?<![.!?] )(?<!^)\b(?:[A-Z][a-z]+(?: [A-Z][a-z]+)*|\d{4})\b", text)
+    ]
 
 
 def toks(*items):
@@ -34,10 +38,26 @@ def toks(*items):
     return [TokenLogprob(t, math.log(p), (), h[0] if h else 0.1) for t, p, *h in items]
 
 
-CONFIDENT = toks(("The", .9), (" lighthouse", .95), (" was", .9), (" lit", .9), (" by", .9), (" Ansel", .9), (" Marrow", .95),
-                 (".", .99))
-UNCERTAIN = toks(("The", .9), (" lighthouse", .95), (" was", .9), (" lit", .9), (" by", .9), (" Tomas", .1, 5.0),
-                 (" Vell", .3, 3.0), (".", .99))
+CONFIDENT = toks(
+    ("The", 0.9),
+    (" lighthouse", 0.95),
+    (" was", 0.9),
+    (" lit", 0.9),
+    (" by", 0.9),
+    (" Ansel", 0.9),
+    (" Marrow", 0.95),
+    (".", 0.99),
+)
+UNCERTAIN = toks(
+    ("The", 0.9),
+    (" lighthouse", 0.95),
+    (" was", 0.9),
+    (" lit", 0.9),
+    (" by", 0.9),
+    (" Tomas", 0.1, 5.0),
+    (" Vell", 0.3, 3.0),
+    (".", 0.99),
+)
 Q = "Who lit the lighthouse of Port Aldermere?"
 
 
@@ -46,7 +66,9 @@ def gen(llm, method="drad", **kw):
 
 
 def test_uncertain_entity_triggers_exactly_one_retrieval_and_one_regeneration():
-    regen = toks((" Ansel", .2, 4.5), (" Marrow", .3, 4.0), (".", .99))  # uncertain too: a revised sentence is not re-checked
+    regen = toks(
+        (" Ansel", 0.2, 4.5), (" Marrow", 0.3, 4.0), (".", 0.99)
+    )  # uncertain too: a revised sentence is not re-checked
     llm = FakeLLM([UNCERTAIN, regen])
     events = []
     res = gen(llm).generate(Q, on_event=events.append)
@@ -54,10 +76,10 @@ def test_uncertain_entity_triggers_exactly_one_retrieval_and_one_regeneration():
     assert res.retrieval_calls == 1 and len(res.corrections) == 1 and res.llm_calls == 2 and len(llm.requests) == 2
     (c,) = res.corrections
     cut = len("The lighthouse was lit by")
-    assert (c.start, c.trigger) == (cut, "entity") and res.answer[c.start:c.end] == c.revised == " Ansel Marrow."
+    assert (c.start, c.trigger) == (cut, "entity") and res.answer[c.start : c.end] == c.revised == " Ansel Marrow."
     assert c.original == "The lighthouse was lit by Tomas Vell."
     e = c.entities[0]
-    assert c.original[e.start - c.sentence_start:e.end - c.sentence_start] == "Tomas Vell" == e.text
+    assert c.original[e.start - c.sentence_start : e.end - c.sentence_start] == "Tomas Vell" == e.text
     assert e.hallucinated and e.probability == pytest.approx(0.2) and e.entropy == pytest.approx(5.0)
     # Eq. 5: the m tokens on each side of the entity
     assert c.retrieval.query == "The lighthouse was lit by ."
@@ -81,24 +103,56 @@ def test_confident_entity_triggers_nothing():
 
 
 def test_sentences_before_the_flagged_one_are_kept_and_the_rest_of_the_draft_is_dropped():
-    first = toks(("It", .9), (" stands", .9), (" tall", .9), (".", .99))
-    rest = toks((" It", .9), (" was", .9), (" lit", .9), (" in", .9), (" 17", .2, 3.0), ("88", .3), (".", .9),
-                (" More", .9), (" text", .9), (".", .9))
-    regen = toks((" 1791", .9), (".", .9), (" Extra", .9), (".", .9))  # what follows the revised sentence is dropped
-    llm = FakeLLM([first + rest, regen, toks((" Done", .9), (".", .9))])
+    first = toks(("It", 0.9), (" stands", 0.9), (" tall", 0.9), (".", 0.99))
+    rest = toks(
+        (" It", 0.9),
+        (" was", 0.9),
+        (" lit", 0.9),
+        (" in", 0.9),
+        (" 17", 0.2, 3.0),
+        ("88", 0.3),
+        (".", 0.9),
+        (" More", 0.9),
+        (" text", 0.9),
+        (".", 0.9),
+    )
+    regen = toks(
+        (" 1791", 0.9), (".", 0.9), (" Extra", 0.9), (".", 0.9)
+    )  # what follows the revised sentence is dropped
+    llm = FakeLLM([first + rest, regen, toks((" Done", 0.9), (".", 0.9))])
     res = gen(llm).generate(Q)
     assert res.answer == "It stands tall. It was lit in 1791. Done."
     assert res.retrieval_calls == 1 and llm.requests[1].messages[-1].content == "It stands tall. It was lit in"
-    assert llm.requests[2].messages[-1].content == "It stands tall. It was lit in 1791."  # generation goes on, no passages
+    assert (
+        llm.requests[2].messages[-1].content == "It stands tall. It was lit in 1791."
+    )  # generation goes on, no passages
     assert "Passages:" not in llm.requests[2].messages[-2].content
     c = res.corrections[0]
-    assert c.sentence_start == len("It stands tall. ") and c.retrieval.query == "It stands tall. It was lit in . More text."
+    assert (
+        c.sentence_start == len("It stands tall. ")
+        and c.retrieval.query == "It stands tall. It was lit in . More text."
+    )
 
 
 def test_tpr_regenerates_the_sentence_with_a_query_without_uncertain_tokens():
-    draft = toks(("The", .9), (" lighthouse", .95), (" was", .9), (" lit", .9), (" by", .9), (" Tomas", .1), (".", .99))
-    llm = FakeLLM([draft, toks(("The", .9), (" lighthouse", .9), (" was", .9), (" lit", .9), (" by", .9), (" Ansel", .1),
-                               (" Marrow", .9), (".", .9))])
+    draft = toks(
+        ("The", 0.9), (" lighthouse", 0.95), (" was", 0.9), (" lit", 0.9), (" by", 0.9), (" Tomas", 0.1), (".", 0.99)
+    )
+    llm = FakeLLM(
+        [
+            draft,
+            toks(
+                ("The", 0.9),
+                (" lighthouse", 0.9),
+                (" was", 0.9),
+                (" lit", 0.9),
+                (" by", 0.9),
+                (" Ansel", 0.1),
+                (" Marrow", 0.9),
+                (".", 0.9),
+            ),
+        ]
+    )
     res = gen(llm, "tpr").generate(Q)
     assert res.answer == "The lighthouse was lit by Ansel Marrow."
     (c,) = res.corrections
@@ -108,8 +162,12 @@ def test_tpr_regenerates_the_sentence_with_a_query_without_uncertain_tokens():
 
 
 def test_flr_retrieves_before_every_sentence():
-    llm = FakeLLM([toks(("A", .9), (" lighthouse", .9), (".", .9), (" Very", .9), (".", .9)),
-                   toks((" Lit", .9), (" 1791", .9), (".", .9))])
+    llm = FakeLLM(
+        [
+            toks(("A", 0.9), (" lighthouse", 0.9), (".", 0.9), (" Very", 0.9), (".", 0.9)),
+            toks((" Lit", 0.9), (" 1791", 0.9), (".", 0.9)),
+        ]
+    )
     res = gen(llm, "flr").generate(Q)
     assert res.answer == "A lighthouse. Lit 1791."
     assert [(r.reason, r.query) for r in res.retrievals] == [("question", Q), ("sentence", "A lighthouse.")]
@@ -128,10 +186,13 @@ def test_srr_retrieves_once_with_the_question_and_nor_never():
 
 
 def test_instruct_continuation_quotes_the_partial_answer():
-    llm = FakeLLM([UNCERTAIN, toks(("Ansel", .9), (" Marrow", .9), (".", .9))])
+    llm = FakeLLM([UNCERTAIN, toks(("Ansel", 0.9), (" Marrow", 0.9), (".", 0.9))])
     res = gen(llm, continuation="instruct").generate(Q)
     assert res.answer == "The lighthouse was lit by Ansel Marrow."
-    assert llm.requests[1].messages[-1].role == "user" and "Partial answer: The lighthouse was lit by" in llm.requests[1].messages[-1].content
+    assert (
+        llm.requests[1].messages[-1].role == "user"
+        and "Partial answer: The lighthouse was lit by" in llm.requests[1].messages[-1].content
+    )
 
 
 def test_backend_without_logprobs_is_a_clear_error():
@@ -156,7 +217,7 @@ def test_bad_input_and_config():
 
 
 def test_result_round_trips_and_registry_builds_each_method():
-    res = gen(FakeLLM([UNCERTAIN, toks((" Ansel", .9), (".", .9))])).generate(Q)
+    res = gen(FakeLLM([UNCERTAIN, toks((" Ansel", 0.9), (".", 0.9))])).generate(Q)
     d = res.to_dict()
     assert d["retrieval_calls"] == 1
     again = GenerationResult.from_dict(d)
@@ -175,10 +236,12 @@ def test_extract_answer():
 def test_without_full_entropies_the_topk_approximation_is_used():
     # as from an OpenAI-compatible endpoint: no entropy, top-2 alternatives
     flat = [(" Tomas", -1.0), (" Ilse", -1.1)]
-    draft = [TokenLogprob(t, -0.05, ((t, -0.05),)) for t in ("The", " lighthouse", " was", " lit", " by")] + \
-            [TokenLogprob(" Tomas", -1.0, tuple(flat)), TokenLogprob(" Vell", -0.05, ((" Vell", -0.05),)),
-             TokenLogprob(".", -0.01, ((".", -0.01),))]
-    llm = FakeLLM([draft, toks((" Ansel", .9), (".", .9))])
+    draft = [TokenLogprob(t, -0.05, ((t, -0.05),)) for t in ("The", " lighthouse", " was", " lit", " by")] + [
+        TokenLogprob(" Tomas", -1.0, tuple(flat)),
+        TokenLogprob(" Vell", -0.05, ((" Vell", -0.05),)),
+        TokenLogprob(".", -0.01, ((".", -0.01),)),
+    ]
+    llm = FakeLLM([draft, toks((" Ansel", 0.9), (".", 0.9))])
     res = gen(llm, threshold=0.05, entropy_threshold=1.0).generate(Q)  # only the entropy test can fire
     (c,) = res.corrections
     e = c.entities[0]
@@ -189,8 +252,11 @@ def test_continuation_mode_follows_the_backend():
     from hallucheck.llm.openai_compat import OpenAICompatLLM
 
     plain = OpenAICompatLLM("m", base_url="http://localhost:1/v1")
-    vllm = OpenAICompatLLM("m", base_url="http://localhost:1/v1", extra_body={"continue_final_message": True,
-                                                                             "add_generation_prompt": False})
+    vllm = OpenAICompatLLM(
+        "m",
+        base_url="http://localhost:1/v1",
+        extra_body={"continue_final_message": True, "add_generation_prompt": False},
+    )
     # a plain endpoint continues through its text-completions endpoint; nor and srr never continue
     assert DRADGenerator(llm=plain, corpus=CORPUS)._mode() == "completion"
     assert DRADGenerator(llm=plain, corpus=CORPUS, method="srr")._mode() == "instruct"
@@ -206,7 +272,7 @@ from hallucheck.methods.drad import NOT_FOUND, strip_restatement  # noqa: E402
 def test_strip_restatement():
     p = "The Grey Needle lighthouse was built in"
     r = "The Grey Needle lighthouse was built in 1689. The Grey Needle lighthouse was built in 1689."
-    assert r[strip_restatement(p, r):] == " 1689. The Grey Needle lighthouse was built in 1689."
+    assert r[strip_restatement(p, r) :] == " 1689. The Grey Needle lighthouse was built in 1689."
     assert strip_restatement(p, " 1689.") == 0  # a real continuation is kept whole
     assert strip_restatement(p, "built in 1689.") == len("built in")  # a restated tail of two words or more
     assert strip_restatement(p, "in 1689.") == 0  # one word that starts no sentence: could be real text
@@ -216,10 +282,11 @@ def test_strip_restatement():
     assert strip_restatement(p2, "Ansel Marrow.") == 0
     assert strip_restatement("", "x") == 0 and strip_restatement("a b", "") == 0
 
+
 def test_strip_restatement_in_other_words():
     p = "It stands tall. The Grey Needle lighthouse was built in"
     r = "The Grey Needle was built in 1689."
-    assert r[strip_restatement(p, r):] == " 1689."
+    assert r[strip_restatement(p, r) :] == " 1689."
     # no anchor in the first sentence, or another start: kept whole
     assert strip_restatement(p, "The Grey Needle is old. It was built in 1689.") == 0
     assert strip_restatement(p, "Its builders were built in vain.") == 0
@@ -228,8 +295,16 @@ def test_strip_restatement_in_other_words():
 
 def test_instruct_reply_that_restarts_the_sentence_is_spliced_once():
     # a chat model quoting the partial answer back: "The lighthouse was lit by Ansel Marrow."
-    restart = toks(("The", .9), (" lighthouse", .9), (" was", .9), (" lit", .9), (" by", .9), (" Ansel", .9),
-                   (" Marrow", .9), (".", .9))
+    restart = toks(
+        ("The", 0.9),
+        (" lighthouse", 0.9),
+        (" was", 0.9),
+        (" lit", 0.9),
+        (" by", 0.9),
+        (" Ansel", 0.9),
+        (" Marrow", 0.9),
+        (".", 0.9),
+    )
     llm = FakeLLM([UNCERTAIN, restart])
     res = gen(llm, continuation="instruct").generate(Q)
     assert res.answer == "The lighthouse was lit by Ansel Marrow."
@@ -243,43 +318,43 @@ def test_instruct_draft_that_restates_the_answer_so_far_is_not_kept_twice():
             r = super()._complete(request)
             return replace(r, finish_reason="length") if len(self.requests) == 1 else r
 
-    first = toks(("It", .9), (" stands", .9), (" tall", .9), (".", .99))
-    again = toks(("It", .9), (" stands", .9), (" tall", .9), (".", .9), (" Done", .9), (".", .9))
+    first = toks(("It", 0.9), (" stands", 0.9), (" tall", 0.9), (".", 0.99))
+    again = toks(("It", 0.9), (" stands", 0.9), (" tall", 0.9), (".", 0.9), (" Done", 0.9), (".", 0.9))
     llm = CutShort([first, again])
     res = gen(llm, continuation="instruct").generate(Q)
     assert res.answer == "It stands tall. Done." and len(llm.requests) == 2
 
 
 def test_revision_with_a_name_the_passages_lack_says_so_instead():
-    regen = toks((" Tomas", .9), (" Vell", .9), (".", .99), (" More", .9), (".", .9))  # confident, and still wrong
+    regen = toks((" Tomas", 0.9), (" Vell", 0.9), (".", 0.99), (" More", 0.9), (".", 0.9))  # confident, and still wrong
     llm = FakeLLM([UNCERTAIN, regen])
     events = []
     res = gen(llm).generate(Q, on_event=events.append)
     assert res.answer == NOT_FOUND and len(llm.requests) == 2  # generation stops there
     (c,) = res.corrections
     assert c.abstained and c.unsupported == ("Tomas Vell",) and c.rejected == " Tomas Vell."
-    assert c.original == "The lighthouse was lit by Tomas Vell." and res.answer[c.start:c.end] == NOT_FOUND
+    assert c.original == "The lighthouse was lit by Tomas Vell." and res.answer[c.start : c.end] == NOT_FOUND
     assert [ev.kind for ev in events] == ["retrieval", "correction"] and events[-1].text == NOT_FOUND
     assert GenerationResult.from_dict(res.to_dict()).corrections == res.corrections
     # the paper's behaviour: every revision is accepted
-    res = gen(FakeLLM([UNCERTAIN, regen, toks((" Done", .9), (".", .9))]), check_revisions=False).generate(Q)
+    res = gen(FakeLLM([UNCERTAIN, regen, toks((" Done", 0.9), (".", 0.9))]), check_revisions=False).generate(Q)
     assert res.answer == "The lighthouse was lit by Tomas Vell. Done." and not res.corrections[0].abstained
 
 
 def test_revised_year_not_in_the_passages_keeps_the_earlier_sentences_and_says_so():
-    first = toks(("It", .9), (" stands", .9), (" tall", .9), (".", .99))
-    rest = toks((" It", .9), (" was", .9), (" built", .9), (" in", .9), (" 17", .2, 3.0), ("88", .3), (".", .9))
-    llm = FakeLLM([first + rest, toks((" 1689", .8), (".", .9))])
+    first = toks(("It", 0.9), (" stands", 0.9), (" tall", 0.9), (".", 0.99))
+    rest = toks((" It", 0.9), (" was", 0.9), (" built", 0.9), (" in", 0.9), (" 17", 0.2, 3.0), ("88", 0.3), (".", 0.9))
+    llm = FakeLLM([first + rest, toks((" 1689", 0.8), (".", 0.9))])
     res = gen(llm).generate("When was the lighthouse of Port Aldermere built?")
     assert res.answer == "It stands tall. " + NOT_FOUND
     assert res.corrections[0].unsupported == ("1689",)
     # a year the passages hold is kept
-    llm = FakeLLM([first + rest, toks((" 1791", .8), (".", .9))])
+    llm = FakeLLM([first + rest, toks((" 1791", 0.8), (".", 0.9))])
     assert gen(llm).generate(Q).answer == "It stands tall. It was built in 1791."
 
 
 def test_completion_continuation_sends_the_prompt_as_text():
-    llm = FakeLLM([UNCERTAIN, toks((" Ansel", .9), (" Marrow", .9), (".", .9))])
+    llm = FakeLLM([UNCERTAIN, toks((" Ansel", 0.9), (" Marrow", 0.9), (".", 0.9))])
     res = gen(llm, continuation="completion").generate(Q)
     assert res.answer == "The lighthouse was lit by Ansel Marrow."
     first, second = llm.requests
@@ -299,31 +374,53 @@ def test_completion_continuation_sends_the_prompt_as_text():
 def test_qa_run_counts_answers_that_say_the_passages_do_not_hold_it():
     from hallucheck.eval.qa import run_qa
 
-    regen = toks((" Tomas", .9), (" Vell", .9), (".", .99))
+    regen = toks((" Tomas", 0.9), (" Vell", 0.9), (".", 0.99))
     llm = FakeLLM([UNCERTAIN, regen, CONFIDENT])
-    out = run_qa(gen(llm), [{"id": "a", "question": Q, "answers": ["Ansel Marrow"]},
-                            {"id": "b", "question": Q, "answers": ["Ansel Marrow"]}], progress=False)
+    out = run_qa(
+        gen(llm),
+        [
+            {"id": "a", "question": Q, "answers": ["Ansel Marrow"]},
+            {"id": "b", "question": Q, "answers": ["Ansel Marrow"]},
+        ],
+        progress=False,
+    )
     assert [r["abstained"] for r in out["records"]] == [1.0, 0.0] and out["metrics"]["abstained"] == 0.5
 
 
 def test_completion_continuation_of_a_whole_sentence_keeps_single_spaces():
     # TPR regenerates a sentence from its start: the answer so far ends with a space
-    first = toks(("It", .9), (" stands", .9), (" tall", .9), (".", .99))
-    rest = toks((" It", .9), (" was", .9), (" lit", .9), (" by", .9), (" Tomas", .1), (".", .99))
-    llm = FakeLLM([first + rest, toks((" It", .9), (" was", .9), (" lit", .9), (" by", .9), (" Ansel", .9),
-                                      (" Marrow", .9), (".", .9))])
+    first = toks(("It", 0.9), (" stands", 0.9), (" tall", 0.9), (".", 0.99))
+    rest = toks((" It", 0.9), (" was", 0.9), (" lit", 0.9), (" by", 0.9), (" Tomas", 0.1), (".", 0.99))
+    llm = FakeLLM(
+        [
+            first + rest,
+            toks(
+                (" It", 0.9), (" was", 0.9), (" lit", 0.9), (" by", 0.9), (" Ansel", 0.9), (" Marrow", 0.9), (".", 0.9)
+            ),
+        ]
+    )
     res = gen(llm, "tpr", continuation="completion").generate(Q)
     assert res.answer == "It stands tall. It was lit by Ansel Marrow."
     assert llm.requests[1].messages[0].content.endswith("Answer: It stands tall.")
 
 
 def test_a_year_from_a_passage_about_something_else_does_not_support_the_revision():
-    corpus = Corpus.from_texts(["The Grey Needle lighthouse was first lit in 1791.",
-                                "St. Brigid's Church was built in 1689 from granite."])
-    draft = toks(("The", .9), (" Grey", .9), (" Needle", .9), (" was", .9), (" built", .9), (" in", .9),
-                 (" 17", .2, 3.0), ("80", .3), (".", .9))
+    corpus = Corpus.from_texts(
+        ["The Grey Needle lighthouse was first lit in 1791.", "St. Brigid's Church was built in 1689 from granite."]
+    )
+    draft = toks(
+        ("The", 0.9),
+        (" Grey", 0.9),
+        (" Needle", 0.9),
+        (" was", 0.9),
+        (" built", 0.9),
+        (" in", 0.9),
+        (" 17", 0.2, 3.0),
+        ("80", 0.3),
+        (".", 0.9),
+    )
     for year, answer in ((" 1689", NOT_FOUND), (" 1791", "The Grey Needle was built in 1791.")):
-        llm = FakeLLM([draft, toks((year, .9), (".", .9))])
+        llm = FakeLLM([draft, toks((year, 0.9), (".", 0.9))])
         res = DRADGenerator(llm=llm, corpus=corpus, ner_model=ner).generate("When was the Grey Needle built?")
         assert res.answer == answer
         assert any(year.strip() in p.text for p in res.retrievals[0].passages)

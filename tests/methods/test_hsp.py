@@ -13,12 +13,19 @@ from hallucheck.errors import ConfigError, ParseError
 from hallucheck.llm import FakeLLM
 from hallucheck.models.ner import Entity
 from hallucheck.pipeline import Pipeline
-from hallucheck.stages.hsp_pieces import (HierarchicalPieceExtractor, PieceRetriever, bm25_scores, entity_key,
-                                          parse_pieces)
+from hallucheck.stages.hsp_pieces import (
+    HierarchicalPieceExtractor,
+    PieceRetriever,
+    bm25_scores,
+    entity_key,
+    parse_pieces,
+)
 from hallucheck.stages.piece_repair import PieceRepairMitigator, parse_final_sentence
 
-REF = ("Guido van Rossum developed Python in 1991. Python was publicly released in 1994. "
-       "It is named after Monty Python's Flying Circus.")
+REF = (
+    "Guido van Rossum developed Python in 1991. Python was publicly released in 1994. "
+    "It is named after Monty Python's Flying Circus."
+)
 
 # decompositions of every sentence the tests use (A.1 replies, in the formats small models produce)
 DECOMP = {
@@ -94,21 +101,28 @@ def requests_of(llm, prefix):
 
 def nli_requests(llm):
     """NLI requests, without the content-free one of calibration."""
-    return [r for r in llm.requests if "[Hypothesis]" in r.messages[-1].content and not r.messages[-1].content.endswith("N/A")]
+    return [
+        r
+        for r in llm.requests
+        if "[Hypothesis]" in r.messages[-1].content and not r.messages[-1].content.endswith("N/A")
+    ]
 
 
 # -- parsing ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("reply, expected", [
-    ("A is B.\nC is D.", ["A is B.", "C is D."]),
-    ("Here are the independent facts:\n1. A is B.\n2) C is D.\n- C is D.", ["A is B.", "C is D."]),
-    ("* **Fact 1:** A is B.\n• \"C is D.\"", ["A is B.", "C is D."]),
-    ("[Output]\nFact: A is B.\n\nNote: this is easy.", ["A is B."]),
-    ("```\nA is B.\n```", ["A is B."]),
-    ("Python is old. Guido made it.", ["Python is old.", "Guido made it."]),  # facts on one line
-    ("None", []),
-    ("No facts.", []),
-    ("3. 5 million people live in A.", ["5 million people live in A."]),
-])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ("A is B.\nC is D.", ["A is B.", "C is D."]),
+        ("Here are the independent facts:\n1. A is B.\n2) C is D.\n- C is D.", ["A is B.", "C is D."]),
+        ('* **Fact 1:** A is B.\n• "C is D."', ["A is B.", "C is D."]),
+        ("[Output]\nFact: A is B.\n\nNote: this is easy.", ["A is B."]),
+        ("```\nA is B.\n```", ["A is B."]),
+        ("Python is old. Guido made it.", ["Python is old.", "Guido made it."]),  # facts on one line
+        ("None", []),
+        ("No facts.", []),
+        ("3. 5 million people live in A.", ["5 million people live in A."]),
+    ],
+)
 def test_parse_pieces_formats(reply, expected):
     assert parse_pieces(reply) == expected
 
@@ -128,13 +142,17 @@ def test_fragment_reply_is_asked_again_with_the_fewshot_prompt():
     def reply(request):
         if request.prompt == "hsp_decompose.v1":
             return "Python\nGuido van Rossum\n1991"
-        assert "Example:" in request.messages[-1].content and request.messages[-1].content.endswith(f"{sentence}\n[Facts]")
+        assert "Example:" in request.messages[-1].content and request.messages[-1].content.endswith(
+            f"{sentence}\n[Facts]"
+        )
         return "Python was developed by Guido van Rossum."
 
     llm = FakeLLM(reply)
     claims = HierarchicalPieceExtractor(llm=llm, levels="sent").extract(sentence)
-    assert [c.text for c in claims] == [sentence] and [r.prompt for r in llm.requests] == ["hsp_decompose.v1",
-                                                                                           "hsp_decompose_fewshot.v1"]
+    assert [c.text for c in claims] == [sentence] and [r.prompt for r in llm.requests] == [
+        "hsp_decompose.v1",
+        "hsp_decompose_fewshot.v1",
+    ]
 
 
 def test_invented_pieces_are_dropped():
@@ -146,7 +164,9 @@ def test_invented_pieces_are_dropped():
     llm = FakeLLM(["The Oberoi Group has its head office in Delhi.\nDelhi is the capital city of India."])
     claims = HierarchicalPieceExtractor(llm=llm, levels="sent").extract(source)
     assert [c.text for c in claims] == [source]
-    keep_all = HierarchicalPieceExtractor(llm=FakeLLM(["Delhi is the capital city of India."]), levels="sent", min_overlap=0.0)
+    keep_all = HierarchicalPieceExtractor(
+        llm=FakeLLM(["Delhi is the capital city of India."]), levels="sent", min_overlap=0.0
+    )
     assert len(keep_all.extract(source)) == 1
 
 
@@ -159,8 +179,11 @@ def test_fragments_are_kept_when_the_retry_gives_nothing():
 
 def test_parse_pieces_drops_a_cut_off_last_line_and_caps():
     assert parse_pieces("A is B.\nC is D.\nE is", truncated=True) == ["A is B.", "C is D."]
-    assert parse_pieces("\n".join(f"Fact {i} holds." for i in range(10)), max_pieces=3) == ["Fact 0 holds.", "Fact 1 holds.",
-                                                                                            "Fact 2 holds."]
+    assert parse_pieces("\n".join(f"Fact {i} holds." for i in range(10)), max_pieces=3) == [
+        "Fact 0 holds.",
+        "Fact 1 holds.",
+        "Fact 2 holds.",
+    ]
 
 
 @pytest.mark.parametrize("reply", ["", "  \n", "Here are the facts:", "[Input sentence]\n- \n"])
@@ -181,21 +204,24 @@ def test_pieces_carry_the_offsets_of_their_source_sentence():
         ("piece", "Python runs on Mars."),
         ("entity", "It runs on [Mars (Type: Location)]."),
     ]
-    sources = [answer[c.start:c.end] for c in claims]
+    sources = [answer[c.start : c.end] for c in claims]
     assert sources == ["Python was developed by Guido van Rossum."] * 2 + ["It runs on Mars."] * 2
     ent = claims[1]
-    assert answer[ent.meta["entity_start"]:ent.meta["entity_end"]] == "Guido van Rossum"
+    assert answer[ent.meta["entity_start"] : ent.meta["entity_end"]] == "Guido van Rossum"
     assert ent.meta["entity_type"] == "Personal Info" and ent.meta["spacy_label"] == "PERSON"
     # the A.1 prompt, one call per sentence
     decomp = requests_of(llm, "hsp_decompose.v1")
-    assert len(decomp) == 2 and "Please breakdown the user input sentence into independent facts." in decomp[0].messages[0].content
+    assert (
+        len(decomp) == 2
+        and "Please breakdown the user input sentence into independent facts." in decomp[0].messages[0].content
+    )
 
 
 def test_sentences_without_pieces_are_filtered_before_entity_extraction():
     # "Thanks for asking!" decomposes to None: no sentence piece, so no entity piece either
     answer = "Thanks for asking! Python was developed in 1991."
     claims = HierarchicalPieceExtractor(llm=make_llm(decomp={"Thanks for asking!": "None"})).extract(answer)
-    assert all(answer[c.start:c.end] == "Python was developed in 1991." for c in claims)
+    assert all(answer[c.start : c.end] == "Python was developed in 1991." for c in claims)
     assert [c.kind for c in claims] == ["piece", "entity"]
 
 
@@ -204,7 +230,9 @@ def test_entities_not_mentioned_by_the_pieces_are_filtered():
     llm = make_llm(decomp={answer: "Python exists."})
     claims = HierarchicalPieceExtractor(llm=llm).extract(answer)
     assert [c.kind for c in claims] == ["piece"]
-    unfiltered = HierarchicalPieceExtractor(llm=make_llm(decomp={answer: "Python exists."}), filter_entities=False).extract(answer)
+    unfiltered = HierarchicalPieceExtractor(
+        llm=make_llm(decomp={answer: "Python exists."}), filter_entities=False
+    ).extract(answer)
     assert [c.kind for c in unfiltered] == ["piece", "entity"]
 
 
@@ -224,8 +252,11 @@ def test_unit_text_decomposes_once_and_maps_pieces_to_their_sentences():
     llm = FakeLLM(reply)
     claims = HierarchicalPieceExtractor(llm=llm, levels="sent", unit="text").extract(text)
     assert len(llm.requests) == 1
-    assert [(c.text[:12], text[c.start:c.end][:10]) for c in claims] == [
-        ("Guido van Ro", "Guido van "), ("Python dates", "Guido van "), ("Python is na", "It is name")]
+    assert [(c.text[:12], text[c.start : c.end][:10]) for c in claims] == [
+        ("Guido van Ro", "Guido van "),
+        ("Python dates", "Guido van "),
+        ("Python is na", "It is name"),
+    ]
 
 
 # -- detection --------------------------------------------------------------------------------
@@ -235,7 +266,10 @@ def test_exact_entity_match_is_entailment_without_an_llm_call():
     assert llm.requests == []  # no decomposition (entity level only) and no NLI (exact match)
     (v,) = det.verdicts
     assert v.label == "supported" and v.hallucinated is False and v.score == 0.0 and v.meta["exact_match"]
-    assert v.evidence[0].meta["exact_match"] and REF[v.evidence[0].start:v.evidence[0].end] == "Guido van Rossum developed Python in 1991."
+    assert (
+        v.evidence[0].meta["exact_match"]
+        and REF[v.evidence[0].start : v.evidence[0].end] == "Guido van Rossum developed Python in 1991."
+    )
     assert det.hallucinated is False
 
 
@@ -262,13 +296,19 @@ def test_neutral_flags_only_in_ungrounded_mode():
     nli = {"Python is popular.": {"Entailment": -3.0, "Neutral": -0.1, "Contradiction": -2.5}}
     strict = hallucheck.detect("Python is popular.", REF, method="hsp", llm=make_llm(nli), levels="sent")
     (v,) = strict.verdicts
-    assert v.label == "unverifiable" and v.hallucinated is False and v.score == pytest.approx(v.meta["probs"]["Contradiction"])
+    assert (
+        v.label == "unverifiable"
+        and v.hallucinated is False
+        and v.score == pytest.approx(v.meta["probs"]["Contradiction"])
+    )
     assert strict.hallucinated is False
     llm = make_llm(nli)
     loose = hallucheck.detect("Python is popular.", REF, method="hsp", llm=llm, levels="sent", flag_on="ungrounded")
     (w,) = loose.verdicts
     probs = w.meta["probs"]
-    assert w.hallucinated is True and w.score == pytest.approx(probs["Contradiction"] + probs["Neutral"]) and w.score > 0.9
+    assert (
+        w.hallucinated is True and w.score == pytest.approx(probs["Contradiction"] + probs["Neutral"]) and w.score > 0.9
+    )
     # the ungrounded mode uses the A.2 prompt with Neutral named as an output
     assert '"Contradiction", "Entailment" or "Neutral"' in nli_requests(llm)[0].messages[0].content
 
@@ -341,7 +381,7 @@ def test_matchers_rank_the_closest_reference_piece_first(matcher):
     claims = ext.extract("Python was publicly released in 1994.")
     (ev,) = retriever.retrieve(claims, REF)
     assert len(ev) == 2 and ev[0].text == "Python was publicly released in 1994."
-    assert REF[ev[0].start:ev[0].end] == "Python was publicly released in 1994."
+    assert REF[ev[0].start : ev[0].end] == "Python was publicly released in 1994."
     assert ev[0].score >= ev[1].score
 
 
@@ -362,7 +402,9 @@ def test_entity_evidence_prefers_sentences_with_the_same_type():
 
 # -- failures ---------------------------------------------------------------------------------
 def test_unparseable_answer_decomposition_is_an_error_verdict_with_raw():
-    llm = make_llm(decomp={"Python is popular.": lambda r: "" if r.prompt == "hsp_decompose.v1" else "Here are the facts:"})
+    llm = make_llm(
+        decomp={"Python is popular.": lambda r: "" if r.prompt == "hsp_decompose.v1" else "Here are the facts:"}
+    )
     det = hallucheck.detect("Python is popular.", REF, method="hsp", llm=llm, levels="sent")
     (v,) = det.verdicts
     assert v.status == "error" and v.hallucinated is None and v.score is None
@@ -370,11 +412,15 @@ def test_unparseable_answer_decomposition_is_an_error_verdict_with_raw():
     assert det.hallucinated is None
     # the repair prompt was tried once after the first reply
     assert [r.prompt for r in requests_of(llm, "hsp_decompose") if _input_of(r) == "Python is popular."] == [
-        "hsp_decompose.v1", "hsp_decompose_fewshot.v1"]
+        "hsp_decompose.v1",
+        "hsp_decompose_fewshot.v1",
+    ]
 
 
 def test_repair_prompt_recovers_a_failed_decomposition():
-    llm = make_llm(decomp={"Python is popular.": lambda r: "" if r.prompt == "hsp_decompose.v1" else "Python is popular."})
+    llm = make_llm(
+        decomp={"Python is popular.": lambda r: "" if r.prompt == "hsp_decompose.v1" else "Python is popular."}
+    )
     det = hallucheck.detect("Python is popular.", REF, method="hsp", llm=llm, levels="sent")
     assert det.verdicts[0].status == "ok"
 
@@ -387,7 +433,7 @@ def test_unparseable_reference_sentence_is_used_whole():
     claim = hallucheck.Claim("Python was publicly released in 1994.", 0, 10, kind="piece")
     (ev,) = PieceRetriever(extractor=ext, k=1).retrieve([claim], REF)
     assert ev[0].meta["fallback"] and "used whole" in ev[0].meta["note"]
-    assert REF[ev[0].start:ev[0].end] == "Python was publicly released in 1994."
+    assert REF[ev[0].start : ev[0].end] == "Python was publicly released in 1994."
 
 
 def test_unparseable_nli_reply_is_an_error_verdict_with_raw():
@@ -408,12 +454,18 @@ def test_text_nli_replies_without_logprobs_give_hard_scores():
         return "Contradiction"
 
     det = hallucheck.detect("Python was developed in 1989.", REF, method="hsp", llm=FakeLLM(reply), levels="sent")
-    assert det.verdicts[0].hallucinated is True and det.verdicts[0].score == 1.0 and det.verdicts[0].meta["scored"] is False
+    assert (
+        det.verdicts[0].hallucinated is True
+        and det.verdicts[0].score == 1.0
+        and det.verdicts[0].meta["scored"] is False
+    )
 
 
 # -- mitigation -------------------------------------------------------------------------------
-REPAIR_OK = ("[Reason]\nThe reference says 1991.\n[Correct Sentence]\nPython was developed in 1991.\n"
-             "[Final Sentence]\nPython was developed in 1991.")
+REPAIR_OK = (
+    "[Reason]\nThe reference says 1991.\n[Correct Sentence]\nPython was developed in 1991.\n"
+    "[Final Sentence]\nPython was developed in 1991."
+)
 
 
 def test_mitigation_replaces_exactly_the_flagged_sentence():
@@ -424,25 +476,29 @@ def test_mitigation_replaces_exactly_the_flagged_sentence():
     mit = method.mitigate(answer, REF)
     assert mit.before.hallucinated is True
     (edit,) = mit.edits
-    assert answer[edit.start:edit.end] == "Python was developed in 1989."
+    assert answer[edit.start : edit.end] == "Python was developed in 1989."
     assert edit.replacement == "Python was developed in 1991." and "The reference says 1991." in edit.reason
     assert mit.revised == answer.replace("1989", "1991")
     assert mit.after is not None and mit.after.hallucinated is False
     (repair,) = requests_of(llm, "hsp_repair")
     content = repair.messages[0].content
     assert content.startswith("You are a professional editor.")
-    assert content.index("[Reference Text]\n- Python was developed in 1991.") < content.index("[Sentence to Fix]\nPython was developed in 1989.")
+    assert content.index("[Reference Text]\n- Python was developed in 1991.") < content.index(
+        "[Sentence to Fix]\nPython was developed in 1989."
+    )
 
 
 def test_locate_source_repairs_the_sentence_the_piece_came_from():
     from hallucheck.text import split_sentences
 
     answer = "Python runs on Mars. Python was developed in 1989."
-    llm = make_llm({"Python was developed in 1989.": "Contradiction"},
-                   repair=lambda r: "[Final Sentence]\nPython was developed in 1991.")
+    llm = make_llm(
+        {"Python was developed in 1989.": "Contradiction"},
+        repair=lambda r: "[Final Sentence]\nPython was developed in 1991.",
+    )
     mit = hallucheck.load_method("hsp", llm=llm, levels="sent", locate="source").mitigate(answer, REF)
     (edit,) = mit.edits
-    assert answer[edit.start:edit.end] == "Python was developed in 1989." and mit.revised.endswith("in 1991.")
+    assert answer[edit.start : edit.end] == "Python was developed in 1989." and mit.revised.endswith("in 1991.")
     spans = split_sentences(answer)
     flagged = mit.before.flagged[0]
     assert PieceRepairMitigator(locate="source").find_sentence(flagged, [s.text for s in spans], spans) == 1
@@ -477,25 +533,32 @@ def test_several_pieces_of_one_sentence_are_repaired_in_turn():
     mit = hallucheck.load_method("hsp", llm=llm).mitigate(answer, REF + " Python runs on computers.")
     assert len(mit.before.flagged) == 2
     (edit,) = mit.edits
-    assert answer[edit.start:edit.end] == "It runs on Mars." and edit.replacement == "It runs on computers."
+    assert answer[edit.start : edit.end] == "It runs on Mars." and edit.replacement == "It runs on computers."
     second = requests_of(llm, "hsp_repair")[1].messages[0].content
     assert "[Sentence to Fix]\nIt runs on Earth." in second  # the second fix starts from the first
     assert mit.revised == "Python was developed by Guido van Rossum. It runs on computers."
 
 
 def test_editor_answer_correct_changes_nothing():
-    llm = make_llm({"Python was developed in 1989.": "Contradiction"},
-                   repair=lambda r: "[Reason]\nCorrect\n[Correct Sentence]\nPython was developed in 1989.\n[Final Sentence]\nCorrect")
+    llm = make_llm(
+        {"Python was developed in 1989.": "Contradiction"},
+        repair=lambda r: (
+            "[Reason]\nCorrect\n[Correct Sentence]\nPython was developed in 1989.\n[Final Sentence]\nCorrect"
+        ),
+    )
     mit = hallucheck.load_method("hsp", llm=llm, levels="sent").mitigate("Python was developed in 1989.", REF)
     assert mit.revised == mit.original and mit.edits == ()
 
 
-@pytest.mark.parametrize("reply, expected", [
-    (REPAIR_OK, "Python was developed in 1991."),
-    ("[Final Sentence]\n<final_fix_result>\n\n[Final Sentence]\n\"Fixed.\"", "Fixed."),
-    ("Reason: x\nFinal Sentence: Fixed it.\n\nExplanation follows.", "Fixed it."),
-    ("**[Final Sentence]**\n**Fixed.**", "Fixed."),
-])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        (REPAIR_OK, "Python was developed in 1991."),
+        ('[Final Sentence]\n<final_fix_result>\n\n[Final Sentence]\n"Fixed."', "Fixed."),
+        ("Reason: x\nFinal Sentence: Fixed it.\n\nExplanation follows.", "Fixed it."),
+        ("**[Final Sentence]**\n**Fixed.**", "Fixed."),
+    ],
+)
 def test_parse_final_sentence(reply, expected):
     assert parse_final_sentence(reply) == expected
 
@@ -507,14 +570,20 @@ def test_parse_final_sentence_rejects(reply):
 
 
 # -- configuration ----------------------------------------------------------------------------
-@pytest.mark.parametrize("params, message", [
-    ({"levels": "sentence"}, "'levels' parameter of HierarchicalPieceExtractor must be one of sent, ent, sent\\+ent"),
-    ({"matcher": "rerank"}, "'matcher' parameter of PieceRetriever must be one of embedding, fuzzy, bm25"),
-    ({"flag_on": "neutral"}, "'flag_on' parameter of LLMNLIVerifier must be one of contradiction, ungrounded"),
-    ({"k": 0}, "'k' parameter of PieceRetriever must be a positive integer"),
-    ({"entity_types": ["Money"]}, "'entity_types' parameter"),
-    ({"threshold": 2.0}, "'threshold' parameter of LLMNLIVerifier must be a number in \\[0, 1\\]"),
-])
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        (
+            {"levels": "sentence"},
+            "'levels' parameter of HierarchicalPieceExtractor must be one of sent, ent, sent\\+ent",
+        ),
+        ({"matcher": "rerank"}, "'matcher' parameter of PieceRetriever must be one of embedding, fuzzy, bm25"),
+        ({"flag_on": "neutral"}, "'flag_on' parameter of LLMNLIVerifier must be one of contradiction, ungrounded"),
+        ({"k": 0}, "'k' parameter of PieceRetriever must be a positive integer"),
+        ({"entity_types": ["Money"]}, "'entity_types' parameter"),
+        ({"threshold": 2.0}, "'threshold' parameter of LLMNLIVerifier must be a number in \\[0, 1\\]"),
+    ],
+)
 def test_bad_parameters_are_named(params, message):
     with pytest.raises(ConfigError, match=message):
         hallucheck.load_method("hsp", llm=FakeLLM(), **params)

@@ -17,7 +17,9 @@ UNIFORM = {"Entailment": -1.0, "Neutral": -1.0, "Contradiction": -1.0}
 
 def scores(label_logprobs):
     """Scripted label scores; the content-free calibration input gets no prior."""
-    return FakeLLM(label_scores=lambda messages, labels: UNIFORM if messages[-1].content.endswith("N/A") else label_logprobs)
+    return FakeLLM(
+        label_scores=lambda messages, labels: UNIFORM if messages[-1].content.endswith("N/A") else label_logprobs
+    )
 
 
 def test_one_call_on_the_whole_answer_scored_by_log_probability():
@@ -26,7 +28,7 @@ def test_one_call_on_the_whole_answer_scored_by_log_probability():
     (v,) = det.verdicts
     assert len(llm.requests) == det.usage.calls == 2  # the answer, and the content-free input once per run
     assert llm.requests[1].messages[0].content.endswith("[Hypothesis]\nN/A")
-    assert v.claim.text == ANSWER and ("  " + ANSWER)[v.claim.start:v.claim.end] == ANSWER
+    assert v.claim.text == ANSWER and ("  " + ANSWER)[v.claim.start : v.claim.end] == ANSWER
     assert v.evidence[0].text == REF
     assert v.hallucinated is True and det.hallucinated is True
     assert v.score == pytest.approx(v.meta["probs"]["Contradiction"]) and 0.5 < v.score < 0.9
@@ -47,7 +49,9 @@ def test_label_is_read_after_the_relationship_prefix(monkeypatch):
         return original(self, messages, labels, prefix)
 
     monkeypatch.setattr(Fake, "_score_labels", spy)
-    hallucheck.detect(ANSWER, REF, method="prompt", llm=scores({"Entailment": -0.1, "Neutral": -3.0, "Contradiction": -3.0}))
+    hallucheck.detect(
+        ANSWER, REF, method="prompt", llm=scores({"Entailment": -0.1, "Neutral": -3.0, "Contradiction": -3.0})
+    )
     assert seen == ["Relationship: ", "Relationship: "]
 
 
@@ -63,7 +67,9 @@ def test_neutral_flags_only_in_ungrounded_mode():
     assert strict.hallucinated is False and strict.verdicts[0].label == "unverifiable"
     loose = hallucheck.detect(ANSWER, REF, method="prompt", llm=scores(probs), flag_on="ungrounded")
     v = loose.verdicts[0]
-    assert loose.hallucinated is True and v.score == pytest.approx(v.meta["probs"]["Neutral"] + v.meta["probs"]["Contradiction"])
+    assert loose.hallucinated is True and v.score == pytest.approx(
+        v.meta["probs"]["Neutral"] + v.meta["probs"]["Contradiction"]
+    )
 
 
 def test_text_reply_without_logprobs():
@@ -75,14 +81,22 @@ def test_text_reply_without_logprobs():
 
 def test_mitigation_rewrites_the_flagged_answer():
     fixed = "Python was created by Guido van Rossum and first released in 1994."
-    llm = FakeLLM([f"[Final Sentence]\n{fixed}"], label_scores=[{"Entailment": -3.0, "Neutral": -3.0, "Contradiction": -0.1}, UNIFORM,
-                                                               {"Entailment": -0.1, "Neutral": -3.0, "Contradiction": -3.0}])
+    llm = FakeLLM(
+        [f"[Final Sentence]\n{fixed}"],
+        label_scores=[
+            {"Entailment": -3.0, "Neutral": -3.0, "Contradiction": -0.1},
+            UNIFORM,
+            {"Entailment": -0.1, "Neutral": -3.0, "Contradiction": -3.0},
+        ],
+    )
     mit = hallucheck.load_method("prompt", llm=llm).mitigate(ANSWER, REF)
     assert mit.revised == fixed and mit.after.hallucinated is False
     (edit,) = mit.edits
     assert (edit.start, edit.end) == (0, len(ANSWER))
     repair = [r for r in llm.requests if "[Sentence to Fix]" in r.messages[0].content][0].messages[0].content
-    assert repair.startswith("You are a professional editor. Here is a sentence may have issues. Please directly correct the sentence.")
+    assert repair.startswith(
+        "You are a professional editor. Here is a sentence may have issues. Please directly correct the sentence."
+    )
     assert repair.index(f"[Reference Text]\n{REF}") < repair.index(f"[Sentence to Fix]\n{ANSWER}")
 
 
@@ -93,8 +107,14 @@ def test_unflagged_answer_is_not_rewritten():
 
 
 def test_unparseable_rewrite_is_recorded_with_raw():
-    llm = FakeLLM(["Sorry, I cannot help."], label_scores=[{"Entailment": -3.0, "Neutral": -3.0, "Contradiction": -0.1}, UNIFORM,
-                                                                         {"Entailment": -3.0, "Neutral": -3.0, "Contradiction": -0.1}])
+    llm = FakeLLM(
+        ["Sorry, I cannot help."],
+        label_scores=[
+            {"Entailment": -3.0, "Neutral": -3.0, "Contradiction": -0.1},
+            UNIFORM,
+            {"Entailment": -3.0, "Neutral": -3.0, "Contradiction": -0.1},
+        ],
+    )
     mit = hallucheck.load_method("prompt", llm=llm).mitigate(ANSWER, REF)
     assert mit.revised == ANSWER and mit.edits == ()
     (note,) = mit.notes

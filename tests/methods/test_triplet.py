@@ -12,23 +12,42 @@ from hallucheck.errors import BackendError, ConfigError, ParseError
 from hallucheck.llm import FakeLLM
 from hallucheck.pipeline import Pipeline
 from hallucheck.prompts import load_prompt
-from hallucheck.stages.triplets import (VARIANTS, BatchedTripletVerifier, TripletExtractor, TripletRetriever,
-                                        extract_triplets, locate_triplet, normalise_variant, parse_triplets,
-                                        parse_verification, variant_prompt, verdict_prefixes, verification_schema)
+from hallucheck.stages.triplets import (
+    VARIANTS,
+    BatchedTripletVerifier,
+    TripletExtractor,
+    TripletRetriever,
+    extract_triplets,
+    locate_triplet,
+    normalise_variant,
+    parse_triplets,
+    parse_verification,
+    variant_prompt,
+    verdict_prefixes,
+    verification_schema,
+)
 from hallucheck.types import Claim
 
-REF = ("The Oberoi family is an Indian family that is famous for its involvement in hotels, namely through The Oberoi "
-       "Group.The Oberoi Group is a hotel company with its head office in Delhi.")
-REF_TRIPLETS = [["The Oberoi family", "is", "an Indian family"],
-                ["The Oberoi family", "is famous for its involvement in", "hotels through The Oberoi Group"],
-                ["The Oberoi Group", "is", "a hotel company"],
-                ["The Oberoi Group", "has its head office in", "Delhi"]]
-ANSWER = ("The Oberoi Group is a hotel company. Its head office is in Mumbai. "
-          "The Oberoi family is Indian. It was founded in 1934.")
-ANS_TRIPLETS = [["The Oberoi Group", "is", "a hotel company"],
-                ["The Oberoi Group's head office", "is in", "Mumbai"],
-                ["The Oberoi family", "is", "Indian"],
-                ["The Oberoi Group", "was founded in", "1934"]]
+REF = (
+    "The Oberoi family is an Indian family that is famous for its involvement in hotels, namely through The Oberoi "
+    "Group.The Oberoi Group is a hotel company with its head office in Delhi."
+)
+REF_TRIPLETS = [
+    ["The Oberoi family", "is", "an Indian family"],
+    ["The Oberoi family", "is famous for its involvement in", "hotels through The Oberoi Group"],
+    ["The Oberoi Group", "is", "a hotel company"],
+    ["The Oberoi Group", "has its head office in", "Delhi"],
+]
+ANSWER = (
+    "The Oberoi Group is a hotel company. Its head office is in Mumbai. "
+    "The Oberoi family is Indian. It was founded in 1934."
+)
+ANS_TRIPLETS = [
+    ["The Oberoi Group", "is", "a hotel company"],
+    ["The Oberoi Group's head office", "is in", "Mumbai"],
+    ["The Oberoi family", "is", "Indian"],
+    ["The Oberoi Group", "was founded in", "1934"],
+]
 
 
 def final(*labels: str, cot: bool = False) -> str:
@@ -67,20 +86,36 @@ def requests_for(llm, prefix):
 
 # -- extraction ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("reply, expected", [
-    ('{"triplets": [["a", "b", "c"], ["d", "e", "f"]]}', [("a", "b", "c"), ("d", "e", "f")]),
-    ('```json\n{"triplets": [["a", "b", "c"]]}\n```', [("a", "b", "c")]),
-    ('Here they are: [["a", "b", "c"]]', [("a", "b", "c")]),
-    ('{"triplets": [{"subject": "a", "predicate": "b", "object": "c"}]}', [("a", "b", "c")]),
-    ('{"triplets": [["a", "b", "c"], ["a", "b"], ["", "x", "y"], ["a", " b ", "c"], [1, 2, 3]]}', [("a", "b", "c")]),
-    ('{"triplets": []}', []),
-])
+
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ('{"triplets": [["a", "b", "c"], ["d", "e", "f"]]}', [("a", "b", "c"), ("d", "e", "f")]),
+        ('```json\n{"triplets": [["a", "b", "c"]]}\n```', [("a", "b", "c")]),
+        ('Here they are: [["a", "b", "c"]]', [("a", "b", "c")]),
+        ('{"triplets": [{"subject": "a", "predicate": "b", "object": "c"}]}', [("a", "b", "c")]),
+        (
+            '{"triplets": [["a", "b", "c"], ["a", "b"], ["", "x", "y"], ["a", " b ", "c"], [1, 2, 3]]}',
+            [("a", "b", "c")],
+        ),
+        ('{"triplets": []}', []),
+    ],
+)
 def test_parse_triplets_formats(reply, expected):
     assert parse_triplets(reply) == expected
 
 
-@pytest.mark.parametrize("reply", ["", "   ", "no json here", '{"triplets": [["a", "b", "c"], ["d", "e"', '{"items": 3}',
-                                   '{"triplets": [["a", "b"]]}'])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "",
+        "   ",
+        "no json here",
+        '{"triplets": [["a", "b", "c"], ["d", "e"',
+        '{"items": 3}',
+        '{"triplets": [["a", "b"]]}',
+    ],
+)
 def test_parse_triplets_rejects_bad_replies_keeping_raw(reply):
     with pytest.raises(ParseError) as err:
         parse_triplets(reply)
@@ -88,7 +123,12 @@ def test_parse_triplets_rejects_bad_replies_keeping_raw(reply):
 
 
 def test_extraction_uses_schema_and_question_and_retries_truncated_json_once():
-    llm = FakeLLM(['{"triplets": [["Delhi", "is", "the ci', '{"triplets": [["The Oberoi Group", "has its head office in", "Delhi"]]}'])
+    llm = FakeLLM(
+        [
+            '{"triplets": [["Delhi", "is", "the ci',
+            '{"triplets": [["The Oberoi Group", "has its head office in", "Delhi"]]}',
+        ]
+    )
     out = extract_triplets(llm, "Delhi", question="The Oberoi Group has a head office in what city?")
     assert out.triplets == (("The Oberoi Group", "has its head office in", "Delhi"),)
     first, second = llm.requests
@@ -125,20 +165,25 @@ def test_extraction_that_never_parses_raises_with_both_raw_replies():
 
 # -- offsets ---------------------------------------------------------------------------------------
 
+
 def test_triplet_claims_map_to_their_answer_sentence():
     llm = scripted([final("True", "False", "True", "False")])
     claims = TripletExtractor(llm=llm).extract(ANSWER)
     assert [c.kind for c in claims] == ["triplet"] * 4
-    spans = [ANSWER[c.start:c.end] for c in claims]
-    assert spans == ["The Oberoi Group is a hotel company.", "Its head office is in Mumbai.", "The Oberoi family is Indian.",
-                     "It was founded in 1934."]
+    spans = [ANSWER[c.start : c.end] for c in claims]
+    assert spans == [
+        "The Oberoi Group is a hotel company.",
+        "Its head office is in Mumbai.",
+        "The Oberoi family is Indian.",
+        "It was founded in 1934.",
+    ]
     c = claims[1]
     assert c.text == "The Oberoi Group's head office | is in | Mumbai"
     assert (c.meta["arg1"], c.meta["relation"], c.meta["arg2"]) == ("The Oberoi Group's head office", "is in", "Mumbai")
     assert c.meta["sentence"] == 1 and c.meta["aligned"] is True
     assert "mumbai" in c.meta["found_words"] and "oberoi" in c.meta["missing_words"]
     assert c.meta["found_parts"]["arg2"]["method"] == "exact"
-    assert ANSWER[c.meta["found_parts"]["arg2"]["start"]:c.meta["found_parts"]["arg2"]["end"]] == "Mumbai"
+    assert ANSWER[c.meta["found_parts"]["arg2"]["start"] : c.meta["found_parts"]["arg2"]["end"]] == "Mumbai"
 
 
 def test_unlocatable_triplet_spans_the_whole_answer_and_says_so():
@@ -151,11 +196,12 @@ def test_reference_evidence_has_reference_sentence_offsets():
     llm = scripted([])
     ev = TripletRetriever(llm=llm).reference_triplets(REF)
     assert [e.meta["triplet"] for e in ev] == REF_TRIPLETS
-    assert REF[ev[3].start:ev[3].end] == "The Oberoi Group is a hotel company with its head office in Delhi."
-    assert REF[ev[0].start:ev[0].end].startswith("The Oberoi family is an Indian family")
+    assert REF[ev[3].start : ev[3].end] == "The Oberoi Group is a hotel company with its head office in Delhi."
+    assert REF[ev[0].start : ev[0].end].startswith("The Oberoi family is an Indian family")
 
 
 # -- batched check ---------------------------------------------------------------------------------
+
 
 def test_batched_check_makes_one_request_for_all_triplets():
     llm = scripted([final("True", "False", "True", "False", cot=True)])
@@ -243,8 +289,12 @@ def test_empty_replies_give_error_verdicts_and_an_unverified_answer():
 
 
 def test_missing_verdicts_are_filled_by_the_retry():
-    llm = scripted([json.dumps({"final_answer": {"1": "True", "2": "False"}}),
-                    json.dumps({"final_answer": {"1": "False", "2": "True", "3": "True", "4": "True"}})])
+    llm = scripted(
+        [
+            json.dumps({"final_answer": {"1": "True", "2": "False"}}),
+            json.dumps({"final_answer": {"1": "False", "2": "True", "3": "True", "4": "True"}}),
+        ]
+    )
     det = hallucheck.detect(ANSWER, REF, method="triplet", llm=llm, variant="detail")
     # the first reply's verdicts are kept; the retry only fills in triplets 3 and 4
     assert [v.hallucinated for v in det.verdicts] == [False, True, False, False]
@@ -257,21 +307,35 @@ def test_backend_failure_gives_error_verdicts():
 
 
 def test_thesis_line_format_is_parsed():
-    reply = ("[REFERRED TRIPLETS]\ntriplet_idx_1: (source triplets #1, #3) -> same\ntriplet_idx_2: None\n"
-             "[FINAL ANSWER]\n1:True\n2:False\n")
+    reply = (
+        "[REFERRED TRIPLETS]\ntriplet_idx_1: (source triplets #1, #3) -> same\ntriplet_idx_2: None\n"
+        "[FINAL ANSWER]\n1:True\n2:False\n"
+    )
     parsed, problems = parse_verification(reply, 2)
     assert {i: p.supported for i, p in parsed.items()} == {1: True, 2: False} and not problems
 
 
-@pytest.mark.parametrize("reply, n, expected, problem", [
-    ('{"final_answer": ["True", "False"]}', 2, {1: True, 2: False}, None),
-    ('{"final_answer": [{"idx": 2, "verdict": "False"}, {"idx": 1, "verdict": "True"}]}', 2, {1: True, 2: False}, None),
-    ('{"final_answer": {"triplet_idx_1": true, "2": "false"}}', 2, {1: True, 2: False}, None),
-    ('{"final_answer": {"1": "True", "7": "False"}}', 2, {1: True}, "unknown triplet index"),
-    ('{"referred_triplets": {"1": {"source_triplets": [2], "reasoning": "x"}}, "final_answer": {"1": "Tr', 1, {},
-     "no True/False verdict for triplet 1"),
-    ('{"other": 1}', 1, {}, 'no "final_answer"'),
-])
+@pytest.mark.parametrize(
+    "reply, n, expected, problem",
+    [
+        ('{"final_answer": ["True", "False"]}', 2, {1: True, 2: False}, None),
+        (
+            '{"final_answer": [{"idx": 2, "verdict": "False"}, {"idx": 1, "verdict": "True"}]}',
+            2,
+            {1: True, 2: False},
+            None,
+        ),
+        ('{"final_answer": {"triplet_idx_1": true, "2": "false"}}', 2, {1: True, 2: False}, None),
+        ('{"final_answer": {"1": "True", "7": "False"}}', 2, {1: True}, "unknown triplet index"),
+        (
+            '{"referred_triplets": {"1": {"source_triplets": [2], "reasoning": "x"}}, "final_answer": {"1": "Tr',
+            1,
+            {},
+            "no True/False verdict for triplet 1",
+        ),
+        ('{"other": 1}', 1, {}, 'no "final_answer"'),
+    ],
+)
 def test_parse_verification_variants(reply, n, expected, problem):
     parsed, problems = parse_verification(reply, n)
     assert {i: p.supported for i, p in parsed.items()} == expected
@@ -285,8 +349,10 @@ def test_cut_off_reply_keeps_its_complete_verdicts():
 
 def test_context_window_splits_answer_triplets_but_keeps_the_reference_whole():
     many = [["The Oberoi Group", f"has hotel number {i} in", f"city {i}"] for i in range(12)]
-    llm = scripted(lambda req: final(*["True"] * req.messages[-1].content.split("Input Triplets:")[1].count('["'),
-                                     cot=False), answer=many)
+    llm = scripted(
+        lambda req: final(*["True"] * req.messages[-1].content.split("Input Triplets:")[1].count('["'), cot=False),
+        answer=many,
+    )
     verifier = BatchedTripletVerifier(llm=llm, variant="baseline", context_tokens=520)
     claims = TripletExtractor(llm=llm).extract(ANSWER)
     evidence = TripletRetriever(llm=llm).retrieve(claims, REF)
@@ -304,7 +370,9 @@ def test_context_window_splits_answer_triplets_but_keeps_the_reference_whole():
 def test_max_triplets_per_request_caps_the_batch():
     llm = scripted(lambda req: final(*["False"] * len(req.json_schema["properties"]["final_answer"]["required"])))
     det = hallucheck.detect(ANSWER, REF, method="triplet", llm=llm, variant="baseline", max_triplets_per_request=3)
-    assert [len(r.json_schema["properties"]["final_answer"]["required"]) for r in requests_for(llm, "triplet_verify")] == [3, 1]
+    assert [
+        len(r.json_schema["properties"]["final_answer"]["required"]) for r in requests_for(llm, "triplet_verify")
+    ] == [3, 1]
     assert all(v.hallucinated for v in det.verdicts)
 
 
@@ -318,8 +386,9 @@ def test_long_reference_is_split_and_any_part_can_support():
         return final(*(["True"] if "head office in" in user.split("Input Triplets:")[0] else ["False"]) * n)
 
     llm = scripted(verify, answer=[["The Oberoi Group's head office", "is in", "Delhi"]], reference=refs)
-    det = hallucheck.detect("Its head office is in Delhi.", REF, method="triplet", llm=llm, variant="baseline",
-                            context_tokens=900)
+    det = hallucheck.detect(
+        "Its head office is in Delhi.", REF, method="triplet", llm=llm, variant="baseline", context_tokens=900
+    )
     checks = requests_for(llm, "triplet_verify")
     assert len(checks) >= 2  # the reference triplets did not fit one request
     (v,) = det.verdicts
@@ -328,8 +397,14 @@ def test_long_reference_is_split_and_any_part_can_support():
 
 def test_label_scores_give_continuous_scores_by_teacher_forcing():
     reply = final("True", "False", "True", "False", cot=True)
-    scores = iter([{"True": -0.1, "False": -2.4}, {"True": -1.6, "False": -0.3},
-                   {"True": -0.2, "False": -1.8}, {"True": -2.0, "False": -0.2}])
+    scores = iter(
+        [
+            {"True": -0.1, "False": -2.4},
+            {"True": -1.6, "False": -0.3},
+            {"True": -0.2, "False": -1.8},
+            {"True": -2.0, "False": -0.2},
+        ]
+    )
     llm = scripted([reply])
     llm._label_scores = lambda messages, labels: next(scores)
     llm.supports_logprobs = True
@@ -349,6 +424,7 @@ def test_without_logprobs_label_scores_fall_back_to_parsed_verdicts():
 
 # -- variants and prompts ----------------------------------------------------------------------------
 
+
 def test_every_variant_has_its_prompt_and_names_normalise():
     assert len(VARIANTS) == 8
     for v in VARIANTS:
@@ -366,8 +442,10 @@ def test_prompts_quote_the_thesis_appendix():
     assert "Consider paraphrased information, contextual clues (e.g., pronouns or synonyms)" in base[0].content
     detail = load_prompt("triplet_verify_detail.v1").render(reference_triplets="R", answer_triplets="A")
     assert "Even a slight difference in numeric value or specific wording means False" in detail[0].content
-    assert "[BEGIN FEW-SHOT-EXAMPLES]" in load_prompt("triplet_verify_fewshot.v1").render(
-        reference_triplets="R", answer_triplets="A")[1].content
+    assert (
+        "[BEGIN FEW-SHOT-EXAMPLES]"
+        in load_prompt("triplet_verify_fewshot.v1").render(reference_triplets="R", answer_triplets="A")[1].content
+    )
     single = load_prompt("triplet_refchecker.v1").render(question_block="", reference="R", claim="C")
     assert "Please DO NOT use your own knowledge for the judgment" in single[0].content
     assert single[1].content.index("R") < single[1].content.index("C")
@@ -384,9 +462,16 @@ def test_config_round_trips_with_normalised_variant():
     llm = FakeLLM()
     method = hallucheck.load_method("triplet", llm=llm, variant="CoT+detail", max_triplets_per_request=5)
     config = method.to_dict()
-    assert config["params"]["verifier"] == {"type": "triplet_set.v1", "params": {
-        "variant": "detail+cot", "label_scores": False, "context_tokens": None, "max_triplets_per_request": 5,
-        "tokens_per_verdict": None}}
+    assert config["params"]["verifier"] == {
+        "type": "triplet_set.v1",
+        "params": {
+            "variant": "detail+cot",
+            "label_scores": False,
+            "context_tokens": None,
+            "max_triplets_per_request": 5,
+            "tokens_per_verdict": None,
+        },
+    }
     assert Pipeline.from_dict(config, llm=llm).to_dict() == config
     assert llm.requests == []  # nothing runs at construction
 
@@ -399,6 +484,7 @@ def test_bad_parameters_are_reported(bad):
 
 # -- per-triplet baseline ------------------------------------------------------------------------------
 
+
 def test_per_triplet_baseline_makes_one_request_per_triplet_with_the_reference_text():
     answers = iter(["True", "False", "True", "False"])
     llm = scripted([], single=lambda req: next(answers))
@@ -406,7 +492,9 @@ def test_per_triplet_baseline_makes_one_request_per_triplet_with_the_reference_t
     singles = requests_for(llm, "triplet_refchecker")
     assert len(singles) == 4 and len(llm.requests) == 5  # answer triplets + one request per triplet
     assert not requests_for(llm, "triplet_verify")
-    assert not any("Indian family that is famous" in r.messages[-1].content for r in requests_for(llm, "triplet_extract"))
+    assert not any(
+        "Indian family that is famous" in r.messages[-1].content for r in requests_for(llm, "triplet_extract")
+    )
     for r, t in zip(singles, ANS_TRIPLETS):
         user = r.messages[-1].content
         assert REF in user and "(" + ", ".join(json.dumps(x) for x in t) + ")" in user
@@ -418,8 +506,12 @@ def test_per_triplet_baseline_makes_one_request_per_triplet_with_the_reference_t
 
 def test_per_triplet_baseline_scores_labels_with_logprobs():
     llm = scripted([])
-    llm._label_scores = [{"True": -0.2, "False": -1.7}, {"True": -2.3, "False": -0.1},
-                         {"True": -0.1, "False": -3.0}, {"True": -0.9, "False": -0.5}]
+    llm._label_scores = [
+        {"True": -0.2, "False": -1.7},
+        {"True": -2.3, "False": -0.1},
+        {"True": -0.1, "False": -3.0},
+        {"True": -0.9, "False": -0.5},
+    ]
     llm.supports_logprobs = True
     det = hallucheck.detect(ANSWER, REF, method="triplet_single", llm=llm)
     assert [v.hallucinated for v in det.verdicts] == [False, True, False, True]

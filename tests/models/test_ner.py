@@ -20,8 +20,10 @@ class FakeNLP:
         self.calls.append(len(text))
         if len(text) > self.max_length:
             raise ValueError("[E088] Text of length %d exceeds maximum of 1000000." % len(text))
-        ents = [SimpleNamespace(text=m.group(), start_char=m.start(), end_char=m.end(), label_="ORG")
-                for m in re.finditer(r"\b[A-Z][a-z]+\b", text)]
+        ents = [
+            SimpleNamespace(text=m.group(), start_char=m.start(), end_char=m.end(), label_="ORG")
+            for m in re.finditer(r"\b[A-Z][a-z]+\b", text)
+        ]
         return SimpleNamespace(ents=ents)
 
 
@@ -32,7 +34,7 @@ def test_text_over_spacy_limit_is_tagged_in_chunks_with_right_offsets(monkeypatc
     assert len(text) > 1_100_000
     found = ner.extract_entities(text)
     assert [e.text for e in found] == ["Michelin", "Pirelli"]
-    assert all(text[e.start:e.end] == e.text for e in found)
+    assert all(text[e.start : e.end] == e.text for e in found)
     assert max(nlp.calls) <= ner.CHUNK_CHARS and sum(nlp.calls) == len(text)
 
 

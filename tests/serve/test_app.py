@@ -72,11 +72,13 @@ def test_detect_reports_the_exit_code_meaning_and_the_detection():
         assert body["status"] == "hallucinated" and body["exit_code"] == 1
         det = body["detection"]
         flagged = [v for v in det["verdicts"] if v["hallucinated"]]
-        assert flagged and all(ANSWER[v["claim"]["start"]:v["claim"]["end"]] == v["claim"]["text"] for v in flagged)
+        assert flagged and all(ANSWER[v["claim"]["start"] : v["claim"]["end"]] == v["claim"]["text"] for v in flagged)
         assert any(e["text"] in REFERENCE for v in flagged for e in v["evidence"])
         assert c.get("/healthz").json()["model_loaded"] is True  # the default method has run
-        r = c.post("/v1/detect", json={"answer": "Check the pressure of all four tyres at least once a month.",
-                                       "reference": REFERENCE})
+        r = c.post(
+            "/v1/detect",
+            json={"answer": "Check the pressure of all four tyres at least once a month.", "reference": REFERENCE},
+        )
         assert (r.status_code, r.json()["status"], r.json()["exit_code"]) == (200, "grounded", 0)
 
 
@@ -87,19 +89,22 @@ def test_a_list_of_passages_gives_evidence_located_in_its_passage():
     det = r.json()["detection"]
     assert det["passages"] == [first, second]
     ev = [e for v in det["verdicts"] for e in v["evidence"] if e.get("passage") is not None]
-    assert ev and all([first, second][e["passage"]][e["passage_start"]:e["passage_end"]] == e["text"] for e in ev)
+    assert ev and all([first, second][e["passage"]][e["passage_start"] : e["passage_end"]] == e["text"] for e in ev)
 
 
-@pytest.mark.parametrize("body, field", [
-    ({"reference": REF}, "answer"),
-    ({"answer": "The sky is blue.", "reference": 42}, "reference"),
-    ({"answer": "The sky is blue.", "reference": REF, "methd": "x"}, "methd"),
-    ({"answer": "The sky is blue.", "reference": REF, "method": "sim_overlpa"}, "method"),
-    ({"answer": "The sky is blue.", "reference": REF, "params": {"t9": 1}}, "params"),
-    ({"answer": "?!", "reference": REF}, "answer"),
-    ({"answer": "The sky is blue.", "reference": REF, "params": {"llm": "embedded"}}, "params.llm"),
-    ({"answer": "The sky is blue.", "reference": [], "method": "sim_overlap"}, "reference"),
-])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"reference": REF}, "answer"),
+        ({"answer": "The sky is blue.", "reference": 42}, "reference"),
+        ({"answer": "The sky is blue.", "reference": REF, "methd": "x"}, "methd"),
+        ({"answer": "The sky is blue.", "reference": REF, "method": "sim_overlpa"}, "method"),
+        ({"answer": "The sky is blue.", "reference": REF, "params": {"t9": 1}}, "params"),
+        ({"answer": "?!", "reference": REF}, "answer"),
+        ({"answer": "The sky is blue.", "reference": REF, "params": {"llm": "embedded"}}, "params.llm"),
+        ({"answer": "The sky is blue.", "reference": [], "method": "sim_overlap"}, "reference"),
+    ],
+)
 def test_bad_bodies_get_422_with_the_field_named(body, field):
     with client() as c:
         r = c.post("/v1/detect", json=body)
@@ -120,21 +125,34 @@ def test_bodies_over_the_limit_get_413_with_or_without_a_content_length():
     with client(max_body_bytes=2000) as c:
         r = c.post("/v1/detect", json={"answer": "x " * 1500, "reference": REF})
         assert r.status_code == 413 and r.json()["field"] == "body"
-        r = c.post("/v1/detect", content=iter([b'{"answer": "' + b"a" * 1500, b"b" * 1500 + b'"}']),
-                   headers={"Content-Type": "application/json"})
+        r = c.post(
+            "/v1/detect",
+            content=iter([b'{"answer": "' + b"a" * 1500, b"b" * 1500 + b'"}']),
+            headers={"Content-Type": "application/json"},
+        )
         assert r.status_code == 413
-        assert c.post("/v1/detect", json={"answer": "The rear tyres take 2.2 bar.", "reference": REF}).status_code == 200
+        assert (
+            c.post("/v1/detect", json={"answer": "The rear tyres take 2.2 bar.", "reference": REF}).status_code == 200
+        )
 
 
 def test_a_full_queue_answers_503_with_retry_after_and_the_admitted_request_completes():
     gate, entered = threading.Event(), threading.Event()
     with client(llm=blocking_llm(gate, entered), workers=1, queue_size=0) as c:
         first: dict = {}
-        t = threading.Thread(target=lambda: first.update(r=c.post("/v1/detect", json={
-            "answer": "Check the pressure when the tyres are cold.", "reference": REF, **CASCADE})))
+        t = threading.Thread(
+            target=lambda: first.update(
+                r=c.post(
+                    "/v1/detect",
+                    json={"answer": "Check the pressure when the tyres are cold.", "reference": REF, **CASCADE},
+                )
+            )
+        )
         t.start()
         assert entered.wait(10)
-        r = c.post("/v1/detect", json={"answer": "Check the pressure when the tyres are cold.", "reference": REF, **CASCADE})
+        r = c.post(
+            "/v1/detect", json={"answer": "Check the pressure when the tyres are cold.", "reference": REF, **CASCADE}
+        )
         assert r.status_code == 503 and int(r.headers["Retry-After"]) >= 1 and "busy" in r.json()["error"]
         assert "hallucheck_queue_depth 0" in c.get("/metrics").text
         gate.set()
@@ -148,7 +166,10 @@ def test_a_request_over_the_timeout_gets_504_could_not_verify():
     try:
         with client(llm=blocking_llm(gate), timeout=0.3) as c:
             t0 = time.perf_counter()
-            r = c.post("/v1/detect", json={"answer": "Check the pressure when the tyres are cold.", "reference": REF, **CASCADE})
+            r = c.post(
+                "/v1/detect",
+                json={"answer": "Check the pressure when the tyres are cold.", "reference": REF, **CASCADE},
+            )
             assert r.status_code == 504 and r.json()["status"] == "could_not_verify"
             assert time.perf_counter() - t0 < 5
             gate.set()
@@ -160,7 +181,9 @@ def test_llm_down_is_could_not_verify_and_healthz_says_so():
     down = BackendError("connection refused: http://127.0.0.1:9/v1")
     llm = FakeLLM([down] * 5, label_scores=lambda m, labels: (_ for _ in ()).throw(down))
     with client(llm=llm) as c:
-        r = c.post("/v1/detect", json={"answer": "Check the pressure when the tyres are cold.", "reference": REF, **CASCADE})
+        r = c.post(
+            "/v1/detect", json={"answer": "Check the pressure when the tyres are cold.", "reference": REF, **CASCADE}
+        )
         assert r.status_code == 200
         body = r.json()
         assert body["status"] == "could_not_verify" and body["exit_code"] == 3
@@ -187,14 +210,18 @@ def test_mitigate_returns_the_revision_and_its_recheck():
     assert r.status_code == 200, r.json()
     body = r.json()
     mit = body["mitigation"]
-    assert mit["before"]["hallucinated"] is True and "2.2 bar" in mit["revised"] and mit["after"]["hallucinated"] is False
+    assert (
+        mit["before"]["hallucinated"] is True and "2.2 bar" in mit["revised"] and mit["after"]["hallucinated"] is False
+    )
     assert body["status"] == "grounded" and body["exit_code"] == 0
 
 
 def test_job_lifecycle_runs_apart_from_the_request_and_writes_results_as_they_finish(tmp_path):
     gate = threading.Event()
-    rows = [{"id": "a", "answer": "Check the pressure when the tyres are cold.", "reference": REF},
-            {"id": "b", "answer": "The rear tyres take 3.1 bar.", "reference": REF}]
+    rows = [
+        {"id": "a", "answer": "Check the pressure when the tyres are cold.", "reference": REF},
+        {"id": "b", "answer": "The rear tyres take 3.1 bar.", "reference": REF},
+    ]
     with client(llm=blocking_llm(gate), jobs_dir=str(tmp_path), workers=1) as c:
         r = c.post("/v1/check", json={"rows": rows, **CASCADE})
         assert r.status_code == 202
@@ -235,13 +262,21 @@ def test_the_token_is_required_everywhere_but_healthz_and_the_page(monkeypatch):
 def test_metrics_count_requests_latency_and_llm_tokens():
     llm = FakeLLM(label_scores=judge())
     with client(llm=llm) as c:
-        c.post("/v1/detect", json={"answer": "Check the pressure when the tyres are cold.", "reference": REF, **CASCADE})
+        c.post(
+            "/v1/detect", json={"answer": "Check the pressure when the tyres are cold.", "reference": REF, **CASCADE}
+        )
         text = c.get("/metrics").text
     assert 'hallucheck_http_requests_total{method="POST",route="/v1/detect",code="200"} 1' in text
     assert 'hallucheck_http_request_duration_seconds_count{route="/v1/detect"} 1' in text
     assert 'le="+Inf"' in text and "# TYPE hallucheck_http_request_duration_seconds histogram" in text
     calls = int(next(line.split()[-1] for line in text.splitlines() if line.startswith("hallucheck_llm_calls_total")))
-    tokens = int(next(line.split()[-1] for line in text.splitlines() if line.startswith('hallucheck_llm_tokens_total{kind="prompt"}')))
+    tokens = int(
+        next(
+            line.split()[-1]
+            for line in text.splitlines()
+            if line.startswith('hallucheck_llm_tokens_total{kind="prompt"}')
+        )
+    )
     assert calls >= 1 and tokens > 0
     assert "hallucheck_queue_depth 0" in text
 
@@ -256,7 +291,7 @@ def test_methods_and_the_page_without_internet_assets():
         assert page.status_code == 200 and "text/html" in page.headers["content-type"]
         html = page.text
         assert "<script>" in html and "AbortController" in html
-        assert "src=\"http" not in html and "href=\"http" not in html and "@import" not in html
+        assert 'src="http' not in html and 'href="http' not in html and "@import" not in html
 
 
 def test_cli_serve_refuses_a_token_variable_that_is_not_set(monkeypatch, capsys):
@@ -294,8 +329,22 @@ def test_the_command_serves_on_loopback(tmp_path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "hallucheck", "serve", "--llm", "none", "--method", "sim_overlap",
-                             "--port", str(port), "--quiet"], stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "hallucheck",
+            "serve",
+            "--llm",
+            "none",
+            "--method",
+            "sim_overlap",
+            "--port",
+            str(port),
+            "--quiet",
+        ],
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.time() + 30
         while True:
@@ -306,10 +355,16 @@ def test_the_command_serves_on_loopback(tmp_path):
                 assert h.status == 200 and json.loads(h.read())["status"] == "ok"
                 break
             except OSError:
-                assert proc.poll() is None and time.time() < deadline, proc.stderr.read().decode() if proc.poll() is not None else "timeout"
+                assert proc.poll() is None and time.time() < deadline, (
+                    proc.stderr.read().decode() if proc.poll() is not None else "timeout"
+                )
                 time.sleep(0.1)
-        c.request("POST", "/v1/detect", body=json.dumps({"answer": ANSWER, "reference": REFERENCE}),
-                  headers={"Content-Type": "application/json"})
+        c.request(
+            "POST",
+            "/v1/detect",
+            body=json.dumps({"answer": ANSWER, "reference": REFERENCE}),
+            headers={"Content-Type": "application/json"},
+        )
         r = c.getresponse()
         assert r.status == 200 and json.loads(r.read())["status"] == "hallucinated"
     finally:

@@ -44,8 +44,9 @@ class LiveServer:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
-        self.server = uvicorn.Server(uvicorn.Config(create_app(config), host="127.0.0.1", port=self.port,
-                                                    log_level="warning", lifespan="on"))
+        self.server = uvicorn.Server(
+            uvicorn.Config(create_app(config), host="127.0.0.1", port=self.port, log_level="warning", lifespan="on")
+        )
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
     def __enter__(self) -> "LiveServer":
@@ -74,8 +75,15 @@ def browser():
 
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,900",
-                "--proxy-server=direct://", "--proxy-bypass-list=*"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--window-size=1280,900",
+        "--proxy-server=direct://",
+        "--proxy-bypass-list=*",
+    ):
         opts.add_argument(arg)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
     driver.set_page_load_timeout(60)
@@ -94,13 +102,18 @@ def check_example(driver, url: str, method: str | None, shot: Path, wait: float)
     answer = (EXAMPLES / "manual_answer.txt").read_text(encoding="utf-8")
     reference = (EXAMPLES / "manual_reference.txt").read_text(encoding="utf-8")
     # set the texts as a paste would (send_keys types character by character)
-    driver.execute_script("document.getElementById('answer').value = arguments[0];"
-                          "document.getElementById('reference').value = arguments[1];", answer, reference)
+    driver.execute_script(
+        "document.getElementById('answer').value = arguments[0];"
+        "document.getElementById('reference').value = arguments[1];",
+        answer,
+        reference,
+    )
     if method:
         Select(driver.find_element(By.ID, "method")).select_by_value(method)
     driver.find_element(By.ID, "check").click()
-    WebDriverWait(driver, wait).until(lambda d: d.find_element(By.ID, "results").is_displayed()
-                                      or d.find_element(By.ID, "error").is_displayed())
+    WebDriverWait(driver, wait).until(
+        lambda d: d.find_element(By.ID, "results").is_displayed() or d.find_element(By.ID, "error").is_displayed()
+    )
     assert not driver.find_element(By.ID, "error").is_displayed(), driver.find_element(By.ID, "error").text
     assert "Hallucination found" in driver.find_element(By.ID, "summary").text
     flagged = driver.find_elements(By.CSS_SELECTOR, "#answer-view .claim.flagged")
@@ -112,8 +125,12 @@ def check_example(driver, url: str, method: str | None, shot: Path, wait: float)
     evidence: dict[str, list[str]] = {}
     for node in flagged:
         node.click()
-        WebDriverWait(driver, 5).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#reference-view mark.evidence")
-                                       or d.find_elements(By.CSS_SELECTOR, "#detail .no-match"))
+        WebDriverWait(driver, 5).until(
+            lambda d: (
+                d.find_elements(By.CSS_SELECTOR, "#reference-view mark.evidence")
+                or d.find_elements(By.CSS_SELECTOR, "#detail .no-match")
+            )
+        )
         assert "selected" in node.get_attribute("class")
         marks = [m.text for m in driver.find_elements(By.CSS_SELECTOR, "#reference-view mark.evidence")]
         assert all(m and m in reference for m in marks)
@@ -156,8 +173,10 @@ def test_page_shows_errors_in_words(browser, tmp_path):
         browser.get(srv.url)
         browser.find_element(By.ID, "check").click()
         assert "Give an answer" in browser.find_element(By.ID, "error").text
-        browser.execute_script("document.getElementById('answer').value = 'x '.repeat(2000);"
-                               "document.getElementById('reference').value = 'The car has four wheels.';")
+        browser.execute_script(
+            "document.getElementById('answer').value = 'x '.repeat(2000);"
+            "document.getElementById('reference').value = 'The car has four wheels.';"
+        )
         browser.find_element(By.ID, "check").click()
         WebDriverWait(browser, 10).until(lambda d: "too large" in d.find_element(By.ID, "error").text)
 
@@ -188,6 +207,7 @@ NULL = {"Entailment": -1.2, "Neutral": -1.2, "Contradiction": -0.9}
 def scripted_judge(gate=None, entered=None):
     """FakeLLM label scores: every claim entailed; the content-free calibration input ("N/A") gets the prior.
     With ``gate``, each judge call waits for it (the LLM "works")."""
+
     def scores(messages, labels):
         if any("N/A" in m.content for m in messages):
             return NULL
@@ -213,9 +233,12 @@ def test_repair_shows_the_diff_and_the_recheck(browser, tmp_path, bow_embedder):
     with LiveServer(ServeConfig(method="cascade", llm=llm, llm_spec="fake")) as srv:
         browser.get(srv.url)
         WebDriverWait(browser, 30).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#method option[value]")) > 3)
-        browser.execute_script("document.getElementById('answer').value = arguments[0];"
-                               "document.getElementById('reference').value = arguments[1];",
-                               answer, (EXAMPLES / "manual_reference.txt").read_text(encoding="utf-8"))
+        browser.execute_script(
+            "document.getElementById('answer').value = arguments[0];"
+            "document.getElementById('reference').value = arguments[1];",
+            answer,
+            (EXAMPLES / "manual_reference.txt").read_text(encoding="utf-8"),
+        )
         browser.find_element(By.ID, "check").click()
         WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#answer-view .claim.flagged"))
         assert "LLM:" in browser.find_element(By.ID, "summary").text
@@ -243,9 +266,11 @@ def test_the_page_stays_usable_while_the_llm_works_and_can_cancel(browser, tmp_p
     try:
         with LiveServer(ServeConfig(method="cascade", llm=llm, llm_spec="fake")) as srv:
             browser.get(srv.url)
-            browser.execute_script("document.getElementById('answer').value = 'Check the pressure when the tyres are cold.';"
-                                   "document.getElementById('reference').value = arguments[0];",
-                                   (EXAMPLES / "manual_reference.txt").read_text(encoding="utf-8"))
+            browser.execute_script(
+                "document.getElementById('answer').value = 'Check the pressure when the tyres are cold.';"
+                "document.getElementById('reference').value = arguments[0];",
+                (EXAMPLES / "manual_reference.txt").read_text(encoding="utf-8"),
+            )
             browser.find_element(By.ID, "check").click()
             assert entered.wait(20)
             progress = browser.find_element(By.ID, "progress")
@@ -270,13 +295,19 @@ def test_passages_separated_by_a_rule_are_sent_as_a_list(browser, tmp_path):
     answer = "The TPMS warning light comes on when the pressure is 40 percent below the recommended value."
     with LiveServer(ServeConfig(method="entity_check")) as srv:
         browser.get(srv.url)
-        browser.execute_script("document.getElementById('answer').value = arguments[0];"
-                               "document.getElementById('reference').value = arguments[1] + '\\n---\\n' + arguments[2];",
-                               answer, first, second)
+        browser.execute_script(
+            "document.getElementById('answer').value = arguments[0];"
+            "document.getElementById('reference').value = arguments[1] + '\\n---\\n' + arguments[2];",
+            answer,
+            first,
+            second,
+        )
         browser.find_element(By.ID, "check").click()
         WebDriverWait(browser, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#answer-view .claim.flagged"))
         browser.find_element(By.CSS_SELECTOR, "#answer-view .claim.flagged").click()
-        mark = WebDriverWait(browser, 5).until(lambda d: d.find_element(By.CSS_SELECTOR, "#reference-view mark.evidence"))
+        mark = WebDriverWait(browser, 5).until(
+            lambda d: d.find_element(By.CSS_SELECTOR, "#reference-view mark.evidence")
+        )
         assert mark.get_attribute("title") == "passage 2" and "25 percent" in mark.text
         assert len(browser.find_elements(By.CSS_SELECTOR, "#reference-view .passage-sep")) == 1
         assert "---" not in browser.find_element(By.ID, "reference-view").text

@@ -18,8 +18,10 @@ from hallucheck.models.cross_encoder import CrossEncoder, _scores_from_logits, s
 from hallucheck.stages.cross_encoder import CECascadeVerifier, CrossEncoderVerifier
 from hallucheck.types import Claim, Evidence
 
-REF = ("The front tyres take 2 bar. The rear tyres take 3 bar. Check the pressure when the tyres are cold. "
-       "Paris is the capital of France. Berlin is the capital of Germany.")
+REF = (
+    "The front tyres take 2 bar. The rear tyres take 3 bar. Check the pressure when the tyres are cold. "
+    "Paris is the capital of France. Berlin is the capital of Germany."
+)
 
 
 def test_label_conventions():
@@ -55,7 +57,9 @@ def test_nli_and_single_logit_checkpoints(tmp_path, make_tiny_encoder):
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    nli = make_tiny_encoder(tmp_path / "nli", num_labels=3, id2label={0: "contradiction", 1: "neutral", 2: "entailment"})
+    nli = make_tiny_encoder(
+        tmp_path / "nli", num_labels=3, id2label={0: "contradiction", 1: "neutral", 2: "entailment"}
+    )
     hhem = make_tiny_encoder(tmp_path / "hhem", num_labels=1)
     ev, cl = ["paris is the capital of france ."], ["paris is in france"]
     for path, expect in ((nli, lambda z: 1 - torch.softmax(z, -1)[0, 2]), (hhem, lambda z: 1 - torch.sigmoid(z[0, 0]))):
@@ -84,10 +88,11 @@ def test_premise_is_the_top_k_sentences_best_first_with_offsets(tiny_encoder):
     v = CrossEncoderVerifier(model=str(tiny_encoder), k=2)
     claim = Claim("Berlin is the capital of France.", 0, 32)
     premises, hyps, evs = v.premises([claim], REF, None)
-    assert [e.text for e in evs[0]] == ["Berlin is the capital of Germany.", "Paris is the capital of France."] \
-        or [e.text for e in evs[0]] == ["Paris is the capital of France.", "Berlin is the capital of Germany."]
+    assert [e.text for e in evs[0]] == ["Berlin is the capital of Germany.", "Paris is the capital of France."] or [
+        e.text for e in evs[0]
+    ] == ["Paris is the capital of France.", "Berlin is the capital of Germany."]
     for e in evs[0]:
-        assert REF[e.start:e.end] == e.text
+        assert REF[e.start : e.end] == e.text
     assert premises[0] == " ".join(e.text for e in evs[0]) and hyps[0] == claim.text
     # a QA claim is judged after its question; a short reference is given whole
     _, hyps, evs = v.premises([claim], "Paris is in France.", "Which city?")
@@ -116,8 +121,19 @@ def test_missing_and_corrupt_checkpoints_are_clear_errors(tmp_path, tiny_encoder
     ref = tmp_path / "ref.txt"
     ref.write_text(REF, encoding="utf-8")
     for model in (tmp_path / "nowhere" / "model", bad):
-        code = main(["detect", "--method", "cross_encoder", "--param", f"model={model}", "--reference", str(ref),
-                     "--answer", "The front tyres take 2 bar."])
+        code = main(
+            [
+                "detect",
+                "--method",
+                "cross_encoder",
+                "--param",
+                f"model={model}",
+                "--reference",
+                str(ref),
+                "--answer",
+                "The front tyres take 2 bar.",
+            ]
+        )
         err = capsys.readouterr().err
         assert code == 2 and "Traceback" not in err and str(model) in err and err.count("\n") == 1
 
@@ -143,25 +159,38 @@ def _cascade(llm, table, **kw):
 
 
 def test_band_claims_outside_it_make_no_llm_call(bow_embedder):
-    table = {"Check the pressure when the tyres are cold.": 0.05,  # sure: supported
-             "Paris is the capital of Germany.": 0.95,  # sure: hallucinated
-             "The rear tyres take air.": 0.5,  # unsure: the judge is asked
-             "The front tyres take 5 bar.": 0.2}  # the gate flags it (5 is not in the reference)
-    llm = FakeLLM(label_scores=[{"Entailment": -3.0, "Neutral": -2.0, "Contradiction": -0.1},
-                                {"Entailment": -1.1, "Neutral": -1.1, "Contradiction": -1.1}])
+    table = {
+        "Check the pressure when the tyres are cold.": 0.05,  # sure: supported
+        "Paris is the capital of Germany.": 0.95,  # sure: hallucinated
+        "The rear tyres take air.": 0.5,  # unsure: the judge is asked
+        "The front tyres take 5 bar.": 0.2,
+    }  # the gate flags it (5 is not in the reference)
+    llm = FakeLLM(
+        label_scores=[
+            {"Entailment": -3.0, "Neutral": -2.0, "Contradiction": -0.1},
+            {"Entailment": -1.1, "Neutral": -1.1, "Contradiction": -1.1},
+        ]
+    )
     v = _cascade(llm, table)
     answer = "Check the pressure when the tyres are cold. Paris is the capital of Germany. The rear tyres take air. The front tyres take 5 bar."
-    claims = [Claim(s, answer.index(s), answer.index(s) + len(s)) for s in
-              ("Check the pressure when the tyres are cold.", "Paris is the capital of Germany.", "The rear tyres take air.",
-               "The front tyres take 5 bar.")]
+    claims = [
+        Claim(s, answer.index(s), answer.index(s) + len(s))
+        for s in (
+            "Check the pressure when the tyres are cold.",
+            "Paris is the capital of Germany.",
+            "The rear tyres take air.",
+            "The front tyres take 5 bar.",
+        )
+    ]
     out = v.verify(claims, [[Evidence(REF, 0, len(REF))] for _ in claims], reference=REF)
     assert [o.meta["stage"] for o in out] == ["verifier", "verifier", "judge", "gate"]
     assert [o.hallucinated for o in out] == [False, True, True, True]
     # one judge call (+ the content-free calibration call): only the claim inside the band
     judged = [r for r in llm.requests if "Claim: The rear tyres take air." in r.messages[-1].content]
     assert len(judged) == 1 and len(llm.requests) == 2
-    assert not any("Claim: Paris" in r.messages[-1].content or "Claim: Check the" in r.messages[-1].content
-                   for r in llm.requests)
+    assert not any(
+        "Claim: Paris" in r.messages[-1].content or "Claim: Check the" in r.messages[-1].content for r in llm.requests
+    )
     assert "uncertainty band" in out[2].reason and out[2].meta["verifier_score"] == 0.5
 
 
@@ -182,7 +211,12 @@ def test_judge_failure_inside_the_band_is_could_not_verify(bow_embedder):
     llm = FakeLLM(label_scores=fail)
     v = _cascade(llm, {"The rear tyres take air.": 0.55})
     (out,) = v.verify([Claim("The rear tyres take air.", 0, 24)], [[Evidence(REF, 0, len(REF))]], reference=REF)
-    assert out.status == "error" and out.hallucinated is None and "judge failed" in out.reason and "--llm none" in out.reason
+    assert (
+        out.status == "error"
+        and out.hallucinated is None
+        and "judge failed" in out.reason
+        and "--llm none" in out.reason
+    )
     # outside the band the failing judge is never asked, so the verifier's verdict stands
     v = _cascade(llm, {"The rear tyres take air.": 0.05})
     (out,) = v.verify([Claim("The rear tyres take air.", 0, 24)], [[Evidence(REF, 0, len(REF))]], reference=REF)
@@ -192,10 +226,19 @@ def test_judge_failure_inside_the_band_is_could_not_verify(bow_embedder):
 def test_llm_none_runs_the_default_without_an_llm(monkeypatch, bow_embedder):
     from hallucheck.stages import cross_encoder as ce
 
-    monkeypatch.setattr(ce.CrossEncoderVerifier, "encoder", property(lambda self: _FixedEncoder(
-        {"Check the pressure when the tyres are cold.": 0.1})))
-    det = hallucheck.detect("Check the pressure when the tyres are cold.", REF, method="ce_cascade", llm="none", gate="numbers",
-                            combine=None)
+    monkeypatch.setattr(
+        ce.CrossEncoderVerifier,
+        "encoder",
+        property(lambda self: _FixedEncoder({"Check the pressure when the tyres are cold.": 0.1})),
+    )
+    det = hallucheck.detect(
+        "Check the pressure when the tyres are cold.",
+        REF,
+        method="ce_cascade",
+        llm="none",
+        gate="numbers",
+        combine=None,
+    )
     assert det.hallucinated is False and det.usage.calls == 0
     with pytest.raises(ConfigError, match="needs an LLM"):
         hallucheck.load_method("hsp", llm="none")
@@ -214,9 +257,14 @@ def test_config_round_trips(tiny_encoder):
 
 
 def test_learned_combination_weighs_the_signals_per_task(bow_embedder, tmp_path):
-    combo = {"features": ["verifier", "overlap", "gate"], "aggregate": "max",
-             "tasks": {"qa": {"bias": 0.0, "verifier": 1.0, "overlap": -4.0, "gate": 0.0, "threshold": 0.4},
-                       "summary": {"bias": 0.0, "verifier": 1.0, "overlap": 0.0, "gate": 0.0, "threshold": 0.6}}}
+    combo = {
+        "features": ["verifier", "overlap", "gate"],
+        "aggregate": "max",
+        "tasks": {
+            "qa": {"bias": 0.0, "verifier": 1.0, "overlap": -4.0, "gate": 0.0, "threshold": 0.4},
+            "summary": {"bias": 0.0, "verifier": 1.0, "overlap": 0.0, "gate": 0.0, "threshold": 0.6},
+        },
+    }
     path = tmp_path / "combine.json"
     path.write_text(json.dumps(combo))
     copied = "Check the pressure when the tyres are cold."

@@ -9,16 +9,25 @@ import pytest
 from hallucheck.errors import ConfigError, InputError
 from hallucheck.llm.base import TokenLogprob
 from hallucheck.models.ner import Entity
-from hallucheck.stages.drad_rhd import (RHDDetector, RHDReport, align_tokens, pool, token_entropy, tokens_from_openai,
-                                        topk_entropy)
+from hallucheck.stages.drad_rhd import (
+    RHDDetector,
+    RHDReport,
+    align_tokens,
+    pool,
+    token_entropy,
+    tokens_from_openai,
+    topk_entropy,
+)
 
 
 def ner(text):
     """A fake NER: capitalised words after the first, and 4-digit numbers."""
     import re
 
-    return [Entity(m.group(), m.start(), m.end(), "DATE" if m.group().isdigit() else "PERSON")
-            for m in re.finditer(r"(?<!^)\b(?:[A-Z][a-z]+(?: [A-Z][a-z]+)*|\d{4})\b", text)]
+    return [
+        Entity(m.group(), m.start(), m.end(), "DATE" if m.group().isdigit() else "PERSON")
+        for m in re.finditer(r"(?<!^)\b(?:[A-Z][a-z]+(?: [A-Z][a-z]+)*|\d{4})\b", text)
+    ]
 
 
 def toks(*items):
@@ -26,9 +35,20 @@ def toks(*items):
 
 
 TEXT = "It was lit by Ansel Marrow in 1791."
-TOKENS = toks(("It", 0.9, 0.2), (" was", 0.95, 0.1), (" lit", 0.8, 0.5), (" by", 0.9, 0.3), (" Ans", 0.2, 5.0),
-              ("el", 0.6, 1.0), (" Marrow", 0.5, 2.0), (" in", 0.9, 0.2), (" ", 0.99, 0.01), ("1", 0.99, 0.05),
-              ("791", 0.97, 0.1), (".", 0.99, 0.02))
+TOKENS = toks(
+    ("It", 0.9, 0.2),
+    (" was", 0.95, 0.1),
+    (" lit", 0.8, 0.5),
+    (" by", 0.9, 0.3),
+    (" Ans", 0.2, 5.0),
+    ("el", 0.6, 1.0),
+    (" Marrow", 0.5, 2.0),
+    (" in", 0.9, 0.2),
+    (" ", 0.99, 0.01),
+    ("1", 0.99, 0.05),
+    ("791", 0.97, 0.1),
+    (".", 0.99, 0.02),
+)
 
 
 def test_alignment_of_concatenated_and_word_tokens():
@@ -44,7 +64,7 @@ def test_entity_pooling_and_thresholds():
     ents = det.score_entities(TEXT, TOKENS, align_tokens(TEXT, TOKENS))
     by = {e.text: e for e in ents}
     marrow = by["Ansel Marrow"]
-    assert marrow.tokens == (4, 7) and TEXT[marrow.start:marrow.end] == "Ansel Marrow"
+    assert marrow.tokens == (4, 7) and TEXT[marrow.start : marrow.end] == "Ansel Marrow"
     assert marrow.probability == pytest.approx((0.2 + 0.6 + 0.5) / 3) and marrow.entropy == pytest.approx(5.0)
     assert marrow.hallucinated and "θ2" in marrow.reason and marrow.score == pytest.approx(1 - marrow.probability)
     year = by["1791"]
@@ -89,7 +109,9 @@ def test_detection_only_report_with_token_baselines():
     rep = det.detect(text, tokens)
     assert rep.hallucinated and [e.text for e in rep.flagged] == ["Ansel Marrow"]
     s1, s2 = rep.sentences
-    assert s1.hallucinated and s1.rhd == pytest.approx(1 - (0.2 + 0.6 + 0.5) / 3) and s1.max_entropy == pytest.approx(5.0)
+    assert (
+        s1.hallucinated and s1.rhd == pytest.approx(1 - (0.2 + 0.6 + 0.5) / 3) and s1.max_entropy == pytest.approx(5.0)
+    )
     assert not s2.hallucinated and s2.rhd == pytest.approx(0.1) and s2.min_prob == pytest.approx(0.3)  # "It" (p=0.9)
     assert set(s2.scores()) == {"rhd", "avg_token_entropy", "max_token_entropy", "avg_token_prob", "min_token_prob"}
     assert rep.entropy_exact
@@ -102,8 +124,15 @@ def test_detection_only_report_with_token_baselines():
 
 
 def test_tokens_from_openai_payload():
-    payload = {"content": [{"token": "Hi", "logprob": -0.5, "top_logprobs": [{"token": "Hi", "logprob": -0.5},
-                                                                            {"token": "Yo", "logprob": -1.5}]}]}
+    payload = {
+        "content": [
+            {
+                "token": "Hi",
+                "logprob": -0.5,
+                "top_logprobs": [{"token": "Hi", "logprob": -0.5}, {"token": "Yo", "logprob": -1.5}],
+            }
+        ]
+    }
     (t,) = tokens_from_openai(payload)
     assert t.token == "Hi" and t.top[1] == ("Yo", -1.5) and t.entropy is None
     with pytest.raises(InputError):

@@ -7,8 +7,9 @@ REF = "Inflate the front tyres to 2.4 bar (35 psi) and the rear tyres to 2.2 bar
 
 
 def test_numbers_must_occur_in_reference_by_value():
-    det = hallucheck.detect("Front: 2.40 bar. Rear: 3.0 bar. It costs 1000 euros.", REF, method="entity_check",
-                            check_entities=False)
+    det = hallucheck.detect(
+        "Front: 2.40 bar. Rear: 3.0 bar. It costs 1000 euros.", REF, method="entity_check", check_entities=False
+    )
     assert [v.hallucinated for v in det.verdicts] == [False, True, False]
     bad = det.verdicts[1]
     assert bad.meta["missing"] == [["3.0", "NUMBER"]] and "'3.0'" in bad.reason and bad.score == 1.0
@@ -21,7 +22,9 @@ def test_sentence_without_facts_passes_with_reason():
 
 
 def test_parts_of_numbers_are_not_numbers():
-    det = hallucheck.detect("Use the A4 sheet in version v2.", "Use any sheet.", method="entity_check", check_entities=False)
+    det = hallucheck.detect(
+        "Use the A4 sheet in version v2.", "Use any sheet.", method="entity_check", check_entities=False
+    )
     assert det.hallucinated is False
 
 

@@ -46,11 +46,14 @@ def test_apply_edits():
 
 
 # -- issue 11 item 1: an unreadable scored reply is an error, never a tie won by position --------
-@pytest.mark.parametrize("scores", [
-    {"Entailment": float("nan"), "Neutral": float("nan"), "Contradiction": float("nan")},
-    {"Entailment": float("nan"), "Neutral": -3.0, "Contradiction": -0.1},
-    {"Entailment": -0.1, "Neutral": float("-inf"), "Contradiction": -2.0},
-])
+@pytest.mark.parametrize(
+    "scores",
+    [
+        {"Entailment": float("nan"), "Neutral": float("nan"), "Contradiction": float("nan")},
+        {"Entailment": float("nan"), "Neutral": -3.0, "Contradiction": -0.1},
+        {"Entailment": -0.1, "Neutral": float("-inf"), "Contradiction": -2.0},
+    ],
+)
 def test_non_finite_label_logprobs_are_an_error_with_raw(scores):
     j = judge(FakeLLM(label_scores=[scores]), "x", LABELS, prompt="p")
     assert not j.ok and j.probs is None and "not finite" in j.error and j.raw
@@ -85,8 +88,9 @@ def test_a_cached_non_finite_label_score_is_a_miss_not_a_verdict(tmp_path):
     llm = FakeLLM(label_scores=[{"Entailment": -0.1, "Neutral": -3.0, "Contradiction": -2.5}], cache=cache)
     from hallucheck.llm.base import LLMRequest, as_messages
 
-    key = llm.cache_key(LLMRequest(messages=as_messages("x"), prompt="p", max_tokens=1, temperature=0.0),
-                        scoring=(LABELS, ""))
+    key = llm.cache_key(
+        LLMRequest(messages=as_messages("x"), prompt="p", max_tokens=1, temperature=0.0), scoring=(LABELS, "")
+    )
     cache.put(key, json.dumps({"logprobs": {x: float("nan") for x in LABELS}, "usage": {}}))
     j = judge(llm, "x", LABELS, prompt="p")
     assert j.label == "Entailment" and llm.usage.calls == 1  # asked again, not read from the bad entry

@@ -8,12 +8,18 @@ from hallucheck.stages.keyword import parse_keywords
 REF = "The recommended cold pressure for the front tyres is 2.4 bar (35 psi) and for the rear tyres 2.2 bar (32 psi)."
 
 
-@pytest.mark.parametrize("reply, expected", [
-    ("front tyres, 2.4 bar, rear tyres", ["front tyres", "2.4 bar", "rear tyres"]),
-    ("Keywords: front tyres, 2.4 bar.", ["front tyres", "2.4 bar"]),
-    ("Here are the keywords:\n1. front tyres\n2. \"2.4 bar\"\n- rear tyres\n* front tyres", ["front tyres", "2.4 bar", "rear tyres"]),
-    ("1) cold pressure; 2) psi", ["cold pressure", "2) psi"]),
-])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ("front tyres, 2.4 bar, rear tyres", ["front tyres", "2.4 bar", "rear tyres"]),
+        ("Keywords: front tyres, 2.4 bar.", ["front tyres", "2.4 bar"]),
+        (
+            'Here are the keywords:\n1. front tyres\n2. "2.4 bar"\n- rear tyres\n* front tyres',
+            ["front tyres", "2.4 bar", "rear tyres"],
+        ),
+        ("1) cold pressure; 2) psi", ["cold pressure", "2) psi"]),
+    ],
+)
 def test_parse_keywords_formats(reply, expected):
     assert parse_keywords(reply) == expected
 
@@ -35,7 +41,7 @@ def test_keyword_match_flags_missing_keywords_per_sentence_and_overall():
     assert "engine oil" in second.reason  # listed as ignored: not in the answer
     # overall: 2 missing of 5 located keywords = 0.4 > 0.2
     assert det.hallucinated is True and det.score == pytest.approx(0.4)
-    assert answer[second.claim.start:second.claim.end].startswith("Fully loaded")
+    assert answer[second.claim.start : second.claim.end].startswith("Fully loaded")
     # the prompt is the paper's Appendix A prompt with the answer first
     assert llm.requests[0].messages[0].content.startswith(answer)
     assert "Given the paragraph above, show the keywords in it:" in llm.requests[0].messages[0].content

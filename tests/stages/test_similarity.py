@@ -3,8 +3,10 @@ import pytest
 import hallucheck
 from hallucheck.stages.similarity import overlap_ratio
 
-REF = ("The Oberoi family is an Indian family that is famous for its involvement in hotels, namely through The Oberoi "
-       "Group.The Oberoi Group is a hotel company with its head office in Delhi.")
+REF = (
+    "The Oberoi family is an Indian family that is famous for its involvement in hotels, namely through The Oberoi "
+    "Group.The Oberoi Group is a hotel company with its head office in Delhi."
+)
 
 
 def test_overlap_counts_only_long_phrases():
@@ -40,11 +42,11 @@ def test_sim_overlap_flags_unsupported_sentence_with_offsets():
     flagged = det.flagged
     assert len(flagged) == 1
     c = flagged[0].claim
-    assert answer[c.start:c.end] == "It was founded on the moon in 1820."
+    assert answer[c.start : c.end] == "It was founded on the moon in 1820."
     ok = det.verdicts[0]
     assert ok.hallucinated is False and ok.label == "supported"
     ev = ok.evidence[0]
-    assert REF[ev.start:ev.end] == "The Oberoi Group is a hotel company with its head office in Delhi."
+    assert REF[ev.start : ev.end] == "The Oberoi Group is a hotel company with its head office in Delhi."
 
 
 def test_sim_cosine_and_hybrid_with_a_fake_embedder(bow_embedder):
@@ -65,6 +67,8 @@ def test_paper_hybrid_defaults_are_lenient(bow_embedder):
 
 
 def test_scores_rank_the_hallucinated_answer_higher():
-    right = hallucheck.detect("The Oberoi Group is a hotel company with its head office in Delhi.", REF, method="sim_overlap")
+    right = hallucheck.detect(
+        "The Oberoi Group is a hotel company with its head office in Delhi.", REF, method="sim_overlap"
+    )
     wrong = hallucheck.detect("The group runs casinos in Macau and Las Vegas.", REF, method="sim_overlap")
     assert wrong.score > right.score

@@ -13,9 +13,11 @@ from hallucheck.llm import FakeLLM
 from hallucheck.text.passages import Passages
 from hallucheck.types import Detection, Evidence
 
-PASSAGES = ["The Oberoi Group was founded in 1934 by Mohan Singh Oberoi.",
-            "Its head office is in Delhi. The group runs 31 hotels in seven countries.",
-            "Guests can book rooms online."]
+PASSAGES = [
+    "The Oberoi Group was founded in 1934 by Mohan Singh Oberoi.",
+    "Its head office is in Delhi. The group runs 31 hotels in seven countries.",
+    "Guests can book rooms online.",
+]
 ANSWER = "The Oberoi Group was founded in 1934. It runs 35 hotels. The group runs 31 hotels in seven countries."
 ENTAIL = {"Entailment": -0.1, "Neutral": -3.0, "Contradiction": -3.0}
 
@@ -24,8 +26,8 @@ def _assert_exact(det, passages):
     located = [e for v in det.verdicts for e in v.evidence if e.passage is not None]
     assert located, "no evidence was located in a passage"
     for e in located:
-        assert passages[e.passage][e.passage_start:e.passage_end] == e.text
-        assert det.reference[e.start:e.end] == e.text  # offsets into the joined text still hold
+        assert passages[e.passage][e.passage_start : e.passage_end] == e.text
+        assert det.reference[e.start : e.end] == e.text  # offsets into the joined text still hold
     return located
 
 
@@ -59,10 +61,14 @@ def test_llm_method_with_fake_llm_evidence_maps_back_to_passages(bow_embedder):
 def test_whole_reference_evidence_spanning_passages_has_no_passage(bow_embedder):
     llm = FakeLLM(label_scores=lambda messages, labels: ENTAIL)
     short = ["Its head office is in Delhi.", "It has 31 hotels."]
-    det = hallucheck.load_method("cascade", llm=llm, gate="numbers", calibrate=False).run("Its head office is in Delhi.", short)
+    det = hallucheck.load_method("cascade", llm=llm, gate="numbers", calibrate=False).run(
+        "Its head office is in Delhi.", short
+    )
     (ev,) = det.verdicts[0].evidence
-    assert ev.meta.get("whole") and ev.passage is None and det.reference[ev.start:ev.end] == ev.text
-    one = hallucheck.load_method("cascade", llm=llm, gate="numbers", calibrate=False).run("Its head office is in Delhi.", short[:1])
+    assert ev.meta.get("whole") and ev.passage is None and det.reference[ev.start : ev.end] == ev.text
+    one = hallucheck.load_method("cascade", llm=llm, gate="numbers", calibrate=False).run(
+        "Its head office is in Delhi.", short[:1]
+    )
     assert one.verdicts[0].evidence[0].passage == 0
 
 
@@ -98,16 +104,21 @@ def test_run_batch_and_loader_take_passages(tmp_path):
     a, b = method.run_batch([{"answer": ANSWER, "contexts": PASSAGES}, {"answer": ANSWER, "reference": PASSAGES}])
     assert a.passages == b.passages == tuple(PASSAGES) and a.hallucinated
     path = tmp_path / "d.jsonl"
-    path.write_text(json.dumps({"id": "1", "dataset": "d", "task": "qa", "answer": ANSWER, "contexts": PASSAGES,
-                                "label": 1}) + "\n", encoding="utf-8")
+    path.write_text(
+        json.dumps({"id": "1", "dataset": "d", "task": "qa", "answer": ANSWER, "contexts": PASSAGES, "label": 1})
+        + "\n",
+        encoding="utf-8",
+    )
     (ex,) = load_jsonl(path)
     assert ex.meta["passages"] == PASSAGES and ex.reference == "\n\n".join(PASSAGES)
     assert Example.from_dict(ex.to_dict()).meta["passages"] == PASSAGES
     (rec,) = run_eval(method, [ex], progress=False)
     evs = [e for v in rec["detection"]["verdicts"] for e in v["evidence"]]
     assert rec["detection"]["passages"] == PASSAGES
-    assert all(PASSAGES[e["passage"]][e["passage_start"]:e["passage_end"]] == e["text"] for e in evs)
+    assert all(PASSAGES[e["passage"]][e["passage_start"] : e["passage_end"]] == e["text"] for e in evs)
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(json.dumps({"id": "1", "dataset": "d", "task": "qa", "answer": ANSWER, "contexts": "x", "label": 1}) + "\n")
+    bad.write_text(
+        json.dumps({"id": "1", "dataset": "d", "task": "qa", "answer": ANSWER, "contexts": "x", "label": 1}) + "\n"
+    )
     with pytest.raises(InputError, match=r"bad.jsonl line 1: .*contexts"):
         load_jsonl(bad)

@@ -17,16 +17,36 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 ROWS = [
-    {"id": "q1-r", "question": "What is the capital of France?", "reference": "Paris is the capital of France.",
-     "answer": "Paris", "label": 0},
-    {"id": "q1-h", "question": "What is the capital of France?", "reference": "Paris is the capital of France.",
-     "answer": "Berlin is the capital of France.", "label": 1},
-    {"id": "s1-r", "question": None, "reference": "The front tyres take 2 bar. The rear tyres take 3 bar. Check the pressure "
-     "when the tyres are cold. The lighthouse was built in 1689.", "answer": "The front tyres take 2 bar. Check the "
-     "pressure when the tyres are cold.", "label": 0},
-    {"id": "s1-h", "question": None, "reference": "The front tyres take 2 bar. The rear tyres take 3 bar. Check the pressure "
-     "when the tyres are cold. The lighthouse was built in 1689.", "answer": "The front tyres take 2 bar. The lighthouse "
-     "was built in 1701.", "label": 1},
+    {
+        "id": "q1-r",
+        "question": "What is the capital of France?",
+        "reference": "Paris is the capital of France.",
+        "answer": "Paris",
+        "label": 0,
+    },
+    {
+        "id": "q1-h",
+        "question": "What is the capital of France?",
+        "reference": "Paris is the capital of France.",
+        "answer": "Berlin is the capital of France.",
+        "label": 1,
+    },
+    {
+        "id": "s1-r",
+        "question": None,
+        "reference": "The front tyres take 2 bar. The rear tyres take 3 bar. Check the pressure "
+        "when the tyres are cold. The lighthouse was built in 1689.",
+        "answer": "The front tyres take 2 bar. Check the pressure when the tyres are cold.",
+        "label": 0,
+    },
+    {
+        "id": "s1-h",
+        "question": None,
+        "reference": "The front tyres take 2 bar. The rear tyres take 3 bar. Check the pressure "
+        "when the tyres are cold. The lighthouse was built in 1689.",
+        "answer": "The front tyres take 2 bar. The lighthouse was built in 1701.",
+        "label": 1,
+    },
 ]
 
 
@@ -38,8 +58,10 @@ def write_rows(path, rows):
 def test_answer_pairs_follow_the_per_sentence_rule():
     pairs = answer_pairs(ROWS, k=2)
     qa = [p for p in pairs if p.source == "qa"]
-    assert [(p.claim, p.label) for p in qa] == [("What is the capital of France? Paris", 0),
-                                                ("What is the capital of France? Berlin is the capital of France.", 1)]
+    assert [(p.claim, p.label) for p in qa] == [
+        ("What is the capital of France? Paris", 0),
+        ("What is the capital of France? Berlin is the capital of France.", 1),
+    ]
     summ = {(p.claim, p.label, p.weight) for p in pairs if p.source.startswith("summary")}
     # a right summary's sentences are supported; of the hallucinated one, the sentence it shares with the
     # right summary is supported and only the changed one is hallucinated (at a lower weight)
@@ -79,8 +101,20 @@ def _config(tmp_path, tiny_encoder, out="run", **kw):
 
     train_file = write_rows(tmp_path / "train.jsonl", ROWS * 4)
     dev_file = write_rows(tmp_path / "dev.jsonl", ROWS)
-    base = dict(train_files=[str(train_file)], out=str(tmp_path / out), base=str(tiny_encoder), dev_files=[str(dev_file)],
-                epochs=2, batch_size=4, lr=5e-3, max_length=64, k=2, seed=0, save_every=1, warmup=0.0)
+    base = dict(
+        train_files=[str(train_file)],
+        out=str(tmp_path / out),
+        base=str(tiny_encoder),
+        dev_files=[str(dev_file)],
+        epochs=2,
+        batch_size=4,
+        lr=5e-3,
+        max_length=64,
+        k=2,
+        seed=0,
+        save_every=1,
+        warmup=0.0,
+    )
     base.update(kw)
     return TrainConfig(**base)
 
@@ -91,8 +125,14 @@ def _loss_on(model_dir, pairs):
 
     tok = AutoTokenizer.from_pretrained(str(model_dir))
     model = AutoModelForSequenceClassification.from_pretrained(str(model_dir)).eval()
-    enc = tok([p.evidence for p in pairs], [p.claim for p in pairs], padding=True, truncation="only_first",
-              max_length=64, return_tensors="pt")
+    enc = tok(
+        [p.evidence for p in pairs],
+        [p.claim for p in pairs],
+        padding=True,
+        truncation="only_first",
+        max_length=64,
+        return_tensors="pt",
+    )
     with torch.no_grad():
         return float(torch.nn.functional.cross_entropy(model(**enc).logits, torch.tensor([p.label for p in pairs])))
 
@@ -117,12 +157,13 @@ def test_training_lowers_the_loss_and_exports(tmp_path, tiny_encoder):
     assert sha in card and '"lr": 0.005' in card and "AUROC" in card
     # per-epoch validation recorded; the kept epoch is the best by dev AUROC
     hist = result["history"]
-    assert [h["epoch"] for h in hist] == [1, 2, 3][:len(hist)] and all("dev.jsonl" in h["dev"] for h in hist)
+    assert [h["epoch"] for h in hist] == [1, 2, 3][: len(hist)] and all("dev.jsonl" in h["dev"] for h in hist)
     assert result["best_epoch"] == max(hist, key=lambda h: (h["mean_auroc"], -h["epoch"]))["epoch"]
     # the exported graph scores like the kept PyTorch checkpoint
     ev, cl = ["paris is the capital of france ."], ["berlin is the capital of france"]
     assert CrossEncoder(str(model), onnx_file="model.onnx").score(ev, cl) == pytest.approx(
-        CrossEncoder(str(tmp_path / "run" / "best")).score(ev, cl), abs=1e-4)
+        CrossEncoder(str(tmp_path / "run" / "best")).score(ev, cl), abs=1e-4
+    )
 
 
 def test_runs_are_reproducible_and_a_killed_run_resumes(tmp_path, tiny_encoder, monkeypatch):
@@ -177,18 +218,43 @@ def test_bad_input_is_a_clear_error(tmp_path, tiny_encoder, capsys):
 def test_cli_train_installs_the_model(tmp_path, tiny_encoder, capsys):
     train_file = write_rows(tmp_path / "train.jsonl", ROWS * 2)
     dest = tmp_path / "installed"
-    code = main(["train", "--data", str(train_file), "--dev", str(train_file), "--out", str(tmp_path / "run"), "--base",
-                 str(tiny_encoder), "--epochs", "1", "--batch-size", "4", "--max-length", "64", "--quiet",
-                 "--install-to", str(dest)])
+    code = main(
+        [
+            "train",
+            "--data",
+            str(train_file),
+            "--dev",
+            str(train_file),
+            "--out",
+            str(tmp_path / "run"),
+            "--base",
+            str(tiny_encoder),
+            "--epochs",
+            "1",
+            "--batch-size",
+            "4",
+            "--max-length",
+            "64",
+            "--quiet",
+            "--install-to",
+            str(dest),
+        ]
+    )
     assert code == 0
-    assert sorted(p.name for p in dest.iterdir()) == ["config.json", "model.int8.onnx", "model_card.md", "tokenizer.json"]
+    assert sorted(p.name for p in dest.iterdir()) == [
+        "config.json",
+        "model.int8.onnx",
+        "model_card.md",
+        "tokenizer.json",
+    ]
     summary = json.loads(capsys.readouterr().out)
     assert summary["best_epoch"] == 1 and "train.jsonl" in summary["dev"]
     # the installed directory is a working verifier
     import hallucheck
 
-    det = hallucheck.detect("Berlin is the capital of France.", "Paris is the capital of France.", method="cross_encoder",
-                            model=str(dest))
+    det = hallucheck.detect(
+        "Berlin is the capital of France.", "Paris is the capital of France.", method="cross_encoder", model=str(dest)
+    )
     assert det.status == "ok" and 0.0 <= det.score <= 1.0
     # the verifier uses the length it was trained with (from its config, not a second load)
     assert hallucheck.load_method("cross_encoder", model=str(dest)).verifier.encoder.max_length == 64
@@ -200,11 +266,19 @@ def test_compressed_positives_and_their_hallucinated_twins_differ_only_in_a_fact
     rng = random.Random(0)
     s = "On Monday, the city council approved the new budget of 40 million dollars, officials said."
     out = {compress(s, rng) for _ in range(20)}
-    assert out <= {"On Monday, the city council approved the new budget of 40 million dollars.",
-                   "The city council approved the new budget of 40 million dollars, officials said."}
+    assert out <= {
+        "On Monday, the city council approved the new budget of 40 million dollars.",
+        "The city council approved the new budget of 40 million dollars, officials said.",
+    }
     assert compress("A short one.", rng) is None
-    rows = [{"id": "d-r", "reference": s + " The mayor, who took office in 2019, welcomed the vote on Tuesday.",
-             "answer": "x", "label": 0}]
+    rows = [
+        {
+            "id": "d-r",
+            "reference": s + " The mayor, who took office in 2019, welcomed the vote on Tuesday.",
+            "answer": "x",
+            "label": 0,
+        }
+    ]
     pairs = rule_pairs(rows, per_reference=2, compress_share=1.0, seed=1)
     kept = [p for p in pairs if p.label == 0]
     assert kept and all(p.source == "rule-compressed" for p in kept)

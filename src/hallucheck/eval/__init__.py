@@ -9,8 +9,18 @@ from __future__ import annotations
 
 from . import metrics
 from .check import check_exit_code, check_summary, load_check_rows, run_check
-from .datasets import (HF_DATASETS, Example, load_dataset, load_delucionqa_csv, load_halueval, load_hf, load_jsonl,
-                       load_ragtruth, load_summedits, load_summeval_tsv)
+from .datasets import (
+    HF_DATASETS,
+    Example,
+    load_dataset,
+    load_delucionqa_csv,
+    load_halueval,
+    load_hf,
+    load_jsonl,
+    load_ragtruth,
+    load_summedits,
+    load_summeval_tsv,
+)
 
 __all__ = [
     "metrics",

@@ -32,13 +32,18 @@ def _passages(value: Any, where: str, key: str) -> list[str]:
         try:
             value = json.loads(value)
         except ValueError:
-            raise InputError(f"{where}: field {key!r} must be a list of passages (in CSV: a JSON list such as "
-                             f"[\"first passage\", \"second\"]); got text that is not JSON", field=key) from None
+            raise InputError(
+                f"{where}: field {key!r} must be a list of passages (in CSV: a JSON list such as "
+                f'["first passage", "second"]); got text that is not JSON',
+                field=key,
+            ) from None
     if not isinstance(value, (list, tuple)) or not value:
         raise InputError(f"{where}: field {key!r} must be a non-empty list of passages; got {value!r:.60}", field=key)
     for i, p in enumerate(value):
         if not isinstance(p, str):
-            raise InputError(f"{where}: passage {i} of field {key!r} must be a string, got {type(p).__name__}", field=key)
+            raise InputError(
+                f"{where}: passage {i} of field {key!r} must be a string, got {type(p).__name__}", field=key
+            )
     return list(value)
 
 
@@ -68,11 +73,15 @@ def row_to_example(row: Mapping[str, Any], n: int, where: str, dataset: str) -> 
             meta["passages"] = _passages(reference, where, "reference")
             reference = PASSAGE_SEP.join(meta["passages"])
         elif not isinstance(reference, str):
-            raise InputError(f"{where}: field 'reference' must be a string or a list of passages, got "
-                             f"{type(reference).__name__}", field="reference")
+            raise InputError(
+                f"{where}: field 'reference' must be a string or a list of passages, got {type(reference).__name__}",
+                field="reference",
+            )
     else:
-        raise InputError(f"{where}: field 'reference' is missing (give 'reference', or 'contexts' / 'passages': a list "
-                         "of passages)", field="reference")
+        raise InputError(
+            f"{where}: field 'reference' is missing (give 'reference', or 'contexts' / 'passages': a list of passages)",
+            field="reference",
+        )
     question = row.get("question") if present("question") else None
     if question is not None and not isinstance(question, str):
         raise InputError(f"{where}: field 'question' must be a string, got {type(question).__name__}", field="question")
@@ -81,8 +90,16 @@ def row_to_example(row: Mapping[str, Any], n: int, where: str, dataset: str) -> 
         rid = f"row-{n}"
     elif isinstance(rid, bool) or not isinstance(rid, (str, int)):
         raise InputError(f"{where}: field 'id' must be a string or an integer, got {type(rid).__name__}", field="id")
-    return Example(id=str(rid), dataset=dataset, task="qa" if question else "check", question=question,
-                   reference=reference, answer=answer, label=None, meta=meta)
+    return Example(
+        id=str(rid),
+        dataset=dataset,
+        task="qa" if question else "check",
+        question=question,
+        reference=reference,
+        answer=answer,
+        label=None,
+        meta=meta,
+    )
 
 
 def _parquet_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
@@ -90,16 +107,22 @@ def _parquet_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
         import pandas as pd
         import pyarrow  # noqa: F401
     except ImportError:
-        raise MissingDependencyError(f"Reading Parquet ({path.name}) needs pandas and pyarrow, which",
-                                     "pip install pandas pyarrow   (or give the rows as JSONL or CSV)") from None
+        raise MissingDependencyError(
+            f"Reading Parquet ({path.name}) needs pandas and pyarrow, which",
+            "pip install pandas pyarrow   (or give the rows as JSONL or CSV)",
+        ) from None
     frame = pd.read_parquet(path)
     rows = []
     for i, rec in enumerate(frame.to_dict(orient="records"), start=1):
-        rows.append((i, {k: (list(v) if hasattr(v, "tolist") and not isinstance(v, str) else v) for k, v in rec.items()}))
+        rows.append(
+            (i, {k: (list(v) if hasattr(v, "tolist") and not isinstance(v, str) else v) for k, v in rec.items()})
+        )
     return rows
 
 
-def load_check_rows(path: str | os.PathLike[str], *, encoding: str = "utf-8", limit: int | None = None) -> list[Example]:
+def load_check_rows(
+    path: str | os.PathLike[str], *, encoding: str = "utf-8", limit: int | None = None
+) -> list[Example]:
     """Rows to check from a ``.jsonl``/``.json`` (JSON lines or a JSON list), ``.csv`` or ``.parquet``
     file. Errors name the file and the line (for CSV: the line of the row, header = line 1)."""
     p = Path(path)
@@ -114,8 +137,10 @@ def load_check_rows(path: str | os.PathLike[str], *, encoding: str = "utf-8", li
         text = _read_text(p, encoding)
         reader = csv.DictReader(io.StringIO(text, newline=""))
         if not reader.fieldnames:
-            raise InputError(f"{p}: contains no header row (expected columns answer, reference or contexts, and "
-                             "optionally question, id)")
+            raise InputError(
+                f"{p}: contains no header row (expected columns answer, reference or contexts, and "
+                "optionally question, id)"
+            )
         rows = [(reader.line_num, dict(r)) for r in reader]
         unit = "line"
     else:
@@ -150,10 +175,19 @@ def check_summary(records: Sequence[Mapping[str, Any]], *, total: int | None = N
     unverified = n - errors - hallucinated - grounded
     checked = hallucinated + grounded
     total = n if total is None else total
-    return {"rows": total, "done": n, "hallucinated": hallucinated, "grounded": grounded, "unverified": unverified,
-            "errors": errors, "flagged_share": hallucinated / checked if checked else None, "complete": n == total,
-            "unsupported_claims": sum(sum(1 for v in r["detection"]["verdicts"] if v.get("hallucinated"))
-                                      for r in records if r.get("detection"))}
+    return {
+        "rows": total,
+        "done": n,
+        "hallucinated": hallucinated,
+        "grounded": grounded,
+        "unverified": unverified,
+        "errors": errors,
+        "flagged_share": hallucinated / checked if checked else None,
+        "complete": n == total,
+        "unsupported_claims": sum(
+            sum(1 for v in r["detection"]["verdicts"] if v.get("hallucinated")) for r in records if r.get("detection")
+        ),
+    }
 
 
 def check_exit_code(summary: Mapping[str, Any], fail_above: float | None = None) -> int:
@@ -183,12 +217,28 @@ def table_rows(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     for r in records:
         det = r.get("detection") or {}
         flagged = [v for v in det.get("verdicts") or () if v.get("hallucinated")]
-        rows.append({"id": r["id"], "verdict": _status(r), "score": r.get("score"),
-                     "claims": len(det.get("verdicts") or ()), "unsupported": len(flagged),
-                     "unsupported_claims": [{"text": v["claim"]["text"], "start": v["claim"]["start"],
-                                             "end": v["claim"]["end"], "score": v.get("score"), "reason": v.get("reason", "")}
-                                            for v in flagged],
-                     "error": r.get("error"), "question": det.get("question"), "answer": det.get("answer")})
+        rows.append(
+            {
+                "id": r["id"],
+                "verdict": _status(r),
+                "score": r.get("score"),
+                "claims": len(det.get("verdicts") or ()),
+                "unsupported": len(flagged),
+                "unsupported_claims": [
+                    {
+                        "text": v["claim"]["text"],
+                        "start": v["claim"]["start"],
+                        "end": v["claim"]["end"],
+                        "score": v.get("score"),
+                        "reason": v.get("reason", ""),
+                    }
+                    for v in flagged
+                ],
+                "error": r.get("error"),
+                "question": det.get("question"),
+                "answer": det.get("answer"),
+            }
+        )
     return rows
 
 
@@ -201,7 +251,17 @@ def write_table(path: Path, rows: Sequence[Mapping[str, Any]], fmt: str) -> Path
             for row in rows:
                 f.write(json.dumps(row, ensure_ascii=False) + "\n")
         else:
-            cols = ["id", "verdict", "score", "claims", "unsupported", "unsupported_claims", "error", "question", "answer"]
+            cols = [
+                "id",
+                "verdict",
+                "score",
+                "claims",
+                "unsupported",
+                "unsupported_claims",
+                "error",
+                "question",
+                "answer",
+            ]
             w = csv.DictWriter(f, fieldnames=cols)
             w.writeheader()
             for row in rows:
@@ -210,10 +270,19 @@ def write_table(path: Path, rows: Sequence[Mapping[str, Any]], fmt: str) -> Path
     return path
 
 
-def run_check(method: Any, rows: Sequence[Example], *, out_dir: str | os.PathLike[str], manifest: dict[str, Any] | None = None,
-              workers: int = 1, max_errors: int | None = None, progress: bool = True,
-              count_tokens: Callable[[str], int] | None = None, retry_failed: bool = True,
-              table_format: str = "jsonl") -> dict[str, Any]:
+def run_check(
+    method: Any,
+    rows: Sequence[Example],
+    *,
+    out_dir: str | os.PathLike[str],
+    manifest: dict[str, Any] | None = None,
+    workers: int = 1,
+    max_errors: int | None = None,
+    progress: bool = True,
+    count_tokens: Callable[[str], int] | None = None,
+    retry_failed: bool = True,
+    table_format: str = "jsonl",
+) -> dict[str, Any]:
     """Check ``rows`` (from :func:`load_check_rows`) with ``method`` into ``out_dir`` and return the
     summary (see :func:`check_summary`), with the files written under ``"files"``.
 
@@ -222,14 +291,31 @@ def run_check(method: Any, rows: Sequence[Example], *, out_dir: str | os.PathLik
     :class:`~hallucheck.eval.runner.StopRun` after its finished rows are saved; call
     :func:`finish_check` to write the files for what was done."""
     if table_format not in TABLE_FORMATS:
-        raise InputError(f"The table format must be one of {', '.join(TABLE_FORMATS)}; got {table_format!r}.", field="format")
-    records = run_eval(method, rows, out_dir=out_dir, manifest=manifest, workers=workers, max_errors=max_errors,
-                       progress=progress, count_tokens=count_tokens, retry_failed=retry_failed)
+        raise InputError(
+            f"The table format must be one of {', '.join(TABLE_FORMATS)}; got {table_format!r}.", field="format"
+        )
+    records = run_eval(
+        method,
+        rows,
+        out_dir=out_dir,
+        manifest=manifest,
+        workers=workers,
+        max_errors=max_errors,
+        progress=progress,
+        count_tokens=count_tokens,
+        retry_failed=retry_failed,
+    )
     return finish_check(out_dir, rows, records, table_format=table_format, manifest=manifest)
 
 
-def finish_check(out_dir: str | os.PathLike[str], rows: Sequence[Example], records: Sequence[Mapping[str, Any]] | None = None,
-                 *, table_format: str = "jsonl", manifest: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def finish_check(
+    out_dir: str | os.PathLike[str],
+    rows: Sequence[Example],
+    records: Sequence[Mapping[str, Any]] | None = None,
+    *,
+    table_format: str = "jsonl",
+    manifest: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """Write the table, summary and report.html of a check run (``records`` default: what
     ``out_dir`` holds for ``rows``)."""
     from .html_report import render_check_html
@@ -252,5 +338,14 @@ def finish_check(out_dir: str | os.PathLike[str], rows: Sequence[Example], recor
     return summary
 
 
-__all__ = ["load_check_rows", "row_to_example", "run_check", "finish_check", "check_summary", "check_exit_code",
-           "table_rows", "write_table", "PASSAGE_SEP"]
+__all__ = [
+    "load_check_rows",
+    "row_to_example",
+    "run_check",
+    "finish_check",
+    "check_summary",
+    "check_exit_code",
+    "table_rows",
+    "write_table",
+    "PASSAGE_SEP",
+]

@@ -53,6 +53,7 @@ __all__ = [
 # Example
 # --------------------------------------------------------------------------------------------
 
+
 def _plain(value: Any) -> Any:
     """A JSON-friendly deep copy (mappings -> dicts, tuples -> lists)."""
     if isinstance(value, Mapping):
@@ -66,8 +67,7 @@ def _check_label(label: Any) -> int | None:
     if label is None:
         return None
     if isinstance(label, bool) or not isinstance(label, Integral) or label not in (0, 1):
-        raise InputError(f"field 'label' must be 0 (grounded), 1 (hallucinated) or null, got {label!r}",
-                         field="label")
+        raise InputError(f"field 'label' must be 0 (grounded), 1 (hallucinated) or null, got {label!r}", field="label")
     return int(label)
 
 
@@ -100,8 +100,9 @@ class Example:
             if not isinstance(value, str):
                 raise InputError(f"field {name!r} must be a string, got {type(value).__name__}", field=name)
         if self.question is not None and not isinstance(self.question, str):
-            raise InputError(f"field 'question' must be a string or null, got {type(self.question).__name__}",
-                             field="question")
+            raise InputError(
+                f"field 'question' must be a string or null, got {type(self.question).__name__}", field="question"
+            )
         object.__setattr__(self, "label", _check_label(self.label))
         if not isinstance(self.meta, Mapping):
             raise InputError(f"field 'meta' must be an object, got {type(self.meta).__name__}", field="meta")
@@ -111,9 +112,11 @@ class Example:
         def short(text: str | None) -> str:
             return repr(text) if text is None or len(text) <= 60 else repr(text[:57] + "...")
 
-        return (f"Example(id={self.id!r}, dataset={self.dataset!r}, task={self.task!r}, "
-                f"question={short(self.question)}, reference={short(self.reference)}, answer={short(self.answer)}, "
-                f"label={self.label!r}, meta=<{len(self.meta)} keys>)")
+        return (
+            f"Example(id={self.id!r}, dataset={self.dataset!r}, task={self.task!r}, "
+            f"question={short(self.question)}, reference={short(self.reference)}, answer={short(self.answer)}, "
+            f"label={self.label!r}, meta=<{len(self.meta)} keys>)"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The shared-schema record (JSON-serialisable if ``meta`` is)."""
@@ -141,8 +144,12 @@ class Example:
         passages_key = next((k for k in ("contexts", "passages") if d.get(k) is not None), None)
         for name in ("id", "dataset", "task", "reference", "answer", "label"):
             if name not in d and not (name == "reference" and passages_key):
-                raise InputError(f"field {name!r} is missing (or give 'contexts': a list of passages)"
-                                 if name == "reference" else f"field {name!r} is missing", field=name)
+                raise InputError(
+                    f"field {name!r} is missing (or give 'contexts': a list of passages)"
+                    if name == "reference"
+                    else f"field {name!r} is missing",
+                    field=name,
+                )
         meta = d.get("meta")
         meta = {} if meta is None else meta
         reference = d.get("reference")
@@ -154,13 +161,22 @@ class Example:
                 raise InputError(f"field 'meta' must be an object, got {type(meta).__name__}", field="meta")
             meta = {**meta, "passages": passages}
             reference = SEP.join(passages)
-        return cls(id=d["id"], dataset=d["dataset"], task=d["task"], question=d.get("question"),
-                   reference=reference, answer=d["answer"], label=d["label"], meta=meta)
+        return cls(
+            id=d["id"],
+            dataset=d["dataset"],
+            task=d["task"],
+            question=d.get("question"),
+            reference=reference,
+            answer=d["answer"],
+            label=d["label"],
+            meta=meta,
+        )
 
 
 # --------------------------------------------------------------------------------------------
 # file helpers
 # --------------------------------------------------------------------------------------------
+
 
 def _guess_encoding(data: bytes) -> str:
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -288,6 +304,7 @@ def _not_empty(examples: list[Example], path: Any) -> list[Example]:
 # shared schema
 # --------------------------------------------------------------------------------------------
 
+
 def load_jsonl(path: str | os.PathLike[str], *, encoding: str = "utf-8") -> list[Example]:
     """Load a file in the shared JSON-lines schema (one :meth:`Example.from_dict` record a line,
     blank lines ignored). Ids must be unique within the file."""
@@ -309,7 +326,7 @@ def load_jsonl(path: str | os.PathLike[str], *, encoding: str = "utf-8") -> list
 
 def _strip_where(e: InputError) -> str:
     msg = str(e)
-    return msg[len("record: "):] if msg.startswith("record: ") else msg
+    return msg[len("record: ") :] if msg.startswith("record: ") else msg
 
 
 # --------------------------------------------------------------------------------------------
@@ -319,10 +336,15 @@ def _strip_where(e: InputError) -> str:
 # task -> (dataset name, id prefix, reference key, question key or None, right key, hallucinated key)
 _HALUEVAL_TASKS: dict[str, tuple[str, str, str, str | None, str, str]] = {
     "qa": ("halueval_qa", "halueval-qa", "knowledge", "question", "right_answer", "hallucinated_answer"),
-    "summarization": ("halueval_summ", "halueval-summ", "document", None, "right_summary",
-                      "hallucinated_summary"),
-    "dialogue": ("halueval_dialogue", "halueval-dialogue", "knowledge", "dialogue_history", "right_response",
-                 "hallucinated_response"),
+    "summarization": ("halueval_summ", "halueval-summ", "document", None, "right_summary", "hallucinated_summary"),
+    "dialogue": (
+        "halueval_dialogue",
+        "halueval-dialogue",
+        "knowledge",
+        "dialogue_history",
+        "right_response",
+        "hallucinated_response",
+    ),
 }
 _HALUEVAL_ALIASES = {"summ": "summarization", "summary": "summarization", "dialog": "dialogue"}
 
@@ -355,9 +377,18 @@ def load_halueval(path: str | os.PathLike[str], task: str = "qa", *, encoding: s
         right = _require_str(record, right_key, where)
         hallucinated = _require_str(record, hall_key, where)
         for suffix, answer, label in (("r", right, 0), ("h", hallucinated, 1)):
-            examples.append(Example(id=f"{prefix}-{i}-{suffix}", dataset=dataset, task=key, question=question,
-                                    reference=reference, answer=answer, label=label,
-                                    meta={"right_answer": right}))
+            examples.append(
+                Example(
+                    id=f"{prefix}-{i}-{suffix}",
+                    dataset=dataset,
+                    task=key,
+                    question=question,
+                    reference=reference,
+                    answer=answer,
+                    label=label,
+                    meta={"right_answer": right},
+                )
+            )
     return _not_empty(examples, p)
 
 
@@ -399,8 +430,9 @@ def _safe_file_stem(name: str) -> bool:
     return os.path.basename(name) == name and not os.path.isabs(name)
 
 
-def load_summeval_tsv(dir_or_tsv: str | os.PathLike[str], *, dataset: str | None = None,
-                      encoding: str = "utf-8") -> list[Example]:
+def load_summeval_tsv(
+    dir_or_tsv: str | os.PathLike[str], *, dataset: str | None = None, encoding: str = "utf-8"
+) -> list[Example]:
     """Load the SummEval / QAGS layout of the CoNLI test suite: ``<name>_raw_response.tsv`` next to
     a ``src/`` folder holding ``<DataID>.txt`` (the source article, Latin-1 encoded).
 
@@ -429,8 +461,10 @@ def load_summeval_tsv(dir_or_tsv: str | os.PathLike[str], *, dataset: str | None
     col = {h: i for i, h in enumerate(header)}
     for needed in ("dataid", "sentence"):
         if needed not in col:
-            raise InputError(f"{tsv} line 1: header must name the columns DataID, SentenceID, Sentence, "
-                             f"IsHallucination (and optionally Consistency); found {lines[0][:200]!r}")
+            raise InputError(
+                f"{tsv} line 1: header must name the columns DataID, SentenceID, Sentence, "
+                f"IsHallucination (and optionally Consistency); found {lines[0][:200]!r}"
+            )
     if "ishallucination" not in col and "consistency" not in col:
         raise InputError(f"{tsv} line 1: need an IsHallucination or a Consistency column to label the rows")
 
@@ -447,22 +481,29 @@ def load_summeval_tsv(dir_or_tsv: str | os.PathLike[str], *, dataset: str | None
             raise InputError(f"{where}: column 'DataID' is empty", field="DataID")
         if not _safe_file_stem(data_id):
             # the id names the file src/<DataID>.txt: one that leaves the src/ folder could read any .txt file
-            raise InputError(f"{where}: DataID {data_id!r} is not a plain file name (it must not contain a path separator, "
-                             "'..' or control characters), so it cannot name an article in src/.", field="DataID")
+            raise InputError(
+                f"{where}: DataID {data_id!r} is not a plain file name (it must not contain a path separator, "
+                "'..' or control characters), so it cannot name an article in src/.",
+                field="DataID",
+            )
         sent_id = 1
         if "sentenceid" in col:
             try:
                 sent_id = int(cells[col["sentenceid"]])
             except ValueError:
-                raise InputError(f"{where}: column 'SentenceID' must be an integer, got "
-                                 f"{cells[col['sentenceid']]!r}", field="SentenceID") from None
+                raise InputError(
+                    f"{where}: column 'SentenceID' must be an integer, got {cells[col['sentenceid']]!r}",
+                    field="SentenceID",
+                ) from None
         consistency = None
         if "consistency" in col and cells[col["consistency"]].strip():
             try:
                 consistency = float(cells[col["consistency"]])
             except ValueError:
-                raise InputError(f"{where}: column 'Consistency' must be a number, got "
-                                 f"{cells[col['consistency']]!r}", field="Consistency") from None
+                raise InputError(
+                    f"{where}: column 'Consistency' must be a number, got {cells[col['consistency']]!r}",
+                    field="Consistency",
+                ) from None
         if "ishallucination" in col:
             label = _parse_flag(cells[col["ishallucination"]], where, "IsHallucination")
         elif consistency is not None:
@@ -484,9 +525,18 @@ def load_summeval_tsv(dir_or_tsv: str | os.PathLike[str], *, dataset: str | None
             meta["consistency"] = rows[0][4]
         if len(rows) > 1:
             meta["sentence_labels"] = [r[3] for r in rows]
-        examples.append(Example(id=f"{name}-{data_id}", dataset=name, task="summarization", question=None,
-                                reference=reference, answer=" ".join(r[2] for r in rows),
-                                label=max(r[3] for r in rows), meta=meta))
+        examples.append(
+            Example(
+                id=f"{name}-{data_id}",
+                dataset=name,
+                task="summarization",
+                question=None,
+                reference=reference,
+                answer=" ".join(r[2] for r in rows),
+                label=max(r[3] for r in rows),
+                meta=meta,
+            )
+        )
     return _not_empty(examples, tsv)
 
 
@@ -494,8 +544,18 @@ def load_summeval_tsv(dir_or_tsv: str | os.PathLike[str], *, dataset: str | None
 # SummEdits
 # --------------------------------------------------------------------------------------------
 
-_SUMMEDITS_DOMAINS = ("news", "podcast", "billsum", "samsum", "sales_call", "sales_email", "shakespeare",
-                      "scitldr", "qmsum", "ectsum")
+_SUMMEDITS_DOMAINS = (
+    "news",
+    "podcast",
+    "billsum",
+    "samsum",
+    "sales_call",
+    "sales_email",
+    "shakespeare",
+    "scitldr",
+    "qmsum",
+    "ectsum",
+)
 
 
 def _summedits_domain(record: Mapping[str, Any], path: Path, explicit: str | None) -> str | None:
@@ -514,8 +574,9 @@ def _summedits_domain(record: Mapping[str, Any], path: Path, explicit: str | Non
     return None
 
 
-def load_summedits(path: str | os.PathLike[str], *, domain: str | None = None,
-                   encoding: str = "utf-8") -> list[Example]:
+def load_summedits(
+    path: str | os.PathLike[str], *, domain: str | None = None, encoding: str = "utf-8"
+) -> list[Example]:
     """Load a SummEdits file (a JSON list of records with ``id``, ``doc``, ``summary``, ``label``
     and optionally ``original_summary``, ``edit_types``, ``split``, ``domain``).
 
@@ -540,8 +601,9 @@ def load_summedits(path: str | os.PathLike[str], *, domain: str | None = None,
             raise InputError(f"{where}: field 'label' is missing", field="label")
         raw_label = record["label"]
         if isinstance(raw_label, bool) or raw_label not in (0, 1):
-            raise InputError(f"{where}: field 'label' must be 0 or 1 (SummEdits: 1 = consistent), got "
-                             f"{raw_label!r}", field="label")
+            raise InputError(
+                f"{where}: field 'label' must be 0 or 1 (SummEdits: 1 = consistent), got {raw_label!r}", field="label"
+            )
         meta: dict[str, Any] = {"domain": _summedits_domain(record, p, domain)}
         for key in ("split", "edit_types"):
             if key in record:
@@ -553,9 +615,18 @@ def load_summedits(path: str | os.PathLike[str], *, domain: str | None = None,
         if ex_id in first_line:
             raise InputError(f"{where}: id {record['id']!r} already used on line {first_line[ex_id]}", field="id")
         first_line[ex_id] = n
-        examples.append(Example(id=ex_id, dataset="summedits", task="summarization", question=None,
-                                reference=doc, answer=summary, label=1 - int(raw_label),
-                                meta=meta))
+        examples.append(
+            Example(
+                id=ex_id,
+                dataset="summedits",
+                task="summarization",
+                question=None,
+                reference=doc,
+                answer=summary,
+                label=1 - int(raw_label),
+                meta=meta,
+            )
+        )
     return _not_empty(examples, p)
 
 
@@ -564,8 +635,14 @@ def load_summedits(path: str | os.PathLike[str], *, domain: str | None = None,
 # --------------------------------------------------------------------------------------------
 
 _DELUCION_LABELS = {
-    "hallucinated": 1, "1": 1, "yes": 1,
-    "not hallucinated": 0, "not_hallucinated": 0, "nothallucinated": 0, "0": 0, "no": 0,
+    "hallucinated": 1,
+    "1": 1,
+    "yes": 1,
+    "not hallucinated": 0,
+    "not_hallucinated": 0,
+    "nothallucinated": 0,
+    "0": 0,
+    "no": 0,
 }
 _VOCAB_HELP = (
     "DelucionQA releases the car-manual context as word ids (for licensing reasons). Rebuild the "
@@ -636,8 +713,9 @@ def _literal(value: str, where: str, column: str) -> Any:
     try:
         return ast.literal_eval(value)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
-        raise InputError(f"{where}: column {column!r} is not a valid list/dict literal: {value[:80]!r}",
-                         field=column) from None
+        raise InputError(
+            f"{where}: column {column!r} is not a valid list/dict literal: {value[:80]!r}", field=column
+        ) from None
 
 
 def _parse_bool(value: str) -> Any:
@@ -649,8 +727,9 @@ def _parse_bool(value: str) -> Any:
     return value
 
 
-def load_delucionqa_csv(path: str | os.PathLike[str], vocabulary: Any = None, *,
-                        encoding: str = "utf-8") -> list[Example]:
+def load_delucionqa_csv(
+    path: str | os.PathLike[str], vocabulary: Any = None, *, encoding: str = "utf-8"
+) -> list[Example]:
     """Load a DelucionQA split (``train.csv``, ``dev.csv``, ``test.csv`` of the DelucionQA release).
 
     Columns (names matched case-insensitively; spaces and hyphens count as underscores):
@@ -709,19 +788,20 @@ def load_delucionqa_csv(path: str | os.PathLike[str], vocabulary: Any = None, *,
 
         def cell(name: str) -> str | None:
             i = col.get(name)
-            return cells[i] if i is not None else None
+            return cells[i] if i is not None else None  # noqa: B023 (called inside the loop)
 
         context = cell("context") or ""
         ids = _word_ids(context)
         if ids is not None:
             if vocab is None:
-                raise InputError(f"{where}: column 'Context' holds word ids, not text. {_VOCAB_HELP}",
-                                 field="Context")
+                raise InputError(f"{where}: column 'Context' holds word ids, not text. {_VOCAB_HELP}", field="Context")
             unknown = [i for i in ids if i not in vocab]
             if unknown:
-                raise InputError(f"{where}: word id {unknown[0]} of column 'Context' is not in the vocabulary "
-                                 f"({len(vocab)} words); is it the vocabulary of this DelucionQA release?",
-                                 field="Context")
+                raise InputError(
+                    f"{where}: word id {unknown[0]} of column 'Context' is not in the vocabulary "
+                    f"({len(vocab)} words); is it the vocabulary of this DelucionQA release?",
+                    field="Context",
+                )
             context = " ".join(vocab[i] for i in ids)
 
         label: int | None = None
@@ -729,8 +809,10 @@ def load_delucionqa_csv(path: str | os.PathLike[str], vocabulary: Any = None, *,
         if raw_label is not None and raw_label.strip():
             key = " ".join(raw_label.strip().lower().split())
             if key not in _DELUCION_LABELS:
-                raise InputError(f"{where}: column 'Label' must be 'Hallucinated' or 'Not Hallucinated', got "
-                                 f"{raw_label!r}", field="Label")
+                raise InputError(
+                    f"{where}: column 'Label' must be 'Hallucinated' or 'Not Hallucinated', got {raw_label!r}",
+                    field="Label",
+                )
             label = _DELUCION_LABELS[key]
 
         meta: dict[str, Any] = {}
@@ -753,13 +835,23 @@ def load_delucionqa_csv(path: str | os.PathLike[str], vocabulary: Any = None, *,
         sample_id = cells[id_col].strip() if id_col is not None else ""
         ex_id = f"delucionqa-{sample_id or row_no - 1}"
         if ex_id in first_line:
-            raise InputError(f"{where}: sample id {sample_id!r} already used on line {first_line[ex_id]}",
-                             field="sample_id")
+            raise InputError(
+                f"{where}: sample id {sample_id!r} already used on line {first_line[ex_id]}", field="sample_id"
+            )
         first_line[ex_id] = row_line
         question = cell("question")
-        examples.append(Example(id=ex_id, dataset="delucionqa", task="qa",
-                                question=question if question and question.strip() else None,
-                                reference=context, answer=cell("answer") or "", label=label, meta=meta))
+        examples.append(
+            Example(
+                id=ex_id,
+                dataset="delucionqa",
+                task="qa",
+                question=question if question and question.strip() else None,
+                reference=context,
+                answer=cell("answer") or "",
+                label=label,
+                meta=meta,
+            )
+        )
     return _not_empty(examples, p)
 
 
@@ -775,8 +867,10 @@ def _ragtruth_reference(task_type: str, info: Any, where: str) -> tuple[str, str
     if isinstance(info, str):
         return info, None
     if not isinstance(info, Mapping):
-        raise InputError(f"{where}: field 'source_info' must be a string or an object, got {type(info).__name__}",
-                         field="source_info")
+        raise InputError(
+            f"{where}: field 'source_info' must be a string or an object, got {type(info).__name__}",
+            field="source_info",
+        )
     if task_type.lower() == "qa":
         passages = info.get("passages")
         question = info.get("question")
@@ -791,17 +885,26 @@ def _ragtruth_spans(labels: Any, response: str, where: str) -> tuple[list[list[i
     if labels is None:
         return [], [], []
     if not isinstance(labels, list):
-        raise InputError(f"{where}: field 'labels' must be a list of spans, got {type(labels).__name__}",
-                         field="labels")
+        raise InputError(
+            f"{where}: field 'labels' must be a list of spans, got {type(labels).__name__}", field="labels"
+        )
     spans, types, implicit = [], [], []
     for j, lab in enumerate(labels):
         if not isinstance(lab, Mapping):
             raise InputError(f"{where}: labels[{j}] must be an object with start and end", field="labels")
         start, end = lab.get("start"), lab.get("end")
-        if (isinstance(start, bool) or isinstance(end, bool) or not isinstance(start, int)
-                or not isinstance(end, int) or start < 0 or end < start):
-            raise InputError(f"{where}: labels[{j}] needs integer offsets 0 <= start <= end, got "
-                             f"start={start!r}, end={end!r}", field="labels")
+        if (
+            isinstance(start, bool)
+            or isinstance(end, bool)
+            or not isinstance(start, int)
+            or not isinstance(end, int)
+            or start < 0
+            or end < start
+        ):
+            raise InputError(
+                f"{where}: labels[{j}] needs integer offsets 0 <= start <= end, got start={start!r}, end={end!r}",
+                field="labels",
+            )
         spans.append([start, min(end, len(response))])
         types.append(lab.get("label_type"))
         implicit.append(bool(lab.get("implicit_true", False)))
@@ -809,8 +912,7 @@ def _ragtruth_spans(labels: Any, response: str, where: str) -> tuple[list[list[i
     return [spans[k] for k in order], [types[k] for k in order], [implicit[k] for k in order]
 
 
-def load_ragtruth(dir: str | os.PathLike[str], split: str | None = None, *,
-                  encoding: str = "utf-8") -> list[Example]:
+def load_ragtruth(dir: str | os.PathLike[str], split: str | None = None, *, encoding: str = "utf-8") -> list[Example]:
     """Load the RAGTruth release: ``response.jsonl`` and ``source_info.jsonl`` in ``dir``.
 
     Response rows: ``id``, ``source_id``, ``response``, ``labels`` (a list of
@@ -834,8 +936,7 @@ def load_ragtruth(dir: str | os.PathLike[str], split: str | None = None, *,
     resp_path, src_path = d / "response.jsonl", d / "source_info.jsonl"
     for fp in (resp_path, src_path):
         if not fp.is_file():
-            raise InputError(f"{fp}: file not found (a RAGTruth directory needs response.jsonl and "
-                             f"source_info.jsonl)")
+            raise InputError(f"{fp}: file not found (a RAGTruth directory needs response.jsonl and source_info.jsonl)")
 
     sources: dict[str, tuple[int, Mapping[str, Any]]] = {}
     for n, record in _iter_json_lines(src_path, _read_text(src_path, encoding)):
@@ -864,12 +965,19 @@ def load_ragtruth(dir: str | os.PathLike[str], split: str | None = None, *,
         task_type = str(src["task_type"])
         task = _RAGTRUTH_TASKS.get(task_type.lower())
         if task is None:
-            raise InputError(f"{src_path} line {src_line}: unknown task_type {task_type!r}; expected QA, Summary "
-                             f"or Data2txt", field="task_type")
+            raise InputError(
+                f"{src_path} line {src_line}: unknown task_type {task_type!r}; expected QA, Summary or Data2txt",
+                field="task_type",
+            )
         reference, question = _ragtruth_reference(task_type, src["source_info"], f"{src_path} line {src_line}")
         spans, types, implicit = _ragtruth_spans(record["labels"], response, where)
-        meta: dict[str, Any] = {"spans": spans, "span_types": types, "implicit_true": implicit,
-                                "source_id": source_id, "task_type": task_type}
+        meta: dict[str, Any] = {
+            "spans": spans,
+            "span_types": types,
+            "implicit_true": implicit,
+            "source_id": source_id,
+            "task_type": task_type,
+        }
         for key in ("model", "temperature", "split", "quality"):
             if key in record:
                 meta[key] = record[key]
@@ -879,8 +987,18 @@ def load_ragtruth(dir: str | os.PathLike[str], split: str | None = None, *,
         if ex_id in first_line:
             raise InputError(f"{where}: id {record['id']!r} already used on line {first_line[ex_id]}", field="id")
         first_line[ex_id] = n
-        examples.append(Example(id=ex_id, dataset="ragtruth", task=task, question=question, reference=reference,
-                                answer=response, label=int(bool(spans)), meta=meta))
+        examples.append(
+            Example(
+                id=ex_id,
+                dataset="ragtruth",
+                task=task,
+                question=question,
+                reference=reference,
+                answer=response,
+                label=int(bool(spans)),
+                meta=meta,
+            )
+        )
     if not examples and split is not None:
         raise InputError(f"{resp_path}: no response with split {split!r}")
     return _not_empty(examples, resp_path)
@@ -889,6 +1007,7 @@ def load_ragtruth(dir: str | os.PathLike[str], split: str | None = None, *,
 # --------------------------------------------------------------------------------------------
 # Hugging Face hub (optional `datasets` package)
 # --------------------------------------------------------------------------------------------
+
 
 def _hf_module() -> Any:
     try:
@@ -925,10 +1044,18 @@ def _map_halubench(rows: Iterable[Mapping[str, Any]], where: str, **_: Any) -> l
     for i, row in enumerate(rows):
         w = f"{where} row {i}"
         meta = {"source_ds": row.get("source_ds"), "orig_id": row.get("id")}
-        out.append(Example(id=f"halubench-{i}", dataset="halubench", task="qa",
-                           question=_row_str(row, "question", w, optional=True),
-                           reference=_row_str(row, "passage", w) or "", answer=_row_str(row, "answer", w) or "",
-                           label=_hf_label_passfail(row.get("label"), w), meta=meta))
+        out.append(
+            Example(
+                id=f"halubench-{i}",
+                dataset="halubench",
+                task="qa",
+                question=_row_str(row, "question", w, optional=True),
+                reference=_row_str(row, "passage", w) or "",
+                answer=_row_str(row, "answer", w) or "",
+                label=_hf_label_passfail(row.get("label"), w),
+                meta=meta,
+            )
+        )
     return out
 
 
@@ -961,30 +1088,43 @@ def _map_ragtruth_hf(rows: Iterable[Mapping[str, Any]], where: str, **_: Any) ->
         elif isinstance(counts, Mapping):
             label = int(any((v or 0) > 0 for v in counts.values()))
         else:
-            raise InputError(f"{w}: neither 'hallucination_labels' nor 'hallucination_labels_processed' can be "
-                             f"read", field="hallucination_labels")
+            raise InputError(
+                f"{w}: neither 'hallucination_labels' nor 'hallucination_labels_processed' can be read",
+                field="hallucination_labels",
+            )
         query = row.get("query")
-        meta: dict[str, Any] = {"spans": spans, "span_types": types, "task_type": task_type,
-                                "orig_id": row.get("id")}
+        meta: dict[str, Any] = {"spans": spans, "span_types": types, "task_type": task_type, "orig_id": row.get("id")}
         for key in ("model", "temperature", "quality"):
             if key in row:
                 meta[key] = row[key]
-        out.append(Example(id=f"ragtruth-{row.get('id', i)}", dataset="ragtruth", task=task,
-                           question=query if task == "qa" and isinstance(query, str) and query else None,
-                           reference=_row_str(row, "context", w) or "", answer=output, label=label, meta=meta))
+        out.append(
+            Example(
+                id=f"ragtruth-{row.get('id', i)}",
+                dataset="ragtruth",
+                task=task,
+                question=query if task == "qa" and isinstance(query, str) and query else None,
+                reference=_row_str(row, "context", w) or "",
+                answer=output,
+                label=label,
+                meta=meta,
+            )
+        )
     return out
 
 
 def _passage_ids(value: Any, where: str) -> list[Any]:
     ids = _parse_structured(value)
     if not isinstance(ids, (list, tuple)):
-        raise InputError(f"{where}: column 'relevant_passage_ids' must be a list of passage ids, got {value!r}",
-                         field="relevant_passage_ids")
+        raise InputError(
+            f"{where}: column 'relevant_passage_ids' must be a list of passage ids, got {value!r}",
+            field="relevant_passage_ids",
+        )
     return list(ids)
 
 
-def _map_bioasq(rows: Iterable[Mapping[str, Any]], where: str, *, corpus: Iterable[Mapping[str, Any]] = (),
-                **_: Any) -> list[Example]:
+def _map_bioasq(
+    rows: Iterable[Mapping[str, Any]], where: str, *, corpus: Iterable[Mapping[str, Any]] = (), **_: Any
+) -> list[Example]:
     passages: dict[str, str] = {}
     for j, prow in enumerate(corpus):
         passages[str(prow.get("id"))] = _row_str(prow, "passage", f"{where} corpus row {j}") or ""
@@ -994,13 +1134,24 @@ def _map_bioasq(rows: Iterable[Mapping[str, Any]], where: str, *, corpus: Iterab
         texts = []
         for pid in _passage_ids(row.get("relevant_passage_ids"), w):
             if str(pid) not in passages:
-                raise InputError(f"{w}: passage id {pid!r} is not in the text corpus ({len(passages)} passages)",
-                                 field="relevant_passage_ids")
+                raise InputError(
+                    f"{w}: passage id {pid!r} is not in the text corpus ({len(passages)} passages)",
+                    field="relevant_passage_ids",
+                )
             texts.append(passages[str(pid)])
         answer = _row_str(row, "answer", w) or ""
-        out.append(Example(id=f"bioasq-{row.get('id', i)}", dataset="bioasq", task="qa",
-                           question=_row_str(row, "question", w), reference="\n\n".join(texts), answer=answer,
-                           label=None, meta={"right_answer": answer}))
+        out.append(
+            Example(
+                id=f"bioasq-{row.get('id', i)}",
+                dataset="bioasq",
+                task="qa",
+                question=_row_str(row, "question", w),
+                reference="\n\n".join(texts),
+                answer=answer,
+                label=None,
+                meta={"right_answer": answer},
+            )
+        )
     return out
 
 
@@ -1008,8 +1159,13 @@ def _map_bioasq(rows: Iterable[Mapping[str, Any]], where: str, *, corpus: Iterab
 HF_DATASETS: dict[str, tuple[str, str | None, str, Callable[..., list[Example]], tuple[str, str] | None]] = {
     "halubench": ("PatronusAI/HaluBench", None, "test", _map_halubench, None),
     "ragtruth": ("wandb/RAGTruth-processed", None, "test", _map_ragtruth_hf, None),
-    "bioasq": ("rag-datasets/rag-mini-bioasq", "question-answer-passages", "test", _map_bioasq,
-               ("text-corpus", "passages")),
+    "bioasq": (
+        "rag-datasets/rag-mini-bioasq",
+        "question-answer-passages",
+        "test",
+        _map_bioasq,
+        ("text-corpus", "passages"),
+    ),
 }
 _HF_ALIASES = {
     "patronusai/halubench": "halubench",
@@ -1045,8 +1201,16 @@ def _hf_load(hf: Any, repo: str, config: str | None, split: str, files: Any, **k
     return hf.load_dataset(_hf_builder(files), data_files=files, split=file_split, **kwargs)
 
 
-def load_hf(name: str, split: str | None = None, *, config: str | None = None, data_files: Any = None,
-            corpus_files: Any = None, limit: int | None = None, **load_kwargs: Any) -> list[Example]:
+def load_hf(
+    name: str,
+    split: str | None = None,
+    *,
+    config: str | None = None,
+    data_files: Any = None,
+    corpus_files: Any = None,
+    limit: int | None = None,
+    **load_kwargs: Any,
+) -> list[Example]:
     """Load HaluBench, RAGTruth or BioASQ (rag-mini) with the Hugging Face ``datasets`` package
     (an optional dependency: ``pip install 'hallucheck[hf]'``).
 
@@ -1088,8 +1252,10 @@ def load_hf(name: str, split: str | None = None, *, config: str | None = None, d
     if corpus_spec is not None:
         if data_files is not None:
             if corpus_files is None:
-                raise InputError(f"{name}: with data_files= also pass corpus_files= (the text-corpus passages "
-                                 f"with columns id and passage)")
+                raise InputError(
+                    f"{name}: with data_files= also pass corpus_files= (the text-corpus passages "
+                    f"with columns id and passage)"
+                )
             corpus_split = next(iter(corpus_files)) if isinstance(corpus_files, Mapping) else "train"
             extra["corpus"] = _hf_load(hf, repo, None, corpus_split, corpus_files)
         else:
@@ -1104,6 +1270,7 @@ def load_hf(name: str, split: str | None = None, *, config: str | None = None, d
 # --------------------------------------------------------------------------------------------
 # dispatch
 # --------------------------------------------------------------------------------------------
+
 
 def _data_dirs() -> list[Path]:
     dirs = []
@@ -1179,13 +1346,15 @@ _ACCEPTED = (
     "SummEdits .json list; a DelucionQA .csv, or a directory with train/dev/test.csv; a "
     "*_raw_response.tsv (SummEval/QAGS) or its directory; a RAGTruth directory (response.jsonl + "
     "source_info.jsonl); a name such as 'halueval_qa' for <name>.jsonl in $HALLUCHECK_DATA_DIR or "
-    "../shared/data/dev; 'hf:<name>' or one of " + ", ".join(repr(k) for k in HF_DATASETS) +
-    " for the Hugging Face versions."
+    "../shared/data/dev; 'hf:<name>' or one of "
+    + ", ".join(repr(k) for k in HF_DATASETS)
+    + " for the Hugging Face versions."
 )
 
 
-def load_dataset(spec: str | os.PathLike[str], split: str | None = None, limit: int | None = None,
-                 offset: int = 0, **options: Any) -> list[Example]:
+def load_dataset(
+    spec: str | os.PathLike[str], split: str | None = None, limit: int | None = None, offset: int = 0, **options: Any
+) -> list[Example]:
     """Load a dataset from a path or a name, choosing the loader automatically.
 
     * a file: ``*_raw_response.tsv`` -> :func:`load_summeval_tsv`; ``.csv`` ->

@@ -73,7 +73,9 @@ def highlight(answer: str, verdicts: Sequence[Mapping[str, Any]]) -> str:
         score = v.get("score")
         tip = f"score {score:.3f}: " if isinstance(score, (int, float)) else ""
         out.append(escape(answer[pos:s]))
-        out.append(f'<mark class="{cls}" title="{escape(tip + str(v.get("reason") or ""))}">{escape(answer[s:e])}</mark>')
+        out.append(
+            f'<mark class="{cls}" title="{escape(tip + str(v.get("reason") or ""))}">{escape(answer[s:e])}</mark>'
+        )
         pos = e
     out.append(escape(answer[pos:]))
     return "".join(out)
@@ -101,20 +103,25 @@ def _claims(verdicts: Sequence[Mapping[str, Any]]) -> str:
     is flagged (a missed hallucination), the three highest-scored claims."""
     shown = [v for v in verdicts if v.get("hallucinated") or v.get("status") == "error"]
     if not shown:
-        shown = sorted(verdicts, key=lambda v: v["score"] if isinstance(v.get("score"), (int, float)) else -1.0,
-                       reverse=True)[:3]
+        shown = sorted(
+            verdicts, key=lambda v: v["score"] if isinstance(v.get("score"), (int, float)) else -1.0, reverse=True
+        )[:3]
     parts = []
     for v in shown:
         c = v.get("claim") or {}
         label = v.get("label") or v.get("status") or ""
-        parts.append(f'<div class="claim"><b>{escape(str(label))}</b> <span class="muted">score '
-                     f'{escape(_num(v.get("score")))}</span> “{escape(str(c.get("text", "")))}” — '
-                     f'{escape(str(v.get("reason") or ""))}</div>')
+        parts.append(
+            f'<div class="claim"><b>{escape(str(label))}</b> <span class="muted">score '
+            f"{escape(_num(v.get('score')))}</span> “{escape(str(c.get('text', '')))}” — "
+            f"{escape(str(v.get('reason') or ''))}</div>"
+        )
         evidence = v.get("evidence") or ()
         ev = _best_evidence(evidence)
         if ev is not None and all(isinstance(e.get("score"), (int, float)) and e["score"] <= 0 for e in evidence):
             # every candidate scored 0: the "closest" one would be an arbitrary sentence
-            parts.append('<div class="ev muted">no match in the reference: every candidate scores 0 against this claim</div>')
+            parts.append(
+                '<div class="ev muted">no match in the reference: every candidate scores 0 against this claim</div>'
+            )
         elif ev is not None:
             parts.append(_evidence(ev))
         if v.get("status") == "error" and v.get("raw"):
@@ -129,11 +136,11 @@ def examples_table(records: Sequence[Mapping[str, Any]], *, title: str, note: st
     rows = rows[:MAX_EXAMPLES]
     head = f"<h2>{escape(title)} ({n})</h2>"
     if note:
-        head += f"<p class=\"muted\">{escape(note)}</p>"
+        head += f'<p class="muted">{escape(note)}</p>'
     if not n:
         return head + "<p>None.</p>"
     if n > len(rows):
-        head += f"<p class=\"muted\">The {len(rows)} with the highest scores of {n}.</p>"
+        head += f'<p class="muted">The {len(rows)} with the highest scores of {n}.</p>'
     body = []
     for r in rows:
         det = r.get("detection") or {}
@@ -141,27 +148,37 @@ def examples_table(records: Sequence[Mapping[str, Any]], *, title: str, note: st
         score = r.get("score")
         q = det.get("question")
         answer = str(det.get("answer", ""))
-        cell = (f'<div class="muted">Q: {escape(str(q))}</div>' if q else "") + \
-            f'<div class="answer">{highlight(answer, verdicts)}</div>'
+        cell = (
+            f'<div class="muted">Q: {escape(str(q))}</div>' if q else ""
+        ) + f'<div class="answer">{highlight(answer, verdicts)}</div>'
         if r.get("error"):
             cell += f'<div class="ev">error: {escape(str(r["error"]))}</div>'
         gold_cell = f'<td class="n">{escape(str(r.get("label")))}</td>' if gold else ""
-        body.append(f'<tr data-score="{score if isinstance(score, (int, float)) else ""}"><td>{escape(str(r.get("id")))}</td>'
-                    f'{gold_cell}<td class="n">{escape(_num(score))}</td><td>{cell}</td><td>{_claims(verdicts)}</td></tr>')
+        body.append(
+            f'<tr data-score="{score if isinstance(score, (int, float)) else ""}"><td>{escape(str(r.get("id")))}</td>'
+            f'{gold_cell}<td class="n">{escape(_num(score))}</td><td>{cell}</td><td>{_claims(verdicts)}</td></tr>'
+        )
     gold_head = "<th>gold</th>" if gold else ""
-    return (head + f'<table><thead><tr><th>id</th>{gold_head}<th class="sort" title="click to sort">score ⇅</th>'
-            f"<th>answer (unsupported claims marked)</th><th>claims and closest evidence</th></tr></thead>"
-            f"<tbody>{''.join(body)}</tbody></table>")
+    return (
+        head + f'<table><thead><tr><th>id</th>{gold_head}<th class="sort" title="click to sort">score ⇅</th>'
+        f"<th>answer (unsupported claims marked)</th><th>claims and closest evidence</th></tr></thead>"
+        f"<tbody>{''.join(body)}</tbody></table>"
+    )
 
 
 def _metrics_table(metrics: Mapping[str, Any]) -> str:
     rows: list[tuple[str, str, str]] = []
     d = metrics.get("decisions") or {}
     if d:
-        for key, name in (("macro_f1", "macro F1"), ("balanced_accuracy", "balanced accuracy"),
-                          ("macro_precision", "macro precision"), ("macro_recall", "macro recall"),
-                          ("accuracy", "accuracy"), ("sensitivity", "sensitivity (recall of hallucinated)"),
-                          ("specificity", "specificity (recall of grounded)")):
+        for key, name in (
+            ("macro_f1", "macro F1"),
+            ("balanced_accuracy", "balanced accuracy"),
+            ("macro_precision", "macro precision"),
+            ("macro_recall", "macro recall"),
+            ("accuracy", "accuracy"),
+            ("sensitivity", "sensitivity (recall of hallucinated)"),
+            ("specificity", "specificity (recall of grounded)"),
+        ):
             rows.append((name, _pct(d.get(key)), _ci(d.get(f"{key}_ci95"))))
     s = metrics.get("scores") or {}
     if s:
@@ -169,86 +186,141 @@ def _metrics_table(metrics: Mapping[str, Any]) -> str:
         rows.append(("AUPRC", _pct(s.get("auprc")), ""))
     t = metrics.get("threshold") or {}
     if t:
-        rows.append((f"macro F1 at fixed threshold {t['value']:.4g}", _pct(t.get("macro_f1")), _ci(t.get("macro_f1_ci95"))))
-        rows.append((f"balanced accuracy at fixed threshold {t['value']:.4g}", _pct(t.get("balanced_accuracy")),
-                     _ci(t.get("balanced_accuracy_ci95"))))
+        rows.append(
+            (f"macro F1 at fixed threshold {t['value']:.4g}", _pct(t.get("macro_f1")), _ci(t.get("macro_f1_ci95")))
+        )
+        rows.append(
+            (
+                f"balanced accuracy at fixed threshold {t['value']:.4g}",
+                _pct(t.get("balanced_accuracy")),
+                _ci(t.get("balanced_accuracy_ci95")),
+            )
+        )
     o = metrics.get("oracle_threshold") or {}
     if o:
-        rows.append((f"best threshold on this data {o['threshold']:.4g} (dev tuning only, not a test result)",
-                     _pct(o.get("macro_f1")), ""))
+        rows.append(
+            (
+                f"best threshold on this data {o['threshold']:.4g} (dev tuning only, not a test result)",
+                _pct(o.get("macro_f1")),
+                "",
+            )
+        )
     out = ["<table><thead><tr><th>metric (%)</th><th>value</th><th>95 % interval</th></tr></thead><tbody>"]
-    out += [f'<tr><td>{escape(a)}</td><td class="n">{escape(b)}</td><td class="n">{escape(c)}</td></tr>' for a, b, c in rows]
+    out += [
+        f'<tr><td>{escape(a)}</td><td class="n">{escape(b)}</td><td class="n">{escape(c)}</td></tr>' for a, b, c in rows
+    ]
     out.append("</tbody></table>")
     if d.get("undefined"):
         out.append(f"<p>{escape(d['undefined'])}</p>")
     c = d.get("confusion")
     if c:
-        out.append(f"<p>Confusion (positive = hallucinated): TP {c['tp']}, FP {c['fp']}, TN {c['tn']}, FN {c['fn']}.</p>")
+        out.append(
+            f"<p>Confusion (positive = hallucinated): TP {c['tp']}, FP {c['fp']}, TN {c['tn']}, FN {c['fn']}.</p>"
+        )
     e = metrics.get("efficiency") or {}
     if e:
-        out.append("<p>" + escape(f"LLM calls/example {_num(e.get('llm_calls_per_example'), '.2f')}, prompt tokens/example "
-                                  f"{_num(e.get('prompt_tokens_per_example'), '.0f')}, completion tokens/example "
-                                  f"{_num(e.get('completion_tokens_per_example'), '.0f')}, TER {_num(e.get('ter'), '.2f')}, "
-                                  f"seconds/example {_num(e.get('seconds_per_example'), '.3f')}") + "</p>")
+        out.append(
+            "<p>"
+            + escape(
+                f"LLM calls/example {_num(e.get('llm_calls_per_example'), '.2f')}, prompt tokens/example "
+                f"{_num(e.get('prompt_tokens_per_example'), '.0f')}, completion tokens/example "
+                f"{_num(e.get('completion_tokens_per_example'), '.0f')}, TER {_num(e.get('ter'), '.2f')}, "
+                f"seconds/example {_num(e.get('seconds_per_example'), '.3f')}"
+            )
+            + "</p>"
+        )
     return "".join(out)
 
 
 def _plots_html(plots: Sequence[tuple[str, bytes]]) -> str:
     if not plots:
         return "<p class=\"muted\">No plots: install matplotlib (pip install 'hallucheck[eval]').</p>"
-    return "".join(f'<figure><img alt="{escape(name)}" src="data:image/svg+xml;base64,'
-                   f'{base64.b64encode(svg).decode("ascii")}"></figure>' for name, svg in plots)
+    return "".join(
+        f'<figure><img alt="{escape(name)}" src="data:image/svg+xml;base64,'
+        f'{base64.b64encode(svg).decode("ascii")}"></figure>'
+        for name, svg in plots
+    )
 
 
 def _run_html(manifest: Mapping[str, Any] | None) -> str:
     if not manifest:
         return ""
     llm = manifest.get("llm") or {}
-    items = [("method configuration", json.dumps(manifest.get("method"), ensure_ascii=False)),
-             ("LLM", f"{llm.get('backend', 'none')} {llm.get('model', '')} {str(llm.get('sha256', ''))[:12]}".strip()),
-             ("data", f"{manifest.get('data')} (sha256 {str(manifest.get('data_sha256'))[:12]})"),
-             ("hallucheck", f"{manifest.get('hallucheck_version')} at {str(manifest.get('git_commit'))[:10]}, {manifest.get('date')}"),
-             ("machine", json.dumps(manifest.get("machine"), ensure_ascii=False))]
-    return "<h2>Run</h2><ul>" + "".join(f"<li>{escape(k)}: <code>{escape(str(v))}</code></li>" for k, v in items) + "</ul>"
+    items = [
+        ("method configuration", json.dumps(manifest.get("method"), ensure_ascii=False)),
+        ("LLM", f"{llm.get('backend', 'none')} {llm.get('model', '')} {str(llm.get('sha256', ''))[:12]}".strip()),
+        ("data", f"{manifest.get('data')} (sha256 {str(manifest.get('data_sha256'))[:12]})"),
+        (
+            "hallucheck",
+            f"{manifest.get('hallucheck_version')} at {str(manifest.get('git_commit'))[:10]}, {manifest.get('date')}",
+        ),
+        ("machine", json.dumps(manifest.get("machine"), ensure_ascii=False)),
+    ]
+    return (
+        "<h2>Run</h2><ul>" + "".join(f"<li>{escape(k)}: <code>{escape(str(v))}</code></li>" for k, v in items) + "</ul>"
+    )
 
 
 def _page(title: str, body: str) -> str:
-    return (f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{escape(title)}</title>"
-            f"<style>{_STYLE}</style></head><body><h1>{escape(title)}</h1>{body}<script>{_SCRIPT}</script></body></html>\n")
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
+        f"<style>{_STYLE}</style></head><body><h1>{escape(title)}</h1>{body}<script>{_SCRIPT}</script></body></html>\n"
+    )
 
 
-def render_eval_html(records: Sequence[Mapping[str, Any]], metrics: Mapping[str, Any], manifest: Mapping[str, Any] | None,
-                     plots: Sequence[tuple[str, bytes]] = ()) -> str:
+def render_eval_html(
+    records: Sequence[Mapping[str, Any]],
+    metrics: Mapping[str, Any],
+    manifest: Mapping[str, Any] | None,
+    plots: Sequence[tuple[str, bytes]] = (),
+) -> str:
     """The report of an ``eval`` run: metrics with intervals, plots, false positives and negatives."""
     m = manifest or {}
     method = (m.get("method") or {}).get("params", {}).get("name", "?")
-    summary = (f"{metrics.get('examples')} examples ({metrics.get('positives')} hallucinated), {metrics.get('errors')} "
-               f"errors, {metrics.get('unverified')} could not be verified.")
+    summary = (
+        f"{metrics.get('examples')} examples ({metrics.get('positives')} hallucinated), {metrics.get('errors')} "
+        f"errors, {metrics.get('unverified')} could not be verified."
+    )
     fp = [r for r in records if r.get("label") == 0 and r.get("hallucinated") is True]
     fn = [r for r in records if r.get("label") == 1 and r.get("hallucinated") is False]
-    body = (f"<p>{escape(summary)}</p><h2>Metrics</h2>{_metrics_table(metrics)}<h2>Plots</h2>{_plots_html(plots)}"
-            + examples_table(fp, title="False positives", note="grounded (gold 0) but flagged: the flagged claims are marked")
-            + examples_table(fn, title="False negatives",
-                             note="hallucinated (gold 1) but not flagged: the highest-scored claims are listed")
-            + _run_html(m))
+    body = (
+        f"<p>{escape(summary)}</p><h2>Metrics</h2>{_metrics_table(metrics)}<h2>Plots</h2>{_plots_html(plots)}"
+        + examples_table(
+            fp, title="False positives", note="grounded (gold 0) but flagged: the flagged claims are marked"
+        )
+        + examples_table(
+            fn,
+            title="False negatives",
+            note="hallucinated (gold 1) but not flagged: the highest-scored claims are listed",
+        )
+        + _run_html(m)
+    )
     return _page(f"hallucheck evaluation: {method} on {m.get('data', '?')}", body)
 
 
-def render_check_html(records: Sequence[Mapping[str, Any]], summary: Mapping[str, Any], manifest: Mapping[str, Any] | None,
-                      plots: Sequence[tuple[str, bytes]] = ()) -> str:
+def render_check_html(
+    records: Sequence[Mapping[str, Any]],
+    summary: Mapping[str, Any],
+    manifest: Mapping[str, Any] | None,
+    plots: Sequence[tuple[str, bytes]] = (),
+) -> str:
     """The report of a ``check`` run: counts, the score histogram, the flagged rows."""
     m = manifest or {}
     method = (m.get("method") or {}).get("params", {}).get("name", "?")
     share = summary.get("flagged_share")
-    counts = (f"{summary.get('rows')} rows: {summary.get('hallucinated')} hallucinated, {summary.get('grounded')} grounded, "
-              f"{summary.get('unverified')} could not be verified, {summary.get('errors')} errors; flagged share "
-              f"{'–' if share is None else format(100 * share, '.1f') + ' %'} of the verified rows.")
+    counts = (
+        f"{summary.get('rows')} rows: {summary.get('hallucinated')} hallucinated, {summary.get('grounded')} grounded, "
+        f"{summary.get('unverified')} could not be verified, {summary.get('errors')} errors; flagged share "
+        f"{'–' if share is None else format(100 * share, '.1f') + ' %'} of the verified rows."
+    )
     flagged = [r for r in records if r.get("status") != "error" and r.get("hallucinated") is True]
     failed = [r for r in records if r.get("status") == "error" or r.get("hallucinated") is None]
-    body = (f"<p>{escape(counts)}</p><h2>Plots</h2>{_plots_html(plots)}"
-            + examples_table(flagged, title="Flagged rows", gold=False)
-            + examples_table(failed, title="Rows that could not be verified", gold=False)
-            + _run_html(m))
+    body = (
+        f"<p>{escape(counts)}</p><h2>Plots</h2>{_plots_html(plots)}"
+        + examples_table(flagged, title="Flagged rows", gold=False)
+        + examples_table(failed, title="Rows that could not be verified", gold=False)
+        + _run_html(m)
+    )
     return _page(f"hallucheck check: {method} on {m.get('data', '?')}", body)
 
 

@@ -74,6 +74,7 @@ __all__ = [
 # input validation
 # --------------------------------------------------------------------------------------------
 
+
 def _as_list(values: Any, name: str) -> list:
     if isinstance(values, (str, bytes)):
         raise InputError(f"{name} must be a sequence of values, got a {type(values).__name__}", field=name)
@@ -96,8 +97,10 @@ def _labels(values: Any, name: str = "y_true") -> np.ndarray:
     for i, v in enumerate(items):
         ok = isinstance(v, (bool, np.bool_)) or (isinstance(v, (Integral, Real)) and v in (0, 1))
         if not ok:
-            raise InputError(f"{name} must contain only the labels 0 (grounded) and 1 (hallucinated); "
-                             f"found {v!r} at index {i}", field=name)
+            raise InputError(
+                f"{name} must contain only the labels 0 (grounded) and 1 (hallucinated); found {v!r} at index {i}",
+                field=name,
+            )
     return np.asarray([int(v) for v in items], dtype=np.int64)
 
 
@@ -145,6 +148,7 @@ def _f1(p: float, r: float) -> float:
 # --------------------------------------------------------------------------------------------
 # classification metrics
 # --------------------------------------------------------------------------------------------
+
 
 def confusion(y_true: Sequence[int], y_pred: Sequence[int]) -> dict[str, int]:
     """Confusion counts with 1 (hallucinated) as the positive class: ``{"tp", "fp", "tn", "fn"}``."""
@@ -219,15 +223,16 @@ def balanced_accuracy(y_true: Sequence[int], y_pred: Sequence[int]) -> float:
 # ranking metrics
 # --------------------------------------------------------------------------------------------
 
+
 def _average_ranks(x: np.ndarray) -> np.ndarray:
     """1-based ranks of ``x`` in ascending order; tied values share the mean of their ranks."""
     n = len(x)
     order = np.argsort(x, kind="mergesort")
     xs = x[order]
     new_group = np.r_[True, xs[1:] != xs[:-1]]
-    starts = np.nonzero(new_group)[0]          # 0-based first position of each run of ties
-    ends = np.r_[starts[1:], n]                # exclusive end of each run
-    mean_rank = (starts + 1 + ends) / 2.0      # mean of the 1-based ranks start+1 .. end
+    starts = np.nonzero(new_group)[0]  # 0-based first position of each run of ties
+    ends = np.r_[starts[1:], n]  # exclusive end of each run
+    mean_rank = (starts + 1 + ends) / 2.0  # mean of the 1-based ranks start+1 .. end
     ranks = np.empty(n, dtype=np.float64)
     ranks[order] = mean_rank[np.cumsum(new_group) - 1]
     return ranks
@@ -314,8 +319,8 @@ def average_precision(y_true: Sequence[int], scores: Sequence[float]) -> float:
 # thresholds
 # --------------------------------------------------------------------------------------------
 
-def _threshold_metric_values(name: str, tp: np.ndarray, fp: np.ndarray, tn: np.ndarray,
-                             fn: np.ndarray) -> np.ndarray:
+
+def _threshold_metric_values(name: str, tp: np.ndarray, fp: np.ndarray, tn: np.ndarray, fn: np.ndarray) -> np.ndarray:
     def safe(num: np.ndarray, den: np.ndarray) -> np.ndarray:
         out = np.zeros(len(num), dtype=np.float64)
         np.divide(num, den, out=out, where=den != 0)
@@ -380,8 +385,15 @@ def apply_threshold(scores: Sequence[float], threshold: float) -> list[int]:
 # bootstrap
 # --------------------------------------------------------------------------------------------
 
-def bootstrap_ci(metric_fn: Callable[[Sequence, Sequence], float], y_true: Sequence, y_other: Sequence,
-                 n: int = 1000, alpha: float = 0.05, seed: int = 0) -> tuple[float, float]:
+
+def bootstrap_ci(
+    metric_fn: Callable[[Sequence, Sequence], float],
+    y_true: Sequence,
+    y_other: Sequence,
+    n: int = 1000,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> tuple[float, float]:
     """Percentile bootstrap confidence interval ``(low, high)`` of ``metric_fn(y_true, y_other)``.
 
     Each of the ``n`` resamples draws ``len(y_true)`` example indices with replacement (the pairs
@@ -418,6 +430,7 @@ def bootstrap_ci(metric_fn: Callable[[Sequence, Sequence], float], y_true: Seque
 # span metrics
 # --------------------------------------------------------------------------------------------
 
+
 def _merge_spans(spans: Any, where: str) -> list[tuple[int, int]]:
     items = _as_list(spans, where)
     clean: list[tuple[int, int]] = []
@@ -426,12 +439,17 @@ def _merge_spans(spans: Any, where: str) -> list[tuple[int, int]]:
             start, end = span
         except (TypeError, ValueError):
             raise InputError(f"{where}[{j}] must be a (start, end) pair, got {span!r}", field=where) from None
-        if (isinstance(start, bool) or isinstance(end, bool) or not isinstance(start, Integral)
-                or not isinstance(end, Integral)):
+        if (
+            isinstance(start, bool)
+            or isinstance(end, bool)
+            or not isinstance(start, Integral)
+            or not isinstance(end, Integral)
+        ):
             raise InputError(f"{where}[{j}] must hold two integer offsets, got {span!r}", field=where)
         if start < 0 or end < start:
-            raise InputError(f"{where}[{j}] = {tuple(span)!r} is not a valid half-open span "
-                             f"(need 0 <= start <= end)", field=where)
+            raise InputError(
+                f"{where}[{j}] = {tuple(span)!r} is not a valid half-open span (need 0 <= start <= end)", field=where
+            )
         if end > start:
             clean.append((int(start), int(end)))
     clean.sort()
@@ -459,8 +477,9 @@ def _overlap(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> int:
     return total
 
 
-def span_prf(gold_spans: Sequence[Sequence[tuple[int, int]]],
-             pred_spans: Sequence[Sequence[tuple[int, int]]]) -> tuple[float, float, float]:
+def span_prf(
+    gold_spans: Sequence[Sequence[tuple[int, int]]], pred_spans: Sequence[Sequence[tuple[int, int]]]
+) -> tuple[float, float, float]:
     """Character-overlap precision, recall and F1 of predicted hallucination spans.
 
     ``gold_spans[i]`` and ``pred_spans[i]`` are the half-open ``(start, end)`` character spans of
@@ -475,8 +494,9 @@ def span_prf(gold_spans: Sequence[Sequence[tuple[int, int]]],
     gold = _as_list(gold_spans, "gold_spans")
     pred = _as_list(pred_spans, "pred_spans")
     if len(gold) != len(pred):
-        raise InputError(f"gold_spans and pred_spans must cover the same examples, got {len(gold)} and "
-                         f"{len(pred)} examples")
+        raise InputError(
+            f"gold_spans and pred_spans must cover the same examples, got {len(gold)} and {len(pred)} examples"
+        )
     inter = n_gold = n_pred = 0
     for i, (g, p) in enumerate(zip(gold, pred)):
         gm = _merge_spans(g, f"gold_spans[{i}]")
@@ -492,6 +512,7 @@ def span_prf(gold_spans: Sequence[Sequence[tuple[int, int]]],
 # --------------------------------------------------------------------------------------------
 # cost
 # --------------------------------------------------------------------------------------------
+
 
 def _count(value: Any, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(float(value)) or value < 0:
@@ -514,15 +535,20 @@ def _usage_value(usage: Any, key: str, i: int, required: bool = True) -> float |
     if isinstance(usage, Mapping):
         if key not in usage:
             if required:
-                raise InputError(f"usages[{i}] has no {key!r}; each usage needs calls, prompt_tokens and "
-                                 f"completion_tokens", field=key)
+                raise InputError(
+                    f"usages[{i}] has no {key!r}; each usage needs calls, prompt_tokens and completion_tokens",
+                    field=key,
+                )
             return None
         value = usage[key]
     elif hasattr(usage, key):
         value = getattr(usage, key)
     elif required:
-        raise InputError(f"usages[{i}] ({type(usage).__name__}) has no {key!r}; pass dicts with calls, "
-                         f"prompt_tokens and completion_tokens", field=key)
+        raise InputError(
+            f"usages[{i}] ({type(usage).__name__}) has no {key!r}; pass dicts with calls, "
+            f"prompt_tokens and completion_tokens",
+            field=key,
+        )
     else:
         return None
     return _count(value, f"usages[{i}].{key}")
@@ -574,6 +600,7 @@ def efficiency(usages: Iterable[Mapping[str, float] | Any], n_examples: int, sec
 # edit distance
 # --------------------------------------------------------------------------------------------
 
+
 def _words(text: str | Sequence[str], name: str) -> list[str]:
     if isinstance(text, str):
         return text.split()
@@ -616,7 +643,7 @@ def overlap_tokens(text: str) -> list[str]:
 
 
 def _ngrams(tokens: Sequence[str], n: int) -> Counter:
-    return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+    return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
 
 
 def _check_order(n: Any, name: str) -> int:
@@ -708,8 +735,9 @@ def bleu(candidate: str, references: str | Sequence[str], max_n: int = 4, smooth
     return _bleu_from_stats(*stats, smooth=smooth)
 
 
-def corpus_bleu(candidates: Sequence[str], references: Sequence[str | Sequence[str]], max_n: int = 4,
-                smooth: bool = False) -> float:
+def corpus_bleu(
+    candidates: Sequence[str], references: Sequence[str | Sequence[str]], max_n: int = 4, smooth: bool = False
+) -> float:
     """Corpus BLEU (Papineni et al. 2002): n-gram matches, candidate n-gram counts, candidate
     lengths and closest reference lengths are summed over the corpus before the precisions and the
     brevity penalty are computed. ``references[i]`` is one text or a list of texts for
@@ -729,7 +757,6 @@ def corpus_bleu(candidates: Sequence[str], references: Sequence[str | Sequence[s
         c_len += c
         r_len += r
     return _bleu_from_stats(matches, totals, c_len, r_len, smooth)
-
 
 
 # --------------------------------------------------------------------------------------------
@@ -782,7 +809,7 @@ def token_f1(prediction: str, gold: str | Sequence[str]) -> dict[str, float]:
 
 
 def yes_no(text: str) -> str | None:
-    """"yes" or "no" if the answer's first yes/no word is one (``None`` when it has neither)."""
+    """ "yes" or "no" if the answer's first yes/no word is one (``None`` when it has neither)."""
     m = re.search(r"\b(yes|no)\b", text.lower())
     return m.group(1) if m else None
 

@@ -16,7 +16,9 @@ import numpy as np
 from . import metrics as M
 
 
-def bertscore(candidates: Sequence[str], references: Sequence[str], *, embedder: str = "minilm") -> list[tuple[float, float, float]]:
+def bertscore(
+    candidates: Sequence[str], references: Sequence[str], *, embedder: str = "minilm"
+) -> list[tuple[float, float, float]]:
     """(precision, recall, F1) per pair."""
     from ..models.embeddings import get_embedder
 
@@ -70,7 +72,9 @@ def mitigation_metrics(records: Sequence[dict[str, Any]], *, with_bertscore: boo
     out["edit_distance"] = sum(M.normalized_edit_distance(o, v) for o, v in zip(originals, revised)) / len(recs)
     grounded = [(o, v) for r, o, v in zip(recs, originals, revised) if r.get("label") == 0]
     if grounded:
-        out["over_mitigation"] = sum(1 for o, v in grounded if o != v) / len(grounded)  # grounded answers that were rewritten
+        out["over_mitigation"] = sum(1 for o, v in grounded if o != v) / len(
+            grounded
+        )  # grounded answers that were rewritten
         out["grounded_edit_distance"] = sum(M.normalized_edit_distance(o, v) for o, v in grounded) / len(grounded)
     with_gold = [(o, v, r["right_answer"]) for r, o, v in zip(recs, originals, revised) if r.get("right_answer")]
     if with_gold:

@@ -39,8 +39,11 @@ def method_threshold(manifest: Mapping[str, Any] | None) -> float | None:
 
 def calibrated(records: Sequence[Mapping[str, Any]]) -> bool:
     """True when the method says its claim scores are calibrated probabilities."""
-    return any((v.get("meta") or {}).get("calibrated") for r in records
-               for v in (r.get("detection") or {}).get("verdicts") or ())
+    return any(
+        (v.get("meta") or {}).get("calibrated")
+        for r in records
+        for v in (r.get("detection") or {}).get("verdicts") or ()
+    )
 
 
 def reliability_bins(y: Sequence[int], s: Sequence[float], bins: int = 10) -> list[tuple[float, float, int]]:
@@ -68,8 +71,13 @@ def _rates(y: Sequence[int], pred: Sequence[int]) -> tuple[float, float, float]:
     return fpr, tpr, prec
 
 
-def figures(records: Sequence[Mapping[str, Any]], *, title: str = "", threshold: float | None = None,
-            threshold_label: str = "threshold") -> Iterator[tuple[str, Any]]:
+def figures(
+    records: Sequence[Mapping[str, Any]],
+    *,
+    title: str = "",
+    threshold: float | None = None,
+    threshold_label: str = "threshold",
+) -> Iterator[tuple[str, Any]]:
     """(name, matplotlib figure) for every plot the records allow; the caller closes each figure.
 
     ``title`` (e.g. ``"cascade on halueval_qa"``) names method and data in every plot title."""
@@ -84,7 +92,11 @@ def figures(records: Sequence[Mapping[str, Any]], *, title: str = "", threshold:
     if two_classes:
         y = [int(r["label"]) for r in scored]
         s = [float(r["score"]) for r in scored]
-        own = _rates([int(r["label"]) for r in decided], [int(bool(r["hallucinated"])) for r in decided]) if decided else None
+        own = (
+            _rates([int(r["label"]) for r in decided], [int(bool(r["hallucinated"])) for r in decided])
+            if decided
+            else None
+        )
         at_t = _rates(y, M.apply_threshold(s, threshold)) if threshold is not None else None
         fpr, tpr, _ = M.roc_curve(y, s)
         fig, ax = plt.subplots(figsize=(4.6, 4.4))
@@ -93,8 +105,15 @@ def figures(records: Sequence[Mapping[str, Any]], *, title: str = "", threshold:
         if own and not any(math.isnan(v) for v in own[:2]):
             ax.plot([own[0]], [own[1]], "o", color="black", label="the method's decisions")
         if at_t and not any(math.isnan(v) for v in at_t[:2]):
-            ax.plot([at_t[0]], [at_t[1]], "s", color="crimson", markerfacecolor="none", markersize=11,
-                    label=f"{threshold_label} {threshold:.3g}")
+            ax.plot(
+                [at_t[0]],
+                [at_t[1]],
+                "s",
+                color="crimson",
+                markerfacecolor="none",
+                markersize=11,
+                label=f"{threshold_label} {threshold:.3g}",
+            )
         ax.set_xlabel("false positive rate")
         ax.set_ylabel("true positive rate")
         ax.set_title("ROC (positive = hallucinated)" + suffix, fontsize=10)
@@ -108,8 +127,15 @@ def figures(records: Sequence[Mapping[str, Any]], *, title: str = "", threshold:
         if own and not any(math.isnan(v) for v in own[1:]):
             ax.plot([own[1]], [own[2]], "o", color="black", label="the method's decisions")
         if at_t and not any(math.isnan(v) for v in at_t[1:]):
-            ax.plot([at_t[1]], [at_t[2]], "s", color="crimson", markerfacecolor="none", markersize=11,
-                    label=f"{threshold_label} {threshold:.3g}")
+            ax.plot(
+                [at_t[1]],
+                [at_t[2]],
+                "s",
+                color="crimson",
+                markerfacecolor="none",
+                markersize=11,
+                label=f"{threshold_label} {threshold:.3g}",
+            )
         ax.set_xlim(0, 1.02)
         ax.set_ylim(0, 1.05)
         ax.set_xlabel("recall (hallucinated)")
@@ -149,8 +175,15 @@ def figures(records: Sequence[Mapping[str, Any]], *, title: str = "", threshold:
             for j in range(2):
                 share = 100 * grid[i][j] / total if total else 0.0
                 colour = "white" if grid[i][j] > top / 2 else "black"  # dark cell, light text
-                ax.text(j, i, f"{names[i][j]}\n{grid[i][j]}\n{share:.1f} %", ha="center", va="center", color=colour,
-                        fontsize=11)
+                ax.text(
+                    j,
+                    i,
+                    f"{names[i][j]}\n{grid[i][j]}\n{share:.1f} %",
+                    ha="center",
+                    va="center",
+                    color=colour,
+                    fontsize=11,
+                )
         ax.set_xticks([0, 1], ["grounded", "hallucinated"])
         ax.set_yticks([0, 1], ["grounded", "hallucinated"])
         ax.set_xlabel("predicted")

@@ -25,8 +25,11 @@ from .metrics import qa_scores
 def load_questions(path: str | os.PathLike[str], *, split: str | None = None) -> list[dict[str, Any]]:
     p = Path(path)
     if not p.is_file():
-        raise InputError(f"The question file {str(p)!r} does not exist. Give a JSONL file of {{id, question, answers}} "
-                         "(e.g. examples/drad/questions.jsonl).", field="questions")
+        raise InputError(
+            f"The question file {str(p)!r} does not exist. Give a JSONL file of {{id, question, answers}} "
+            "(e.g. examples/drad/questions.jsonl).",
+            field="questions",
+        )
     out = []
     for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
@@ -38,9 +41,15 @@ def load_questions(path: str | os.PathLike[str], *, split: str | None = None) ->
         answers = rec.get("answers", rec.get("answer"))
         if isinstance(answers, str):
             answers = [answers]
-        if not isinstance(rec.get("question"), str) or not rec["question"].strip() or not answers \
-                or not all(isinstance(a, str) for a in answers):
-            raise InputError(f"{p} line {n} needs a non-empty 'question' and 'answers' (a list of strings).", field="questions")
+        if (
+            not isinstance(rec.get("question"), str)
+            or not rec["question"].strip()
+            or not answers
+            or not all(isinstance(a, str) for a in answers)
+        ):
+            raise InputError(
+                f"{p} line {n} needs a non-empty 'question' and 'answers' (a list of strings).", field="questions"
+            )
         if split is None or rec.get("split") == split:
             out.append({**rec, "id": str(rec.get("id", n)), "answers": list(answers)})
     if not out:
@@ -86,8 +95,14 @@ def _stderr_is_terminal() -> bool:
         return False
 
 
-def run_qa(generator: Any, questions: str | os.PathLike[str] | Sequence[dict[str, Any]], *, split: str | None = None,
-           out_dir: str | os.PathLike[str] | None = None, progress: bool = True) -> dict[str, Any]:
+def run_qa(
+    generator: Any,
+    questions: str | os.PathLike[str] | Sequence[dict[str, Any]],
+    *,
+    split: str | None = None,
+    out_dir: str | os.PathLike[str] | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
     """Answer each question with ``generator.generate`` and score it; returns
     ``{"metrics": ..., "records": [...]}`` and writes both to ``out_dir`` when given."""
     qs = load_questions(questions, split=split) if isinstance(questions, (str, os.PathLike)) else list(questions)
@@ -95,12 +110,24 @@ def run_qa(generator: Any, questions: str | os.PathLike[str] | Sequence[dict[str
     tty = progress and _stderr_is_terminal()
     for i, q in enumerate(qs, 1):
         res = generator.generate(q["question"])
-        rec = {"id": q["id"], "question": q["question"], "answers": q["answers"], "type": q.get("type"), "split": q.get("split"),
-               "answer": res.answer, "short_answer": res.short_answer, "scores": qa_scores(res.short_answer, q["answers"]),
-               "retrieval_calls": res.retrieval_calls, "corrections": len(res.corrections),
-               "abstained": float(any(getattr(c, "abstained", False) for c in res.corrections)), "llm_calls": res.llm_calls,
-               "prompt_tokens": res.usage.prompt_tokens, "completion_tokens": res.usage.completion_tokens,
-               "seconds": res.seconds, "result": res.to_dict()}
+        rec = {
+            "id": q["id"],
+            "question": q["question"],
+            "answers": q["answers"],
+            "type": q.get("type"),
+            "split": q.get("split"),
+            "answer": res.answer,
+            "short_answer": res.short_answer,
+            "scores": qa_scores(res.short_answer, q["answers"]),
+            "retrieval_calls": res.retrieval_calls,
+            "corrections": len(res.corrections),
+            "abstained": float(any(getattr(c, "abstained", False) for c in res.corrections)),
+            "llm_calls": res.llm_calls,
+            "prompt_tokens": res.usage.prompt_tokens,
+            "completion_tokens": res.usage.completion_tokens,
+            "seconds": res.seconds,
+            "result": res.to_dict(),
+        }
         records.append(rec)
         if progress:  # redrawn in place on a terminal; whole lines in logs and pipes
             line = f"[{i}/{len(qs)}] {generator.method}: F1={rec['scores']['f1']:.2f} retrievals={res.retrieval_calls}"
@@ -115,8 +142,10 @@ def run_qa(generator: Any, questions: str | os.PathLike[str] | Sequence[dict[str
         with open(out / "results.jsonl", "w", encoding="utf-8") as f:
             for r in records:
                 f.write(json.dumps(r, ensure_ascii=False) + "\n")
-        (out / "metrics.json").write_text(json.dumps({"metrics": metrics, "generator": generator.to_dict()}, indent=2,
-                                                     ensure_ascii=False), encoding="utf-8")
+        (out / "metrics.json").write_text(
+            json.dumps({"metrics": metrics, "generator": generator.to_dict()}, indent=2, ensure_ascii=False),
+            encoding="utf-8",
+        )
     return {"metrics": metrics, "records": records}
 
 

@@ -32,9 +32,12 @@ def classification_metrics(y: Sequence[int], pred: Sequence[int], *, bootstrap: 
     out: dict[str, Any] = {
         "n": len(y),
         "accuracy": M.accuracy(y, pred),
-        "macro_precision": p, "macro_recall": r, "macro_f1": f1,
+        "macro_precision": p,
+        "macro_recall": r,
+        "macro_f1": f1,
         "per_class": M.per_class_prf(y, pred),
-        "sensitivity": M.sensitivity(y, pred), "specificity": M.specificity(y, pred),
+        "sensitivity": M.sensitivity(y, pred),
+        "specificity": M.specificity(y, pred),
         "balanced_accuracy": M.balanced_accuracy(y, pred),
         "confusion": M.confusion(y, pred),
     }
@@ -44,15 +47,19 @@ def classification_metrics(y: Sequence[int], pred: Sequence[int], *, bootstrap: 
         missing = "hallucinated" if 1 not in classes else "grounded"
         out["sensitivity" if 1 not in classes else "specificity"] = None
         out["balanced_accuracy"] = None
-        out["undefined"] = (f"Only one class in the labels (no {missing} example): "
-                            f"{'sensitivity' if 1 not in classes else 'specificity'} and balanced accuracy are undefined.")
+        out["undefined"] = (
+            f"Only one class in the labels (no {missing} example): "
+            f"{'sensitivity' if 1 not in classes else 'specificity'} and balanced accuracy are undefined."
+        )
     if bootstrap and len(classes) > 1:
         out["macro_f1_ci95"] = list(M.bootstrap_ci(_macro_f1, y, pred, n=bootstrap))
         out["balanced_accuracy_ci95"] = list(M.bootstrap_ci(M.balanced_accuracy, y, pred, n=bootstrap))
     return out
 
 
-def compute_metrics(records: Sequence[dict[str, Any]], *, threshold: float | None = None, bootstrap: int = 1000) -> dict[str, Any]:
+def compute_metrics(
+    records: Sequence[dict[str, Any]], *, threshold: float | None = None, bootstrap: int = 1000
+) -> dict[str, Any]:
     """Detection metrics of a run.
 
     - ``decisions``: the method's own labels (examples it could not verify are excluded and counted).
@@ -66,12 +73,15 @@ def compute_metrics(records: Sequence[dict[str, Any]], *, threshold: float | Non
     decided = [r for r in labelled if r.get("hallucinated") is not None]
     scored = [r for r in labelled if r.get("score") is not None]
     out: dict[str, Any] = {
-        "examples": len(records), "labelled": len(labelled), "errors": len(errors),
+        "examples": len(records),
+        "labelled": len(labelled),
+        "errors": len(errors),
         "unverified": sum(1 for r in records if r.get("hallucinated") is None and r.get("status") != "error"),
         "positives": sum(1 for r in labelled if r["label"] == 1),
     }
-    out["decisions"] = classification_metrics([r["label"] for r in decided], [int(bool(r["hallucinated"])) for r in decided],
-                                              bootstrap=bootstrap)
+    out["decisions"] = classification_metrics(
+        [r["label"] for r in decided], [int(bool(r["hallucinated"])) for r in decided], bootstrap=bootstrap
+    )
     if scored and len({r["label"] for r in scored}) > 1:
         y = [r["label"] for r in scored]
         s = [float(r["score"]) for r in scored]
@@ -79,11 +89,16 @@ def compute_metrics(records: Sequence[dict[str, Any]], *, threshold: float | Non
         if bootstrap:
             out["scores"]["auroc_ci95"] = list(M.bootstrap_ci(M.roc_auc, y, s, n=bootstrap))
         t, v = M.best_threshold(y, s, metric="macro_f1")
-        out["oracle_threshold"] = {"threshold": t, "macro_f1": v,
-                                   "note": "tuned on this data: use for dev tuning, never report as a test result"}
+        out["oracle_threshold"] = {
+            "threshold": t,
+            "macro_f1": v,
+            "note": "tuned on this data: use for dev tuning, never report as a test result",
+        }
         if threshold is not None:
-            out["threshold"] = {"value": threshold,
-                                **classification_metrics(y, M.apply_threshold(s, threshold), bootstrap=bootstrap)}
+            out["threshold"] = {
+                "value": threshold,
+                **classification_metrics(y, M.apply_threshold(s, threshold), bootstrap=bootstrap),
+            }
     out["efficiency"] = efficiency(records)
     return _clean(out)
 
@@ -113,8 +128,12 @@ def efficiency(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 # -- files ------------------------------------------------------------------------------------
-def write_report(out_dir: str | os.PathLike[str], records: Sequence[dict[str, Any]], metrics: dict[str, Any],
-                 manifest: dict[str, Any] | None) -> list[Path]:
+def write_report(
+    out_dir: str | os.PathLike[str],
+    records: Sequence[dict[str, Any]],
+    metrics: dict[str, Any],
+    manifest: dict[str, Any] | None,
+) -> list[Path]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     from .html_report import render_eval_html
@@ -141,57 +160,91 @@ def render_markdown(metrics: dict[str, Any], manifest: dict[str, Any] | None, pl
     m = manifest or {}
     method = (m.get("method") or {}).get("params", {}).get("name", "?")
     lines = [f"# hallucheck evaluation: {method} on {m.get('data', '?')}", ""]
-    lines.append(f"{metrics['examples']} examples ({metrics['positives']} hallucinated), {metrics['errors']} errors, "
-                 f"{metrics['unverified']} could not be verified.")
+    lines.append(
+        f"{metrics['examples']} examples ({metrics['positives']} hallucinated), {metrics['errors']} errors, "
+        f"{metrics['unverified']} could not be verified."
+    )
     lines.append("")
     d = metrics.get("decisions") or {}
     if d:
-        lines += ["## The method's own decisions", "",
-                  "| macro P | macro R | macro F1 (95 % CI) | accuracy | sensitivity | specificity | balanced acc. (95 % CI) |",
-                  "|---:|---:|---:|---:|---:|---:|---:|",
-                  f"| {_pct(d['macro_precision'])} | {_pct(d['macro_recall'])} | {_pct(d['macro_f1'])}{_ci(d.get('macro_f1_ci95'))} | "
-                  f"{_pct(d['accuracy'])} | {_pct(d['sensitivity'])} | {_pct(d['specificity'])} | "
-                  f"{_pct(d['balanced_accuracy'])}{_ci(d.get('balanced_accuracy_ci95'))} |", ""]
+        lines += [
+            "## The method's own decisions",
+            "",
+            "| macro P | macro R | macro F1 (95 % CI) | accuracy | sensitivity | specificity | balanced acc. (95 % CI) |",
+            "|---:|---:|---:|---:|---:|---:|---:|",
+            f"| {_pct(d['macro_precision'])} | {_pct(d['macro_recall'])} | {_pct(d['macro_f1'])}{_ci(d.get('macro_f1_ci95'))} | "
+            f"{_pct(d['accuracy'])} | {_pct(d['sensitivity'])} | {_pct(d['specificity'])} | "
+            f"{_pct(d['balanced_accuracy'])}{_ci(d.get('balanced_accuracy_ci95'))} |",
+            "",
+        ]
         c = d["confusion"]
         lines += [f"Confusion (positive = hallucinated): TP {c['tp']}, FP {c['fp']}, TN {c['tn']}, FN {c['fn']}.", ""]
         if d.get("undefined"):
             lines += [f"{d['undefined']} (– in the table)", ""]
     s = metrics.get("scores")
     if s:
-        lines += ["## Scores", "", f"AUROC {_pct(s['auroc'])}{_ci(s.get('auroc_ci95'))}, AUPRC {_pct(s['auprc'])} "
-                  f"(n = {s['n']}).", ""]
+        lines += [
+            "## Scores",
+            "",
+            f"AUROC {_pct(s['auroc'])}{_ci(s.get('auroc_ci95'))}, AUPRC {_pct(s['auprc'])} (n = {s['n']}).",
+            "",
+        ]
         o = metrics.get("oracle_threshold")
         if o:
-            lines += [f"Best threshold on this data: {o['threshold']:.4g} (macro F1 {_pct(o['macro_f1'])}) — {o['note']}.", ""]
+            lines += [
+                f"Best threshold on this data: {o['threshold']:.4g} (macro F1 {_pct(o['macro_f1'])}) — {o['note']}.",
+                "",
+            ]
     t = metrics.get("threshold")
     if t:
-        lines += [f"## Fixed threshold {t['value']:.4g} (score ≥ threshold ⇒ hallucinated)", "",
-                  f"macro F1 {_pct(t['macro_f1'])}{_ci(t.get('macro_f1_ci95'))}, balanced accuracy {_pct(t['balanced_accuracy'])}, "
-                  f"sensitivity {_pct(t['sensitivity'])}, specificity {_pct(t['specificity'])}.", ""]
+        lines += [
+            f"## Fixed threshold {t['value']:.4g} (score ≥ threshold ⇒ hallucinated)",
+            "",
+            f"macro F1 {_pct(t['macro_f1'])}{_ci(t.get('macro_f1_ci95'))}, balanced accuracy {_pct(t['balanced_accuracy'])}, "
+            f"sensitivity {_pct(t['sensitivity'])}, specificity {_pct(t['specificity'])}.",
+            "",
+        ]
     e = metrics.get("efficiency") or {}
     if e:
-        lines += ["## Efficiency", "", "| LLM calls/ex | prompt tok/ex | completion tok/ex | TER | s/ex |", "|---:|---:|---:|---:|---:|",
-                  f"| {e['llm_calls_per_example']:.2f} | {e['prompt_tokens_per_example']:.0f} | {e['completion_tokens_per_example']:.0f} | "
-                  f"{'–' if e.get('ter') is None else format(e['ter'], '.2f')} | "
-                  f"{'–' if e.get('seconds_per_example') is None else format(e['seconds_per_example'], '.3f')} |", ""]
+        lines += [
+            "## Efficiency",
+            "",
+            "| LLM calls/ex | prompt tok/ex | completion tok/ex | TER | s/ex |",
+            "|---:|---:|---:|---:|---:|",
+            f"| {e['llm_calls_per_example']:.2f} | {e['prompt_tokens_per_example']:.0f} | {e['completion_tokens_per_example']:.0f} | "
+            f"{'–' if e.get('ter') is None else format(e['ter'], '.2f')} | "
+            f"{'–' if e.get('seconds_per_example') is None else format(e['seconds_per_example'], '.3f')} |",
+            "",
+        ]
     mit = metrics.get("mitigation")
     if mit:
-        lines += ["## Mitigation", "", "| " + " | ".join(mit) + " |", "|" + "---:|" * len(mit),
-                  "| " + " | ".join("–" if v is None else f"{v:.4g}" for v in mit.values()) + " |", ""]
+        lines += [
+            "## Mitigation",
+            "",
+            "| " + " | ".join(mit) + " |",
+            "|" + "---:|" * len(mit),
+            "| " + " | ".join("–" if v is None else f"{v:.4g}" for v in mit.values()) + " |",
+            "",
+        ]
     if plots:
         lines += ["## Plots", ""] + [f"![{p.stem}]({p.name})" for p in plots] + [""]
     if m:
         llm = m.get("llm") or {}
-        lines += ["## Run", "", f"- method config: `{json.dumps(m.get('method'))}`",
-                  f"- LLM: {llm.get('backend', 'none')} {llm.get('model', '')} {llm.get('sha256', '')[:12]}".rstrip(),
-                  f"- data: {m.get('data')} (sha256 {str(m.get('data_sha256'))[:12]}, split {m.get('split')}, limit {m.get('limit')})",
-                  f"- hallucheck {m.get('hallucheck_version')} at {str(m.get('git_commit'))[:10]}, {m.get('date')}",
-                  f"- machine: {m.get('machine')}", ""]
+        lines += [
+            "## Run",
+            "",
+            f"- method config: `{json.dumps(m.get('method'))}`",
+            f"- LLM: {llm.get('backend', 'none')} {llm.get('model', '')} {llm.get('sha256', '')[:12]}".rstrip(),
+            f"- data: {m.get('data')} (sha256 {str(m.get('data_sha256'))[:12]}, split {m.get('split')}, limit {m.get('limit')})",
+            f"- hallucheck {m.get('hallucheck_version')} at {str(m.get('git_commit'))[:10]}, {m.get('date')}",
+            f"- machine: {m.get('machine')}",
+            "",
+        ]
     return "\n".join(lines)
 
 
 def plot_title(manifest: dict[str, Any] | None) -> str:
-    """"<method> on <data>" for plot titles."""
+    """ "<method> on <data>" for plot titles."""
     m = manifest or {}
     return f"{(m.get('method') or {}).get('params', {}).get('name', '?')} on {m.get('data', '?')}" if m else ""
 
@@ -208,8 +261,14 @@ def decision_threshold(metrics: dict[str, Any] | None, manifest: dict[str, Any] 
     return (t, "method threshold") if t is not None else (None, "")
 
 
-def render_plots(records: Sequence[dict[str, Any]], *, title: str = "", threshold: float | None = None,
-                 threshold_label: str = "threshold", out: Path | None = None) -> list[tuple[str, bytes, Path | None]]:
+def render_plots(
+    records: Sequence[dict[str, Any]],
+    *,
+    title: str = "",
+    threshold: float | None = None,
+    threshold_label: str = "threshold",
+    out: Path | None = None,
+) -> list[tuple[str, bytes, Path | None]]:
     """Every plot as (name, SVG bytes, PNG path or None): PNGs are written to ``out`` when given.
     Empty without matplotlib."""
     from .plots import figures, matplotlib_pyplot, to_bytes
@@ -230,19 +289,29 @@ def render_plots(records: Sequence[dict[str, Any]], *, title: str = "", threshol
     return result
 
 
-def write_plots(out: Path, records: Sequence[dict[str, Any]], *, manifest: dict[str, Any] | None = None,
-                metrics: dict[str, Any] | None = None) -> list[Path]:
+def write_plots(
+    out: Path,
+    records: Sequence[dict[str, Any]],
+    *,
+    manifest: dict[str, Any] | None = None,
+    metrics: dict[str, Any] | None = None,
+) -> list[Path]:
     """ROC and precision-recall curves, score histogram by label, confusion matrix and (for
     calibrated scores) a reliability diagram as PNG files (needs matplotlib; skipped otherwise)."""
     t, label = decision_threshold(metrics, manifest)
-    return [png for _, _, png in render_plots(records, title=plot_title(manifest), threshold=t, threshold_label=label,
-                                              out=out) if png is not None]
+    return [
+        png
+        for _, _, png in render_plots(records, title=plot_title(manifest), threshold=t, threshold_label=label, out=out)
+        if png is not None
+    ]
 
 
 def compare(dirs: Sequence[str | os.PathLike[str]]) -> str:
     """A Markdown table of several runs side by side (from their metrics.json and manifest.json)."""
-    rows = ["| run | method | data | n | macro F1 | bal. acc. | AUROC | calls/ex | TER | s/ex |",
-            "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    rows = [
+        "| run | method | data | n | macro F1 | bal. acc. | AUROC | calls/ex | TER | s/ex |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for d in dirs:
         p = Path(d)
         if not (p / "metrics.json").exists():
@@ -254,8 +323,10 @@ def compare(dirs: Sequence[str | os.PathLike[str]]) -> str:
         except (OSError, UnicodeDecodeError, ValueError, TypeError, AttributeError, KeyError) as exc:
             from ..errors import InputError
 
-            raise InputError(f"{p} is not a readable run ({type(exc).__name__}: {exc}). Rerun `hallucheck eval --out {p}` "
-                             "to rewrite its report, or leave it out.") from None
+            raise InputError(
+                f"{p} is not a readable run ({type(exc).__name__}: {exc}). Rerun `hallucheck eval --out {p}` "
+                "to rewrite its report, or leave it out."
+            ) from None
     return "\n".join(rows)
 
 
@@ -270,6 +341,8 @@ def _compare_row(p: Path) -> str:
     name = (mf.get("method") or {}).get("params", {}).get("name", "?")
     ter = ef.get("ter")
     sec = ef.get("seconds_per_example")
-    return (f"| {p.name} | {name} | {mf.get('data', '?')} | {mt.get('examples')} | {_pct(dec.get('macro_f1'))} | "
-            f"{_pct(dec.get('balanced_accuracy'))} | {_pct(sc.get('auroc'))} | {float(ef.get('llm_calls_per_example') or 0):.2f} | "
-            f"{'–' if ter is None else format(ter, '.2f')} | {'–' if sec is None else format(sec, '.3f')} |")
+    return (
+        f"| {p.name} | {name} | {mf.get('data', '?')} | {mt.get('examples')} | {_pct(dec.get('macro_f1'))} | "
+        f"{_pct(dec.get('balanced_accuracy'))} | {_pct(sc.get('auroc'))} | {float(ef.get('llm_calls_per_example') or 0):.2f} | "
+        f"{'–' if ter is None else format(ter, '.2f')} | {'–' if sec is None else format(sec, '.3f')} |"
+    )

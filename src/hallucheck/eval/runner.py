@@ -43,16 +43,21 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
 
 def git_commit() -> str | None:
     try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True,
-                             text=True, timeout=5)
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True, text=True, timeout=5
+        )
         return out.stdout.strip() or None if out.returncode == 0 else None
     except (OSError, subprocess.SubprocessError):
         return None
 
 
 def machine_info() -> dict[str, Any]:
-    info: dict[str, Any] = {"platform": platform.platform(), "machine": platform.machine(), "python": platform.python_version(),
-                            "cpus": os.cpu_count()}
+    info: dict[str, Any] = {
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+    }
     try:
         with open("/proc/meminfo") as f:
             info["mem_gb"] = round(int(f.readline().split()[1]) / 1e6, 1)
@@ -61,8 +66,16 @@ def machine_info() -> dict[str, Any]:
     return info
 
 
-def build_manifest(method: Any, *, data: str, data_path: str | None, split: str | None, limit: int | None,
-                   offset: int = 0, llm: Any = None) -> dict[str, Any]:
+def build_manifest(
+    method: Any,
+    *,
+    data: str,
+    data_path: str | None,
+    split: str | None,
+    limit: int | None,
+    offset: int = 0,
+    llm: Any = None,
+) -> dict[str, Any]:
     from .. import __version__
 
     return {
@@ -131,16 +144,20 @@ class Progress:
                     self._last = now
                     width = 24
                     filled = int(width * self.done / max(self.total, 1))
-                    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}  {rate:.2f} it/s  "
-                                     f"ETA {_fmt_eta(eta)}  errors {self.errors}   ")
+                    sys.stderr.write(
+                        f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}  {rate:.2f} it/s  "
+                        f"ETA {_fmt_eta(eta)}  errors {self.errors}   "
+                    )
                     if last:
                         sys.stderr.write("\n")
                     sys.stderr.flush()
             elif last or self.done % (self.every or 1) == 0 or now - self._last >= self.interval:
                 self._last = now
                 pct = 100 * self.done // max(self.total, 1)
-                sys.stderr.write(f"[hallucheck] {self.done}/{self.total} ({pct}%)  {rate:.2f} it/s  ETA {_fmt_eta(eta)}  "
-                                 f"errors {self.errors}\n")
+                sys.stderr.write(
+                    f"[hallucheck] {self.done}/{self.total} ({pct}%)  {rate:.2f} it/s  ETA {_fmt_eta(eta)}  "
+                    f"errors {self.errors}\n"
+                )
                 sys.stderr.flush()
 
 
@@ -173,9 +190,18 @@ def read_results(out_dir: str | os.PathLike[str]) -> list[dict[str, Any]]:
 
 
 def _record(example: Any, det: Detection, input_tokens: int | None) -> dict[str, Any]:
-    return {"id": example.id, "label": example.label, "hallucinated": det.hallucinated, "score": det.score,
-            "status": det.status, "error": det.error, "usage": det.usage.to_dict(), "input_tokens": input_tokens,
-            "seconds": det.meta.get("seconds"), "detection": det.to_dict()}
+    return {
+        "id": example.id,
+        "label": example.label,
+        "hallucinated": det.hallucinated,
+        "score": det.score,
+        "status": det.status,
+        "error": det.error,
+        "usage": det.usage.to_dict(),
+        "input_tokens": input_tokens,
+        "seconds": det.meta.get("seconds"),
+        "detection": det.to_dict(),
+    }
 
 
 class StopRun(Exception):
@@ -187,10 +213,19 @@ def verified(record: dict[str, Any]) -> bool:
     return record.get("status") != "error" and record.get("hallucinated") is not None
 
 
-def run_eval(method: Any, examples: Sequence[Any], *, out_dir: str | os.PathLike[str] | None = None,
-             manifest: dict[str, Any] | None = None, workers: int = 1, max_errors: int | None = None,
-             progress: bool = True, count_tokens: Callable[[str], int] | None = None,
-             mitigate: bool = False, retry_failed: bool = True) -> list[dict[str, Any]]:
+def run_eval(
+    method: Any,
+    examples: Sequence[Any],
+    *,
+    out_dir: str | os.PathLike[str] | None = None,
+    manifest: dict[str, Any] | None = None,
+    workers: int = 1,
+    max_errors: int | None = None,
+    progress: bool = True,
+    count_tokens: Callable[[str], int] | None = None,
+    mitigate: bool = False,
+    retry_failed: bool = True,
+) -> list[dict[str, Any]]:
     """Run ``method`` over ``examples``; return all records (including ones from earlier runs in ``out_dir``).
 
     With ``mitigate=True`` each example is also revised (``method.mitigate``) and the record
@@ -204,12 +239,27 @@ def run_eval(method: Any, examples: Sequence[Any], *, out_dir: str | os.PathLike
     out = Path(out_dir) if out_dir is not None else None
     if out is not None:
         if out.exists() and not out.is_dir():
-            raise InputError(f"The run directory {out} is an existing file, not a directory: choose another --out.", field="out")
+            raise InputError(
+                f"The run directory {out} is an existing file, not a directory: choose another --out.", field="out"
+            )
         out.mkdir(parents=True, exist_ok=True)
         with run_lock(out):
-            return _run(method, examples, ids, out, manifest, workers, max_errors, progress, count_tokens, mitigate,
-                        retry_failed)
-    return _run(method, examples, ids, None, manifest, workers, max_errors, progress, count_tokens, mitigate, retry_failed)
+            return _run(
+                method,
+                examples,
+                ids,
+                out,
+                manifest,
+                workers,
+                max_errors,
+                progress,
+                count_tokens,
+                mitigate,
+                retry_failed,
+            )
+    return _run(
+        method, examples, ids, None, manifest, workers, max_errors, progress, count_tokens, mitigate, retry_failed
+    )
 
 
 LOCK = ".lock"
@@ -232,8 +282,12 @@ def run_lock(out: Path) -> Iterator[None]:
         except OSError:
             f.seek(0)
             holder = f.read().strip()
-            raise InputError(f"Another hallucheck eval is writing to {out}" + (f" (pid {holder})" if holder else "")
-                             + ". Wait for it to finish, or choose another --out.", field="out") from None
+            raise InputError(
+                f"Another hallucheck eval is writing to {out}"
+                + (f" (pid {holder})" if holder else "")
+                + ". Wait for it to finish, or choose another --out.",
+                field="out",
+            ) from None
         f.seek(0)
         f.truncate()
         f.write(str(os.getpid()))
@@ -272,15 +326,27 @@ def repair_tail(path: Path) -> int:
         return size - keep
 
 
-def _run(method: Any, examples: Sequence[Any], ids: list[str], out: Path | None, manifest: dict[str, Any] | None,
-         workers: int, max_errors: int | None, progress: bool, count_tokens: Callable[[str], int] | None,
-         mitigate: bool, retry_failed: bool) -> list[dict[str, Any]]:
+def _run(
+    method: Any,
+    examples: Sequence[Any],
+    ids: list[str],
+    out: Path | None,
+    manifest: dict[str, Any] | None,
+    workers: int,
+    max_errors: int | None,
+    progress: bool,
+    count_tokens: Callable[[str], int] | None,
+    mitigate: bool,
+    retry_failed: bool,
+) -> list[dict[str, Any]]:
     done: dict[str, dict[str, Any]] = {}
     if out is not None:
         _check_manifest(out, manifest)
         cut = repair_tail(out / RESULTS)
         if cut and progress:
-            sys.stderr.write(f"[hallucheck] {out / RESULTS}: cut a torn last line ({cut} bytes); that example runs again\n")
+            sys.stderr.write(
+                f"[hallucheck] {out / RESULTS}: cut a torn last line ({cut} bytes); that example runs again\n"
+            )
         done = {r["id"]: r for r in read_results(out)}
         if retry_failed:
             done = {i: r for i, r in done.items() if verified(r)}
@@ -298,10 +364,14 @@ def _run(method: Any, examples: Sequence[Any], ids: list[str], out: Path | None,
             if mitigate:
                 mit = method.mitigate(ex.answer, item_reference(ex), question=ex.question)
                 det = mit.before
-                mitigation = {"revised": mit.revised, "edits": [e.to_dict() for e in mit.edits], "notes": list(mit.notes),
-                              "usage": mit.usage.to_dict(),
-                              "after_hallucinated": mit.after.hallucinated if mit.after else None,
-                              "after_score": mit.after.score if mit.after else None}
+                mitigation = {
+                    "revised": mit.revised,
+                    "edits": [e.to_dict() for e in mit.edits],
+                    "notes": list(mit.notes),
+                    "usage": mit.usage.to_dict(),
+                    "after_hallucinated": mit.after.hallucinated if mit.after else None,
+                    "after_score": mit.after.score if mit.after else None,
+                }
             else:
                 det = method.run(ex.answer, item_reference(ex), question=ex.question, id=ex.id)
         except Exception as exc:  # recorded, never fatal for the run
@@ -330,8 +400,10 @@ def _run(method: Any, examples: Sequence[Any], ids: list[str], out: Path | None,
             errors += int(failed)
             bar.update(failed)
             if max_errors is not None and errors > max_errors:
-                raise StopRun(f"Stopped after {errors} errors (--max-errors {max_errors}). Finished examples are saved; "
-                              "fix the cause and rerun with the same --out to resume.")
+                raise StopRun(
+                    f"Stopped after {errors} errors (--max-errors {max_errors}). Finished examples are saved; "
+                    "fix the cause and rerun with the same --out to resume."
+                )
 
     try:
         if workers <= 1:
@@ -366,11 +438,16 @@ def _check_manifest(out: Path, manifest: dict[str, Any] | None) -> None:
             if not isinstance(old, dict):
                 raise ValueError("not a JSON object")
         except (ValueError, UnicodeDecodeError) as exc:
-            raise InputError(f"{path} is corrupt ({exc}), so it cannot be checked that resuming this run keeps its settings. "
-                             "Choose another --out directory, or move the run away and start again.", field="out") from None
+            raise InputError(
+                f"{path} is corrupt ({exc}), so it cannot be checked that resuming this run keeps its settings. "
+                "Choose another --out directory, or move the run away and start again.",
+                field="out",
+            ) from None
         changed = [k for k in _IDENTITY if old.get(k) != manifest.get(k)]
         if changed:
-            raise ConfigError(f"{out} holds a run with a different {', '.join(changed)}. Resume it with the same settings, "
-                              "or choose another --out directory.")
+            raise ConfigError(
+                f"{out} holds a run with a different {', '.join(changed)}. Resume it with the same settings, "
+                "or choose another --out directory."
+            )
         manifest = {**manifest, "first_started": old.get("first_started", old.get("date"))}
     path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False), encoding="utf-8")

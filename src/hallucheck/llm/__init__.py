@@ -10,8 +10,15 @@ from .cache import ResponseCache
 from .fake import FakeLLM
 
 
-def make_llm(spec: str = "embedded", *, base_url: str | None = None, api_key_env: str | None = "OPENAI_API_KEY",
-             cache: Any = "default", progress: bool = True, **kwargs: Any) -> LLMClient:
+def make_llm(
+    spec: str = "embedded",
+    *,
+    base_url: str | None = None,
+    api_key_env: str | None = "OPENAI_API_KEY",
+    cache: Any = "default",
+    progress: bool = True,
+    **kwargs: Any,
+) -> LLMClient:
     """Build a client from a short spec.
 
     - ``embedded`` (Qwen2.5-Coder-1.5B via llama.cpp), ``embedded:0.5b``, ``embedded:smollm2``,
@@ -33,10 +40,24 @@ def make_llm(spec: str = "embedded", *, base_url: str | None = None, api_key_env
             raise ConfigError("Give the model name: --llm openai:MODEL (e.g. openai:qwen2.5:7b-instruct).")
         from .openai_compat import OpenAICompatLLM
 
-        return OpenAICompatLLM(rest, base_url=base_url or "https://api.openai.com/v1", api_key_env=api_key_env, cache=cache, **kwargs)
-    raise ConfigError(f"Unknown LLM spec {spec!r}. Use 'embedded', 'embedded:0.5b', 'embedded:smollm2', "
-                      "'embedded:/path/model.gguf' or 'openai:MODEL' with --base-url.")
+        return OpenAICompatLLM(
+            rest, base_url=base_url or "https://api.openai.com/v1", api_key_env=api_key_env, cache=cache, **kwargs
+        )
+    raise ConfigError(
+        f"Unknown LLM spec {spec!r}. Use 'embedded', 'embedded:0.5b', 'embedded:smollm2', "
+        "'embedded:/path/model.gguf' or 'openai:MODEL' with --base-url."
+    )
 
 
-__all__ = ["FakeLLM", "LabelScores", "LLMClient", "LLMRequest", "LLMResponse", "Message", "ResponseCache", "TokenLogprob",
-           "make_llm", "usage_scope"]
+__all__ = [
+    "FakeLLM",
+    "LabelScores",
+    "LLMClient",
+    "LLMRequest",
+    "LLMResponse",
+    "Message",
+    "ResponseCache",
+    "TokenLogprob",
+    "make_llm",
+    "usage_scope",
+]

@@ -63,8 +63,14 @@ class LLMRequest:
     raw_text: bool = False
 
     def params(self) -> dict[str, Any]:
-        out = {"max_tokens": self.max_tokens, "temperature": self.temperature, "stop": list(self.stop),
-               "json_schema": self.json_schema, "logprobs": self.logprobs, "seed": self.seed}
+        out = {
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+            "stop": list(self.stop),
+            "json_schema": self.json_schema,
+            "logprobs": self.logprobs,
+            "seed": self.seed,
+        }
         if self.raw_text:  # only when set: the cache keys of chat requests stay as they were
             out["raw_text"] = True
         return out
@@ -91,19 +97,33 @@ class LLMResponse:
     cached: bool = False
 
     def to_json(self) -> str:
-        return json.dumps({
-            "text": self.text, "usage": self.usage.to_dict(), "model": self.model, "finish_reason": self.finish_reason,
-            "logprobs": None if self.logprobs is None else [[t.token, t.logprob, [list(x) for x in t.top], t.entropy]
-                                                            for t in self.logprobs],
-        })
+        return json.dumps(
+            {
+                "text": self.text,
+                "usage": self.usage.to_dict(),
+                "model": self.model,
+                "finish_reason": self.finish_reason,
+                "logprobs": None
+                if self.logprobs is None
+                else [[t.token, t.logprob, [list(x) for x in t.top], t.entropy] for t in self.logprobs],
+            }
+        )
 
     @classmethod
     def from_json(cls, s: str) -> "LLMResponse":
         d = json.loads(s)
         lp = d.get("logprobs")
-        return cls(text=d["text"], usage=Usage.from_dict(d["usage"]), model=d["model"], finish_reason=d.get("finish_reason", "stop"),
-                   logprobs=None if lp is None else tuple(TokenLogprob(t[0], t[1], tuple((a, b) for a, b in t[2]),
-                                                                       t[3] if len(t) > 3 else None) for t in lp))
+        return cls(
+            text=d["text"],
+            usage=Usage.from_dict(d["usage"]),
+            model=d["model"],
+            finish_reason=d.get("finish_reason", "stop"),
+            logprobs=None
+            if lp is None
+            else tuple(
+                TokenLogprob(t[0], t[1], tuple((a, b) for a, b in t[2]), t[3] if len(t) > 3 else None) for t in lp
+            ),
+        )
 
 
 @dataclass(frozen=True)
@@ -127,8 +147,11 @@ class LabelScores:
 
 def _finite_scores(scores: Any, labels: Sequence[str]) -> bool:
     """True when ``scores`` maps exactly ``labels`` to finite numbers."""
-    return (isinstance(scores, Mapping) and set(scores) == set(labels)
-            and all(not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v) for v in scores.values()))
+    return (
+        isinstance(scores, Mapping)
+        and set(scores) == set(labels)
+        and all(not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v) for v in scores.values())
+    )
 
 
 _scopes: contextvars.ContextVar[tuple["_Tally", ...]] = contextvars.ContextVar("hallucheck_usage_scopes", default=())
@@ -185,12 +208,16 @@ class LLMClient(ABC):
         self._usage_lock = threading.Lock()
 
     # -- public API -------------------------------------------------------------------------
-    def complete(self, messages: Sequence[Message | Mapping[str, str]] | str, *, prompt: str = "", **params: Any) -> LLMResponse:
+    def complete(
+        self, messages: Sequence[Message | Mapping[str, str]] | str, *, prompt: str = "", **params: Any
+    ) -> LLMResponse:
         """Generate a reply. ``params`` are the fields of :class:`LLMRequest`."""
         try:
             request = LLMRequest(messages=as_messages(messages), prompt=prompt, **params)
         except TypeError as exc:
-            raise ConfigError(f"Bad LLM request parameter: {exc}. Allowed: {', '.join(LLMRequest.__dataclass_fields__)}.") from None
+            raise ConfigError(
+                f"Bad LLM request parameter: {exc}. Allowed: {', '.join(LLMRequest.__dataclass_fields__)}."
+            ) from None
         if isinstance(request.stop, str):
             request = replace(request, stop=(request.stop,) if request.stop else ())
         elif not isinstance(request.stop, tuple):
@@ -201,7 +228,9 @@ class LLMClient(ABC):
             if hit is not None:
                 response = LLMResponse.from_json(hit)
                 # the response reports what was accounted (as score_labels does): a cached call
-                response = replace(response, cached=True, usage=replace(response.usage, calls=0, cached_calls=1, seconds=0.0))
+                response = replace(
+                    response, cached=True, usage=replace(response.usage, calls=0, cached_calls=1, seconds=0.0)
+                )
                 self._account(response.usage)
                 return response
         t0 = time.perf_counter()
@@ -218,13 +247,21 @@ class LLMClient(ABC):
         ``/completions`` endpoint of vLLM, llama.cpp's server, Ollama). Cached and accounted
         like :meth:`complete`; backends without such an endpoint raise :class:`ConfigError`."""
         if not self.supports_text_completion:
-            raise ConfigError(f"{type(self).__name__} ({self.model_id}) has no text-completion endpoint; use complete().")
+            raise ConfigError(
+                f"{type(self).__name__} ({self.model_id}) has no text-completion endpoint; use complete()."
+            )
         if not isinstance(text, str) or not text:
             raise InputError("complete_text needs a non-empty prompt text.", field="text")
         return self.complete((Message("user", text),), prompt=prompt, raw_text=True, **params)
 
-    def score_labels(self, messages: Sequence[Message | Mapping[str, str]] | str, labels: Sequence[str], *,
-                     prompt: str = "", prefix: str = "") -> LabelScores:
+    def score_labels(
+        self,
+        messages: Sequence[Message | Mapping[str, str]] | str,
+        labels: Sequence[str],
+        *,
+        prompt: str = "",
+        prefix: str = "",
+    ) -> LabelScores:
         """Score each label as the start of the reply (after ``prefix``) by log-probability.
 
         Cached and accounted like :meth:`complete`. The scores are log-probabilities of each
@@ -249,9 +286,11 @@ class LLMClient(ABC):
         self._account(usage)
         if not _finite_scores(scores.logprobs, labels):
             # never renormalise NaN/inf into a verdict (NaN compares false: the first label would win)
-            raise UnreadableReply(f"{self.model_id} gave label log-probabilities that are not finite numbers: "
-                                  f"{dict(scores.logprobs)!r}. The reply cannot be scored.",
-                                  raw=json.dumps({k: repr(v) for k, v in scores.logprobs.items()}))
+            raise UnreadableReply(
+                f"{self.model_id} gave label log-probabilities that are not finite numbers: "
+                f"{dict(scores.logprobs)!r}. The reply cannot be scored.",
+                raw=json.dumps({k: repr(v) for k, v in scores.logprobs.items()}),
+            )
         if key is not None:
             self.cache.put(key, json.dumps({"logprobs": dict(scores.logprobs), "usage": usage.to_dict()}))
         return LabelScores(scores.logprobs, usage)
@@ -266,22 +305,35 @@ class LLMClient(ABC):
         response = self._complete(LLMRequest(messages=msgs, max_tokens=1, logprobs=20))
         first = response.logprobs[0] if response.logprobs else None
         if first is None:
-            raise BackendError(f"{self.model_id} returned no log-probabilities; use a backend that supports them "
-                               "(llama_cpp, vLLM, OpenAI) or a method that parses text.")
+            raise BackendError(
+                f"{self.model_id} returned no log-probabilities; use a backend that supports them "
+                "(llama_cpp, vLLM, OpenAI) or a method that parses text."
+            )
         alts = dict(first.top) or {first.token: first.logprob}
-        raw = json.dumps({"text": response.text, "token": first.token, "logprob": repr(first.logprob),
-                          "top": [[t, repr(lp)] for t, lp in alts.items()]}, ensure_ascii=False)
+        raw = json.dumps(
+            {
+                "text": response.text,
+                "token": first.token,
+                "logprob": repr(first.logprob),
+                "top": [[t, repr(lp)] for t, lp in alts.items()],
+            },
+            ensure_ascii=False,
+        )
         if not all(isinstance(lp, (int, float)) and math.isfinite(lp) for lp in alts.values()):
-            raise UnreadableReply(f"{self.model_id} returned log-probabilities that are not finite numbers; the reply "
-                                  "cannot be scored.", raw=raw)
+            raise UnreadableReply(
+                f"{self.model_id} returned log-probabilities that are not finite numbers; the reply cannot be scored.",
+                raw=raw,
+            )
         scores = {}
         for label in labels:
             matches = [lp for tok, lp in alts.items() if tok.strip() and label.lower().startswith(tok.strip().lower())]
             scores[label] = max(matches, default=None)
         if all(v is None for v in scores.values()):
-            raise UnreadableReply(f"None of the labels {', '.join(labels)} is among the {len(alts)} most likely next "
-                                  f"tokens of {self.model_id} (it would say {first.token!r}); the reply cannot be scored.",
-                                  raw=raw)
+            raise UnreadableReply(
+                f"None of the labels {', '.join(labels)} is among the {len(alts)} most likely next "
+                f"tokens of {self.model_id} (it would say {first.token!r}); the reply cannot be scored.",
+                raw=raw,
+            )
         return LabelScores({k: -30.0 if v is None else float(v) for k, v in scores.items()}, response.usage)
 
     def count_tokens(self, text: str) -> int:
@@ -296,10 +348,17 @@ class LLMClient(ABC):
         endpoint = self.cache_endpoint()
         if endpoint:  # absent for local backends, whose keys stay as they were
             identity["endpoint"] = endpoint
-        payload = json.dumps({**identity, "prompt": request.prompt,
-                              "scoring": None if scoring is None else [list(scoring[0]), scoring[1]],
-                              "messages": [[m.role, m.content] for m in request.messages],
-                              "params": request.params()}, sort_keys=True, ensure_ascii=False)
+        payload = json.dumps(
+            {
+                **identity,
+                "prompt": request.prompt,
+                "scoring": None if scoring is None else [list(scoring[0]), scoring[1]],
+                "messages": [[m.role, m.content] for m in request.messages],
+                "params": request.params(),
+            },
+            sort_keys=True,
+            ensure_ascii=False,
+        )
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
     def cache_endpoint(self) -> str:

@@ -65,8 +65,10 @@ def _to_bytes(mb: Any, what: str) -> int:
     except (TypeError, ValueError):
         value = float("nan")
     if isinstance(mb, bool) or not value > 0 or math.isinf(value):
-        raise ConfigError(f"The response cache size cap must be a number of megabytes > 0 ({MAX_MB_ENV}); got {what}. "
-                          f"Unset {MAX_MB_ENV} for no cap.")
+        raise ConfigError(
+            f"The response cache size cap must be a number of megabytes > 0 ({MAX_MB_ENV}); got {what}. "
+            f"Unset {MAX_MB_ENV} for no cap."
+        )
     return max(1, int(value * 1_000_000))
 
 
@@ -82,7 +84,9 @@ class ResponseCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         with self._conn() as conn:
-            conn.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL NOT NULL)")
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL, created REAL NOT NULL)"
+            )
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -98,7 +102,9 @@ class ResponseCache:
         return row[0] if row else None
 
     def put(self, key: str, value: str) -> None:
-        self._conn().execute("INSERT OR REPLACE INTO responses (key, value, created) VALUES (?, ?, ?)", (key, value, time.time()))
+        self._conn().execute(
+            "INSERT OR REPLACE INTO responses (key, value, created) VALUES (?, ?, ?)", (key, value, time.time())
+        )
         if self.max_bytes is not None:
             self.evict()
 
@@ -126,8 +132,9 @@ class ResponseCache:
             if used <= cap:
                 break
             target = used - int(cap * _EVICT_TO)
-            cur = conn.execute("SELECT rowid, length(key) + length(CAST(value AS BLOB)) + 32 FROM responses "
-                               "ORDER BY created, rowid")
+            cur = conn.execute(
+                "SELECT rowid, length(key) + length(CAST(value AS BLOB)) + 32 FROM responses ORDER BY created, rowid"
+            )
             rowids, freed = [], 0
             try:
                 for rowid, size in cur:
@@ -155,9 +162,15 @@ class ResponseCache:
         conn = self._conn()
         entries, oldest, newest = conn.execute("SELECT COUNT(*), MIN(created), MAX(created) FROM responses").fetchone()
         files = [self.path, self.path.with_name(self.path.name + "-wal")]
-        return {"path": str(self.path), "entries": entries, "data_bytes": self.used_bytes(),
-                "file_bytes": sum(f.stat().st_size for f in files if f.exists()),
-                "oldest": oldest, "newest": newest, "max_bytes": self.max_bytes}
+        return {
+            "path": str(self.path),
+            "entries": entries,
+            "data_bytes": self.used_bytes(),
+            "file_bytes": sum(f.stat().st_size for f in files if f.exists()),
+            "oldest": oldest,
+            "newest": newest,
+            "max_bytes": self.max_bytes,
+        }
 
     def clear(self) -> int:
         """Delete every entry and give the space back to the file system; return how many were deleted."""

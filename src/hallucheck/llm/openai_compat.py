@@ -53,13 +53,26 @@ class OpenAICompatLLM(LLMClient):
     supports_logprobs = True
     supports_text_completion = True
 
-    def __init__(self, model: str, *, base_url: str = "https://api.openai.com/v1", api_key_env: str | None = "OPENAI_API_KEY",
-                 timeout: float = 60.0, max_retries: int = 3, backoff: float = 1.0, max_concurrency: int = 4,
-                 cache: Any = None, extra_body: dict[str, Any] | None = None, max_response_bytes: int = 32 << 20,
-                 max_retry_after: float = 60.0) -> None:
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str = "https://api.openai.com/v1",
+        api_key_env: str | None = "OPENAI_API_KEY",
+        timeout: float = 60.0,
+        max_retries: int = 3,
+        backoff: float = 1.0,
+        max_concurrency: int = 4,
+        cache: Any = None,
+        extra_body: dict[str, Any] | None = None,
+        max_response_bytes: int = 32 << 20,
+        max_retry_after: float = 60.0,
+    ) -> None:
         super().__init__(cache=cache)
         if not model or not isinstance(model, str):
-            raise ConfigError("OpenAICompatLLM needs a model name, e.g. OpenAICompatLLM('qwen2.5:7b-instruct', base_url=...).")
+            raise ConfigError(
+                "OpenAICompatLLM needs a model name, e.g. OpenAICompatLLM('qwen2.5:7b-instruct', base_url=...)."
+            )
         if not base_url.startswith(("http://", "https://")):
             raise ConfigError(f"base_url must start with http:// or https://; got {base_url!r}.")
         if max_concurrency < 1 or max_retries < 0 or timeout <= 0:
@@ -103,8 +116,10 @@ class OpenAICompatLLM(LLMClient):
             if request.logprobs > 0:
                 body["top_logprobs"] = min(int(request.logprobs), 20)
         if request.json_schema is not None:
-            body["response_format"] = {"type": "json_schema",
-                                       "json_schema": {"name": "output", "schema": dict(request.json_schema), "strict": True}}
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "output", "schema": dict(request.json_schema), "strict": True},
+            }
         extra = self.extra_body
         if request.raw_text:  # chat-template switches (vLLM's continue_final_message, ...) mean nothing here
             extra = {k: v for k, v in extra.items() if k not in _CHAT_ONLY}
@@ -130,8 +145,12 @@ class OpenAICompatLLM(LLMClient):
         if parts.scheme == "https" or _is_loopback(parts.hostname or ""):
             return
         self._warned = True
-        warnings.warn(f"The API key in {self.api_key_env} is sent unencrypted to {_public_url(self.base_url)} (http://, "
-                      "not this machine): use https:// for remote endpoints.", UserWarning, stacklevel=4)
+        warnings.warn(
+            f"The API key in {self.api_key_env} is sent unencrypted to {_public_url(self.base_url)} (http://, "
+            "not this machine): use https:// for remote endpoints.",
+            UserWarning,
+            stacklevel=4,
+        )
 
     # -- transport ----------------------------------------------------------------------------
     def _post(self, body: dict[str, Any], path: str = "chat/completions") -> dict[str, Any]:
@@ -158,32 +177,58 @@ class OpenAICompatLLM(LLMClient):
                 if 300 <= exc.code < 400:
                     where = exc.headers.get("Location", "") if exc.headers else ""
                     target = _public_url(urllib.parse.urljoin(url, where)) if where else "another URL"
-                    raise BackendError(f"{shown} redirected (HTTP {exc.code}) to {target}; redirects are not followed, so "
-                                       "that the API key is never sent anywhere but --base-url. Give the final URL as "
-                                       "--base-url.", url=shown, status=exc.code) from None
+                    raise BackendError(
+                        f"{shown} redirected (HTTP {exc.code}) to {target}; redirects are not followed, so "
+                        "that the API key is never sent anywhere but --base-url. Give the final URL as "
+                        "--base-url.",
+                        url=shown,
+                        status=exc.code,
+                    ) from None
                 detail = self._redact(_read_some(exc, 500))
                 if exc.code in RETRY_STATUS:
                     wait = _retry_after(exc.headers.get("Retry-After") if exc.headers else None, self.max_retry_after)
-                    last = RateLimited(f"{shown} answered 429 (rate limited) after {attempt + 1} attempts: {detail}", url=shown, status=429) \
-                        if exc.code == 429 else BackendError(f"{shown} answered HTTP {exc.code} after {attempt + 1} attempts: {detail}", url=shown, status=exc.code)
+                    last = (
+                        RateLimited(
+                            f"{shown} answered 429 (rate limited) after {attempt + 1} attempts: {detail}",
+                            url=shown,
+                            status=429,
+                        )
+                        if exc.code == 429
+                        else BackendError(
+                            f"{shown} answered HTTP {exc.code} after {attempt + 1} attempts: {detail}",
+                            url=shown,
+                            status=exc.code,
+                        )
+                    )
                     continue
                 hint = ""
                 if exc.code in (401, 403):
-                    hint = (f" Check the API key in the environment variable {self.api_key_env!r}." if self.api_key_env
-                            else " The endpoint wants an API key: pass api_key_env (CLI: --api-key-env).")
-                raise BackendError(f"{shown} answered HTTP {exc.code}: {detail}.{hint}", url=shown, status=exc.code) from None
+                    hint = (
+                        f" Check the API key in the environment variable {self.api_key_env!r}."
+                        if self.api_key_env
+                        else " The endpoint wants an API key: pass api_key_env (CLI: --api-key-env)."
+                    )
+                raise BackendError(
+                    f"{shown} answered HTTP {exc.code}: {detail}.{hint}", url=shown, status=exc.code
+                ) from None
             except _TooLarge as exc:
-                raise BackendError(f"{shown} sent a reply larger than {self.max_response_bytes:,} bytes ({exc}); refused "
-                                   "(raise max_response_bytes if this is expected).", url=shown) from None
-            except (TimeoutError, socket.timeout) as exc:
+                raise BackendError(
+                    f"{shown} sent a reply larger than {self.max_response_bytes:,} bytes ({exc}); refused "
+                    "(raise max_response_bytes if this is expected).",
+                    url=shown,
+                ) from None
+            except (TimeoutError, socket.timeout):
                 last = self._timeout_error(shown, attempt, watch)
                 continue
             except urllib.error.URLError as exc:
                 if isinstance(exc.reason, (TimeoutError, socket.timeout)) or watch.fired:
                     last = self._timeout_error(shown, attempt, watch)
                 else:
-                    last = BackendError(f"Cannot reach the LLM endpoint {shown}: {self._redact(str(exc.reason))}. Is the "
-                                        "server running, and is --base-url right (it usually ends in /v1)?", url=shown)
+                    last = BackendError(
+                        f"Cannot reach the LLM endpoint {shown}: {self._redact(str(exc.reason))}. Is the "
+                        "server running, and is --base-url right (it usually ends in /v1)?",
+                        url=shown,
+                    )
                 continue
             except (ConnectionError, OSError, http.client.HTTPException, ValueError) as exc:
                 # HTTPException: a reply that is not valid HTTP (BadStatusLine) or was cut short
@@ -192,21 +237,26 @@ class OpenAICompatLLM(LLMClient):
                 if watch.fired:
                     last = self._timeout_error(shown, attempt, watch)
                 else:
-                    last = BackendError(f"Connection to {shown} failed: {type(exc).__name__}: {self._redact(str(exc))}",
-                                        url=shown)
+                    last = BackendError(
+                        f"Connection to {shown} failed: {type(exc).__name__}: {self._redact(str(exc))}", url=shown
+                    )
                 continue
             try:
                 return json.loads(payload)
             except ValueError:
-                raise BackendError(f"{shown} returned a body that is not JSON: {self._redact(repr(payload[:200]))}",
-                                   url=shown) from None
+                raise BackendError(
+                    f"{shown} returned a body that is not JSON: {self._redact(repr(payload[:200]))}", url=shown
+                ) from None
         assert last is not None
         raise last
 
     def _timeout_error(self, shown: str, attempt: int, watch: "_Deadline") -> BackendTimeout:
         what = "send a complete reply" if watch.fired else "answer"
-        return BackendTimeout(f"{shown} did not {what} within {self.timeout:g} s ({attempt + 1} attempts). "
-                              "Raise timeout= (CLI: --timeout) or check the server.", url=shown)
+        return BackendTimeout(
+            f"{shown} did not {what} within {self.timeout:g} s ({attempt + 1} attempts). "
+            "Raise timeout= (CLI: --timeout) or check the server.",
+            url=shown,
+        )
 
     def _read_body(self, resp: Any, shown: str) -> bytes:
         """The body, at most ``max_response_bytes`` of it (a larger one is refused, not buffered)."""
@@ -242,25 +292,43 @@ class OpenAICompatLLM(LLMClient):
             text = (choice["text"] if request.raw_text else choice["message"].get("content")) or ""
         except (KeyError, IndexError, TypeError, AttributeError):
             what = "choices[0].text" if request.raw_text else "choices[0].message"
-            raise BackendError(f"{self.base_url} returned an unexpected payload (no {what}): "
-                               f"{self._redact(str(payload)[:300])}", url=self.base_url) from None
+            raise BackendError(
+                f"{self.base_url} returned an unexpected payload (no {what}): {self._redact(str(payload)[:300])}",
+                url=self.base_url,
+            ) from None
         logprobs = _parse_logprobs(choice.get("logprobs"), self.base_url) if request.logprobs is not None else None
         if not isinstance(text, str):
-            raise BackendError(f"{self.base_url} returned a message content that is not text: {str(text)[:200]}",
-                               url=self.base_url)
+            raise BackendError(
+                f"{self.base_url} returned a message content that is not text: {str(text)[:200]}", url=self.base_url
+            )
         finish = choice.get("finish_reason") if isinstance(choice, dict) else None
         model = payload.get("model")
-        return LLMResponse(text=text, model=model if isinstance(model, str) and model else self.model_id,
-                           finish_reason=finish if isinstance(finish, str) and finish else "stop",
-                           usage=_parse_usage(payload.get("usage")), logprobs=logprobs)
+        return LLMResponse(
+            text=text,
+            model=model if isinstance(model, str) and model else self.model_id,
+            finish_reason=finish if isinstance(finish, str) and finish else "stop",
+            usage=_parse_usage(payload.get("usage")),
+            logprobs=logprobs,
+        )
 
 
 # request fields that configure a chat template; not sent with a text-completions request
-_CHAT_ONLY = frozenset({"continue_final_message", "add_generation_prompt", "chat_template", "chat_template_kwargs",
-                        "messages", "tools", "tool_choice"})
+_CHAT_ONLY = frozenset(
+    {
+        "continue_final_message",
+        "add_generation_prompt",
+        "chat_template",
+        "chat_template_kwargs",
+        "messages",
+        "tools",
+        "tool_choice",
+    }
+)
 
-_SECRET = re.compile(r"(?i)\b((?:sk|pk|rk|ak)-(?:proj-|ant-|live-|test-)?)[A-Za-z0-9_\-]{8,}"
-                     r"|(?i:bearer)\s+[A-Za-z0-9._~+/=\-]{8,}")
+_SECRET = re.compile(
+    r"(?i)\b((?:sk|pk|rk|ak)-(?:proj-|ant-|live-|test-)?)[A-Za-z0-9_\-]{8,}"
+    r"|(?i:bearer)\s+[A-Za-z0-9._~+/=\-]{8,}"
+)
 
 
 def redact_secrets(text: str) -> str:
@@ -413,13 +481,18 @@ def _count(value: Any) -> int:
 def _parse_usage(usage: Any) -> Usage:
     if not isinstance(usage, dict):
         return Usage()
-    return Usage(prompt_tokens=_count(usage.get("prompt_tokens")), completion_tokens=_count(usage.get("completion_tokens")))
+    return Usage(
+        prompt_tokens=_count(usage.get("prompt_tokens")), completion_tokens=_count(usage.get("completion_tokens"))
+    )
 
 
 def _logprob(value: Any, where: str, url: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
-        raise UnreadableReply(f"{url} returned a log-probability that is not a number ({where}: {value!r}); "
-                              "the reply cannot be scored.", raw=repr(value)[:300], url=url)
+        raise UnreadableReply(
+            f"{url} returned a log-probability that is not a number ({where}: {value!r}); the reply cannot be scored.",
+            raw=repr(value)[:300],
+            url=url,
+        )
     return float(value)
 
 
@@ -429,17 +502,33 @@ def _parse_legacy_logprobs(block: dict[str, Any], url: str) -> tuple[TokenLogpro
     tokens, lps, tops = block.get("tokens"), block.get("token_logprobs"), block.get("top_logprobs")
     if tops is None:
         tops = [None] * len(tokens) if isinstance(tokens, list) else None
-    if not (isinstance(tokens, list) and isinstance(lps, list) and isinstance(tops, list)
-            and len(tokens) == len(lps) == len(tops)):
-        raise UnreadableReply(f"{url} returned completion logprobs whose tokens, token_logprobs and top_logprobs are not "
-                              f"lists of one length: {str(block)[:200]}", raw=str(block)[:500], url=url)
+    if not (
+        isinstance(tokens, list)
+        and isinstance(lps, list)
+        and isinstance(tops, list)
+        and len(tokens) == len(lps) == len(tops)
+    ):
+        raise UnreadableReply(
+            f"{url} returned completion logprobs whose tokens, token_logprobs and top_logprobs are not "
+            f"lists of one length: {str(block)[:200]}",
+            raw=str(block)[:500],
+            url=url,
+        )
     out = []
     for i, (tok, lp, top) in enumerate(zip(tokens, lps, tops)):
         if not isinstance(tok, str) or not (top is None or isinstance(top, dict)):
-            raise UnreadableReply(f"{url} returned a malformed completion logprobs entry {i}: {tok!r}, {str(top)[:200]}",
-                                  raw=str(block)[:500], url=url)
-        out.append(TokenLogprob(tok, _logprob(lp, f"token {i}", url),
-                                tuple((str(a), _logprob(v, f"token {i} alternative", url)) for a, v in (top or {}).items())))
+            raise UnreadableReply(
+                f"{url} returned a malformed completion logprobs entry {i}: {tok!r}, {str(top)[:200]}",
+                raw=str(block)[:500],
+                url=url,
+            )
+        out.append(
+            TokenLogprob(
+                tok,
+                _logprob(lp, f"token {i}", url),
+                tuple((str(a), _logprob(v, f"token {i} alternative", url)) for a, v in (top or {}).items()),
+            )
+        )
     return tuple(out) or None
 
 
@@ -456,19 +545,34 @@ def _parse_logprobs(block: Any, url: str) -> tuple[TokenLogprob, ...] | None:
     if content is None:
         return None
     if not isinstance(content, list):
-        raise UnreadableReply(f"{url} returned logprobs.content that is not a list: {str(content)[:200]}",
-                              raw=str(block)[:500], url=url)
+        raise UnreadableReply(
+            f"{url} returned logprobs.content that is not a list: {str(content)[:200]}", raw=str(block)[:500], url=url
+        )
     out = []
     for i, t in enumerate(content):
         if not isinstance(t, dict):
-            raise UnreadableReply(f"{url} returned a logprobs entry that is not an object: {str(t)[:200]}",
-                                  raw=str(block)[:500], url=url)
+            raise UnreadableReply(
+                f"{url} returned a logprobs entry that is not an object: {str(t)[:200]}", raw=str(block)[:500], url=url
+            )
         top = t.get("top_logprobs") or []
         if not isinstance(top, list) or not all(isinstance(a, dict) for a in top):
-            raise UnreadableReply(f"{url} returned top_logprobs that are not a list of objects: {str(top)[:200]}",
-                                  raw=str(block)[:500], url=url)
+            raise UnreadableReply(
+                f"{url} returned top_logprobs that are not a list of objects: {str(top)[:200]}",
+                raw=str(block)[:500],
+                url=url,
+            )
         token = t.get("token", "")
-        out.append(TokenLogprob(token if isinstance(token, str) else str(token), _logprob(t.get("logprob", 0.0), f"token {i}", url),
-                                tuple((a.get("token", "") if isinstance(a.get("token", ""), str) else str(a.get("token")),
-                                       _logprob(a.get("logprob", 0.0), f"token {i} alternative", url)) for a in top)))
+        out.append(
+            TokenLogprob(
+                token if isinstance(token, str) else str(token),
+                _logprob(t.get("logprob", 0.0), f"token {i}", url),
+                tuple(
+                    (
+                        a.get("token", "") if isinstance(a.get("token", ""), str) else str(a.get("token")),
+                        _logprob(a.get("logprob", 0.0), f"token {i} alternative", url),
+                    )
+                    for a in top
+                ),
+            )
+        )
     return tuple(out) or None

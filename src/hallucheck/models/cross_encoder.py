@@ -45,18 +45,24 @@ def resolve(model: str) -> tuple[str, Path | None]:
         raise ConfigError(f"The 'model' of a cross-encoder must be a path, a hub id or 'embedded'; got {model!r}.")
     path = embedded_path() if model == EMBEDDED else Path(model).expanduser()
     if model == EMBEDDED and not path.is_dir():
-        raise ConfigError(f"The embedded verifier is missing from {path}: reinstall hallucheck (`make install`) or rebuild "
-                          "it with `make verifier`.")
+        raise ConfigError(
+            f"The embedded verifier is missing from {path}: reinstall hallucheck (`make install`) or rebuild "
+            "it with `make verifier`."
+        )
     if path.is_file():
-        raise ConfigError(f"The cross-encoder model {model!r} is a file: give the directory that holds it with its "
-                          "tokenizer.json and config.json.")
+        raise ConfigError(
+            f"The cross-encoder model {model!r} is a file: give the directory that holds it with its "
+            "tokenizer.json and config.json."
+        )
     if path.is_dir():
         if any((path / n).is_file() for n in ONNX_NAMES) or any(path.glob("*.onnx")):
             return "onnx", path
         if (path / "config.json").is_file():
             return "torch", path
-        raise ConfigError(f"The directory {str(path)!r} holds no cross-encoder: expected an .onnx file with tokenizer.json, "
-                          "or a Hugging Face checkpoint (config.json and weights).")
+        raise ConfigError(
+            f"The directory {str(path)!r} holds no cross-encoder: expected an .onnx file with tokenizer.json, "
+            "or a Hugging Face checkpoint (config.json and weights)."
+        )
     if model.startswith((".", "/", "~")) or model.count("/") > 1 or "\\" in model:
         raise ConfigError(f"The cross-encoder directory {model!r} does not exist.")
     return "hub", None
@@ -101,7 +107,9 @@ def supported_index(config: dict, supported_label: str | int | None = None) -> i
             return i
     if num == 2:
         return 1  # MiniCheck convention: LABEL_1 = supported
-    raise ConfigError(f"Cannot tell which of the labels {sorted(id2label.values())} means 'supported': pass supported_label=.")
+    raise ConfigError(
+        f"Cannot tell which of the labels {sorted(id2label.values())} means 'supported': pass supported_label=."
+    )
 
 
 def _scores_from_logits(logits: np.ndarray, idx: int | None) -> np.ndarray:
@@ -123,9 +131,18 @@ class CrossEncoder:
     ``onnx_file``: which ``.onnx`` of the directory (default: ``model.int8.onnx``, else ``model.onnx``).
     """
 
-    def __init__(self, model: str = EMBEDDED, *, max_length: int = 256, batch_size: int = 32,
-                 supported_label: str | int | None = None, onnx_file: str | None = None, threads: int | None = None,
-                 backend: str = "auto", trust_remote_code: bool = False) -> None:
+    def __init__(
+        self,
+        model: str = EMBEDDED,
+        *,
+        max_length: int = 256,
+        batch_size: int = 32,
+        supported_label: str | int | None = None,
+        onnx_file: str | None = None,
+        threads: int | None = None,
+        backend: str = "auto",
+        trust_remote_code: bool = False,
+    ) -> None:
         if backend not in ("auto", "onnx", "torch"):
             raise ConfigError(f"The 'backend' of a cross-encoder must be auto, onnx or torch; got {backend!r}.")
         if not isinstance(max_length, int) or max_length < 16:
@@ -159,30 +176,41 @@ class CrossEncoder:
         try:
             return json.loads(cfg.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ConfigError(f"The cross-encoder's {cfg} is corrupt ({exc}); rebuild or re-download the model.") from None
+            raise ConfigError(
+                f"The cross-encoder's {cfg} is corrupt ({exc}); rebuild or re-download the model."
+            ) from None
 
     def _load_onnx(self) -> None:
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer
         except ImportError:
-            raise MissingDependencyError("onnxruntime/tokenizers (for ONNX cross-encoders)",
-                                         "pip install 'hallucheck[models]'") from None
+            raise MissingDependencyError(
+                "onnxruntime/tokenizers (for ONNX cross-encoders)", "pip install 'hallucheck[models]'"
+            ) from None
         assert self.path is not None
-        graph = self.path / self.onnx_file if self.onnx_file else next(
-            (self.path / n for n in ONNX_NAMES if (self.path / n).is_file()), None) or sorted(self.path.glob("*.onnx"))[0]
+        graph = (
+            self.path / self.onnx_file
+            if self.onnx_file
+            else next((self.path / n for n in ONNX_NAMES if (self.path / n).is_file()), None)
+            or sorted(self.path.glob("*.onnx"))[0]
+        )
         tok = self.path / "tokenizer.json"
         if not graph.is_file():
             raise ConfigError(f"The ONNX file {str(graph)!r} does not exist.")
         if not tok.is_file():
-            raise ConfigError(f"{self.path} has an ONNX graph but no tokenizer.json beside it; copy the model's tokenizer.json there.")
+            raise ConfigError(
+                f"{self.path} has an ONNX graph but no tokenizer.json beside it; copy the model's tokenizer.json there."
+            )
         config = self._read_config()
         self.meta = config.get("hallucheck", {}) if isinstance(config.get("hallucheck"), dict) else {}
         self._idx = supported_index(config, self.supported_label)
         try:
             tokenizer = Tokenizer.from_file(str(tok))
         except Exception as exc:  # noqa: BLE001 - the tokenizers library raises plain Exceptions
-            raise ConfigError(f"The tokenizer {tok} cannot be read ({exc}); rebuild or re-download the model.") from None
+            raise ConfigError(
+                f"The tokenizer {tok} cannot be read ({exc}); rebuild or re-download the model."
+            ) from None
         tokenizer.enable_truncation(self.max_length, strategy="only_first")
         tokenizer.enable_padding(pad_id=tokenizer.token_to_id("[PAD]") or 0, pad_token="[PAD]")
         opts = ort.SessionOptions()
@@ -192,14 +220,18 @@ class CrossEncoder:
         try:
             session = ort.InferenceSession(str(graph), opts, providers=["CPUExecutionProvider"])
         except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own exception types
-            raise ConfigError(f"The ONNX model {graph} cannot be loaded ({str(exc).splitlines()[0][:200]}); it is corrupt or "
-                              "not an ONNX graph: rebuild it (`make verifier`) or point model= elsewhere.") from None
+            raise ConfigError(
+                f"The ONNX model {graph} cannot be loaded ({str(exc).splitlines()[0][:200]}); it is corrupt or "
+                "not an ONNX graph: rebuild it (`make verifier`) or point model= elsewhere."
+            ) from None
         names = {i.name for i in session.get_inputs()}
 
         def run(evidence: Sequence[str], claims: Sequence[str]) -> np.ndarray:
             enc = tokenizer.encode_batch(list(zip(evidence, claims)))
-            feeds = {"input_ids": np.array([e.ids for e in enc], dtype=np.int64),
-                     "attention_mask": np.array([e.attention_mask for e in enc], dtype=np.int64)}
+            feeds = {
+                "input_ids": np.array([e.ids for e in enc], dtype=np.int64),
+                "attention_mask": np.array([e.attention_mask for e in enc], dtype=np.int64),
+            }
             if "token_type_ids" in names:
                 feeds["token_type_ids"] = np.array([e.type_ids for e in enc], dtype=np.int64)
             return session.run(None, {k: v for k, v in feeds.items() if k in names})[0]
@@ -211,17 +243,23 @@ class CrossEncoder:
             import torch
             from transformers import AutoModelForSequenceClassification, AutoTokenizer
         except ImportError:
-            raise MissingDependencyError("transformers and PyTorch (for Hugging Face cross-encoders)", TRAIN_HINT) from None
+            raise MissingDependencyError(
+                "transformers and PyTorch (for Hugging Face cross-encoders)", TRAIN_HINT
+            ) from None
         source = str(self.path) if self.path is not None else self.model
         try:
             tokenizer = AutoTokenizer.from_pretrained(source, trust_remote_code=self.trust_remote_code)
             model = AutoModelForSequenceClassification.from_pretrained(source, trust_remote_code=self.trust_remote_code)
         except OSError as exc:
             where = "the directory" if self.path is not None else "the hub (is it reachable? is the id right?)"
-            raise ConfigError(f"Cannot load the cross-encoder {self.model!r} from {where}: {str(exc).splitlines()[0][:300]}") from None
+            raise ConfigError(
+                f"Cannot load the cross-encoder {self.model!r} from {where}: {str(exc).splitlines()[0][:300]}"
+            ) from None
         except Exception as exc:  # noqa: BLE001 - corrupt weights raise many types
-            raise ConfigError(f"The cross-encoder {self.model!r} cannot be loaded ({type(exc).__name__}: "
-                              f"{str(exc).splitlines()[0][:200]}); it is corrupt or incomplete.") from None
+            raise ConfigError(
+                f"The cross-encoder {self.model!r} cannot be loaded ({type(exc).__name__}: "
+                f"{str(exc).splitlines()[0][:200]}); it is corrupt or incomplete."
+            ) from None
         model.eval()
         config = model.config.to_dict()
         self.meta = config.get("hallucheck", {}) if isinstance(config.get("hallucheck"), dict) else {}
@@ -230,8 +268,14 @@ class CrossEncoder:
             torch.set_num_threads(self.threads)
 
         def run(evidence: Sequence[str], claims: Sequence[str]) -> np.ndarray:
-            enc = tokenizer(list(evidence), list(claims), truncation="only_first", max_length=self.max_length,
-                            padding=True, return_tensors="pt")
+            enc = tokenizer(
+                list(evidence),
+                list(claims),
+                truncation="only_first",
+                max_length=self.max_length,
+                padding=True,
+                return_tensors="pt",
+            )
             with torch.inference_mode():
                 return model(**enc).logits.float().numpy()
 
@@ -254,7 +298,7 @@ class CrossEncoder:
         order = sorted(range(len(claims)), key=lambda i: len(evidence[i]) + len(claims[i]))
         parts = []
         for b in range(0, len(order), self.batch_size):
-            idx = order[b:b + self.batch_size]
+            idx = order[b : b + self.batch_size]
             parts.append(np.asarray(self._run([evidence[i] for i in idx], [claims[i] for i in idx])))
         out = np.concatenate(parts, axis=0)
         result = np.empty_like(out)
@@ -268,9 +312,20 @@ class CrossEncoder:
 
 
 @lru_cache(maxsize=4)
-def get_cross_encoder(model: str = EMBEDDED, max_length: int = 256, batch_size: int = 32,
-                      supported_label: str | int | None = None, onnx_file: str | None = None,
-                      backend: str = "auto") -> CrossEncoder:
+def get_cross_encoder(
+    model: str = EMBEDDED,
+    max_length: int = 256,
+    batch_size: int = 32,
+    supported_label: str | int | None = None,
+    onnx_file: str | None = None,
+    backend: str = "auto",
+) -> CrossEncoder:
     """A shared, lazily loaded cross-encoder (one per configuration and process)."""
-    return CrossEncoder(model, max_length=max_length, batch_size=batch_size, supported_label=supported_label,
-                        onnx_file=onnx_file, backend=backend)
+    return CrossEncoder(
+        model,
+        max_length=max_length,
+        batch_size=batch_size,
+        supported_label=supported_label,
+        onnx_file=onnx_file,
+        backend=backend,
+    )

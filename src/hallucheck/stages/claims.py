@@ -16,5 +16,7 @@ class SentenceExtractor(ClaimExtractor):
         self.min_chars = min_chars
 
     def extract(self, answer: str, *, question: str | None = None) -> list[Claim]:
-        return [Claim(text=s.text, start=s.start, end=s.end, kind="sentence", id=f"s{i}")
-                for i, s in enumerate(s for s in split_sentences(answer) if len(s.text) >= self.min_chars)]
+        return [
+            Claim(text=s.text, start=s.start, end=s.end, kind="sentence", id=f"s{i}")
+            for i, s in enumerate(s for s in split_sentences(answer) if len(s.text) >= self.min_chars)
+        ]

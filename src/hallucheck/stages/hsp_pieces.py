@@ -99,20 +99,81 @@ ENTITY_TYPES: tuple[str, ...] = ("Time", "Number", "Location", "Personal Info")
 
 # Appendix D, Table 12: the fields each type covers (documentation; spaCy labels map onto types).
 ENTITY_SCHEMA: dict[str, tuple[str, ...]] = {
-    "Time": ("Date", "Calendar date", "Date range", "Year", "Month", "Time", "Time range", "End time", "Start time",
-             "Time period", "Duration"),
-    "Number": ("Price", "Cost", "Expenditure", "Spending", "Expense", "Quantity", "Amount", "Number", "Total", "Ratio",
-               "Percentage", "Rate", "Proportion", "Maximum value", "Minimum value", "Percentile", "Length", "Area",
-               "Volume", "Weight", "Temperature"),
-    "Location": ("City", "Country", "Province", "State", "Region", "Area", "Street", "Address", "Place", "Building",
-                 "Scenic spot", "Landmark"),
-    "Personal Info": ("Name", "First name", "Last name", "Position", "Degree", "Education", "Graduated from", "Employer"),
+    "Time": (
+        "Date",
+        "Calendar date",
+        "Date range",
+        "Year",
+        "Month",
+        "Time",
+        "Time range",
+        "End time",
+        "Start time",
+        "Time period",
+        "Duration",
+    ),
+    "Number": (
+        "Price",
+        "Cost",
+        "Expenditure",
+        "Spending",
+        "Expense",
+        "Quantity",
+        "Amount",
+        "Number",
+        "Total",
+        "Ratio",
+        "Percentage",
+        "Rate",
+        "Proportion",
+        "Maximum value",
+        "Minimum value",
+        "Percentile",
+        "Length",
+        "Area",
+        "Volume",
+        "Weight",
+        "Temperature",
+    ),
+    "Location": (
+        "City",
+        "Country",
+        "Province",
+        "State",
+        "Region",
+        "Area",
+        "Street",
+        "Address",
+        "Place",
+        "Building",
+        "Scenic spot",
+        "Landmark",
+    ),
+    "Personal Info": (
+        "Name",
+        "First name",
+        "Last name",
+        "Position",
+        "Degree",
+        "Education",
+        "Graduated from",
+        "Employer",
+    ),
 }
 SPACY_TO_SCHEMA: dict[str, str] = {
-    "DATE": "Time", "TIME": "Time",
-    "CARDINAL": "Number", "QUANTITY": "Number", "MONEY": "Number", "PERCENT": "Number", "ORDINAL": "Number",
-    "GPE": "Location", "LOC": "Location", "FAC": "Location",
-    "PERSON": "Personal Info", "ORG": "Personal Info", "NORP": "Personal Info",
+    "DATE": "Time",
+    "TIME": "Time",
+    "CARDINAL": "Number",
+    "QUANTITY": "Number",
+    "MONEY": "Number",
+    "PERCENT": "Number",
+    "ORDINAL": "Number",
+    "GPE": "Location",
+    "LOC": "Location",
+    "FAC": "Location",
+    "PERSON": "Personal Info",
+    "ORG": "Personal Info",
+    "NORP": "Personal Info",
 }
 
 
@@ -121,14 +182,19 @@ SPACY_TO_SCHEMA: dict[str, str] = {
 # --------------------------------------------------------------------------------------------
 _FENCE = re.compile(r"^\s*```[\w-]*\s*$")
 _BULLET = re.compile(r"^\s*(?:[-*•·–]+\s*|\(?\d{1,3}[.)]\s+|\(\d{1,3}\)\s*|\d{1,3}:\s+)")
-_LABELLED = re.compile(r"^\s*(?:(?:independent|atomic|semantic)\s+)?(?:fact|piece|statement|claim)s?\s*\d{0,3}\s*[:.)-]\s+",
-                       re.IGNORECASE)
-_PREAMBLE = re.compile(r"^(?:here\b|sure\b|certainly\b|of course\b|okay\b|ok\b|the (?:independent |atomic )?facts\b|"
-                       r"independent facts\b|facts\b|output\b|answer\b|semantic pieces?\b|breakdown\b|broken down\b)[^\n]*:$",
-                       re.IGNORECASE)
+_LABELLED = re.compile(
+    r"^\s*(?:(?:independent|atomic|semantic)\s+)?(?:fact|piece|statement|claim)s?\s*\d{0,3}\s*[:.)-]\s+", re.IGNORECASE
+)
+_PREAMBLE = re.compile(
+    r"^(?:here\b|sure\b|certainly\b|of course\b|okay\b|ok\b|the (?:independent |atomic )?facts\b|"
+    r"independent facts\b|facts\b|output\b|answer\b|semantic pieces?\b|breakdown\b|broken down\b)[^\n]*:$",
+    re.IGNORECASE,
+)
 _HEADER = re.compile(r"^\[[^\]\n]{1,40}\]\s*:?$")
 _NOTE = re.compile(r"^(?:note|explanation|reasoning)\b\s*:", re.IGNORECASE)
-_NONE = re.compile(r"^(?:none|n/?a|nothing|no (?:independent |atomic )?facts?(?: (?:found|to extract|here))?)[.!]?$", re.IGNORECASE)
+_NONE = re.compile(
+    r"^(?:none|n/?a|nothing|no (?:independent |atomic )?facts?(?: (?:found|to extract|here))?)[.!]?$", re.IGNORECASE
+)
 
 
 def _clean_line(line: str) -> str:
@@ -142,9 +208,11 @@ def _clean_line(line: str) -> str:
     return line
 
 
-_STOP = frozenset("""a an the of and or but in on at to for from by with as is are was were be been being has have had
+_STOP = frozenset(
+    """a an the of and or but in on at to for from by with as is are was were be been being has have had
 do does did it its this that these those there their they he she his her him we our you your i not no also which who whom
-whose what when where while than then so such into onto over under about after before between during through s""".split())
+whose what when where while than then so such into onto over under about after before between during through s""".split()
+)
 
 
 def _stems(text: str) -> set[str]:
@@ -160,8 +228,9 @@ def grounded_share(piece: str, source: str) -> float:
     return len(stems & _stems(source)) / len(stems)
 
 
-def parse_pieces(reply: str, *, truncated: bool = False, max_pieces: int = 32, source: str | None = None,
-                 strict: bool = False) -> list[str]:
+def parse_pieces(
+    reply: str, *, truncated: bool = False, max_pieces: int = 32, source: str | None = None, strict: bool = False
+) -> list[str]:
     """The semantic pieces in an A.1 decomposition reply, one per line.
 
     ``[]`` when the reply says there is no fact ("None"). Raises :class:`ParseError` (keeping
@@ -170,7 +239,10 @@ def parse_pieces(reply: str, *, truncated: bool = False, max_pieces: int = 32, s
     than facts -- most pieces under three words while ``source`` (the decomposed text) has
     more, or a piece that starts in lower case (a fact broken across lines)."""
     if not isinstance(reply, str) or not reply.strip():
-        raise ParseError("The LLM returned an empty reply instead of the sentence's facts.", raw=reply if isinstance(reply, str) else "")
+        raise ParseError(
+            "The LLM returned an empty reply instead of the sentence's facts.",
+            raw=reply if isinstance(reply, str) else "",
+        )
     lines = [ln for ln in reply.strip().splitlines() if not _FENCE.match(ln)]
     if truncated and len(lines) > 1:
         lines = lines[:-1]
@@ -197,10 +269,14 @@ def parse_pieces(reply: str, *, truncated: bool = False, max_pieces: int = 32, s
         raise ParseError("No facts could be read from the LLM's decomposition reply.", raw=reply)
     if strict:
         if any(p[0].islower() for p in unique):
-            raise ParseError("The decomposition reply breaks a fact across lines (a line starts in lower case).", raw=reply)
+            raise ParseError(
+                "The decomposition reply breaks a fact across lines (a line starts in lower case).", raw=reply
+            )
         short = sum(1 for p in unique if len(words(p)) < 3)
         if source is not None and len(words(source)) >= 4 and short * 2 > len(unique):
-            raise ParseError("The decomposition reply lists fragments (mostly under three words), not facts.", raw=reply)
+            raise ParseError(
+                "The decomposition reply lists fragments (mostly under three words), not facts.", raw=reply
+            )
     return unique[:max_pieces]
 
 
@@ -291,19 +367,34 @@ class HierarchicalPieceExtractor(ClaimExtractor):
 
     registry_name = "hsp_pieces.v1"
 
-    def __init__(self, *, llm: LLMClient | None = None, levels: str = "sent+ent", unit: str = "sentence",
-                 prompt: str = "hsp_decompose.v1", repair_prompt: str = "hsp_decompose_fewshot.v1",
-                 entity_types: Sequence[str] = ENTITY_TYPES, filter_entities: bool = True,
-                 spacy_model: str = DEFAULT_SPACY_MODEL, max_tokens: int = 256, max_pieces: int = 32,
-                 min_overlap: float = 0.5, cache_size: int = 4096) -> None:
+    def __init__(
+        self,
+        *,
+        llm: LLMClient | None = None,
+        levels: str = "sent+ent",
+        unit: str = "sentence",
+        prompt: str = "hsp_decompose.v1",
+        repair_prompt: str = "hsp_decompose_fewshot.v1",
+        entity_types: Sequence[str] = ENTITY_TYPES,
+        filter_entities: bool = True,
+        spacy_model: str = DEFAULT_SPACY_MODEL,
+        max_tokens: int = 256,
+        max_pieces: int = 32,
+        min_overlap: float = 0.5,
+        cache_size: int = 4096,
+    ) -> None:
         check_choice("HierarchicalPieceExtractor", "levels", levels, LEVELS)
         check_choice("HierarchicalPieceExtractor", "unit", unit, UNITS)
         if isinstance(entity_types, str) or not all(t in ENTITY_TYPES for t in entity_types) or not entity_types:
-            raise ConfigError(f"The 'entity_types' parameter of HierarchicalPieceExtractor must be a non-empty list of "
-                              f"{', '.join(ENTITY_TYPES)}; got {entity_types!r}.")
+            raise ConfigError(
+                f"The 'entity_types' parameter of HierarchicalPieceExtractor must be a non-empty list of "
+                f"{', '.join(ENTITY_TYPES)}; got {entity_types!r}."
+            )
         for name, value in (("max_tokens", max_tokens), ("max_pieces", max_pieces), ("cache_size", cache_size)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(f"The {name!r} parameter of HierarchicalPieceExtractor must be a positive integer; got {value!r}.")
+                raise ConfigError(
+                    f"The {name!r} parameter of HierarchicalPieceExtractor must be a positive integer; got {value!r}."
+                )
         load_prompt(prompt)
         load_prompt(repair_prompt)
         self.min_overlap = check_unit("HierarchicalPieceExtractor", "min_overlap", min_overlap)
@@ -327,12 +418,20 @@ class HierarchicalPieceExtractor(ClaimExtractor):
         for k, p in enumerate(self.pieces(answer, role="answer")):
             meta: dict[str, Any] = {"level": p.level, "sentence": p.sentence}
             if p.level == "ent":
-                meta.update(entity=p.entity, entity_type=p.entity_type, spacy_label=p.spacy_label,
-                            entity_start=p.entity_start, entity_end=p.entity_end, sentence_text=p.match_text)
+                meta.update(
+                    entity=p.entity,
+                    entity_type=p.entity_type,
+                    spacy_label=p.spacy_label,
+                    entity_start=p.entity_start,
+                    entity_end=p.entity_end,
+                    sentence_text=p.match_text,
+                )
             if p.error:
                 meta.update(error=p.error, raw=p.raw)
             kind = "entity" if p.level == "ent" else "piece"
-            claims.append(Claim(text=p.text, start=p.start, end=p.end, kind=kind, id=f"{kind[0]}{p.sentence}.{k}", meta=meta))
+            claims.append(
+                Claim(text=p.text, start=p.start, end=p.end, kind=kind, id=f"{kind[0]}{p.sentence}.{k}", meta=meta)
+            )
         return claims
 
     def pieces(self, text: str, *, role: str = "answer") -> list[Piece]:
@@ -362,8 +461,10 @@ class HierarchicalPieceExtractor(ClaimExtractor):
     # -- sentence level -----------------------------------------------------------------------
     def _decompose(self, text: str, max_tokens: int) -> Decomposition:
         if self.llm is None:
-            raise ConfigError("HSP's sentence-level extraction needs an LLM: pass llm= (e.g. hallucheck.llm.make_llm('embedded')), "
-                              "or use levels='ent'.")
+            raise ConfigError(
+                "HSP's sentence-level extraction needs an LLM: pass llm= (e.g. hallucheck.llm.make_llm('embedded')), "
+                "or use levels='ent'."
+            )
         key = (text, self.llm.model_id, self.prompt, self.repair_prompt, max_tokens, self.max_pieces, self.min_overlap)
         hit = self._decompositions.get(key)
         if hit is not None:
@@ -376,8 +477,9 @@ class HierarchicalPieceExtractor(ClaimExtractor):
             raws.append(reply.text)
             truncated = reply.finish_reason == "length"
             try:
-                pieces = parse_pieces(reply.text, truncated=truncated, max_pieces=self.max_pieces, source=text,
-                                      strict=attempt == 0)
+                pieces = parse_pieces(
+                    reply.text, truncated=truncated, max_pieces=self.max_pieces, source=text, strict=attempt == 0
+                )
             except ParseError:
                 if attempt == 0:
                     try:
@@ -395,8 +497,11 @@ class HierarchicalPieceExtractor(ClaimExtractor):
             break
         if result is None:
             result = second_best or Decomposition(
-                (), error="no usable facts in the decomposition replies (none parsed, or none restates the sentence), "
-                          "even when asked again with a stricter prompt", raw="\n---\n".join(raws))
+                (),
+                error="no usable facts in the decomposition replies (none parsed, or none restates the sentence), "
+                "even when asked again with a stricter prompt",
+                raw="\n---\n".join(raws),
+            )
         self._decompositions.put(key, result)
         return result
 
@@ -437,8 +542,9 @@ class HierarchicalPieceExtractor(ClaimExtractor):
             self._entities.put(key, hit)
         return hit
 
-    def _entity_pieces(self, text: str, sentences: Sequence[Any], sent_pieces: Mapping[int, list[Piece]],
-                       out: dict[int, list[Piece]]) -> None:
+    def _entity_pieces(
+        self, text: str, sentences: Sequence[Any], sent_pieces: Mapping[int, list[Piece]], out: dict[int, list[Piece]]
+    ) -> None:
         if not sentences:
             return
         filtering = self.filter_entities and "sent" in self.levels.split("+")
@@ -466,8 +572,21 @@ class HierarchicalPieceExtractor(ClaimExtractor):
             seen.add(key)
             a, b = ent.start - s.start, ent.end - s.start
             marked = f"{s.text[:a]}[{ent.text} (Type: {etype})]{s.text[b:]}"
-            out[i].append(Piece(marked, s.start, s.end, "ent", i, s.text, entity=ent.text, entity_type=etype,
-                                spacy_label=ent.label, entity_start=ent.start, entity_end=ent.end))
+            out[i].append(
+                Piece(
+                    marked,
+                    s.start,
+                    s.end,
+                    "ent",
+                    i,
+                    s.text,
+                    entity=ent.text,
+                    entity_type=etype,
+                    spacy_label=ent.label,
+                    entity_start=ent.start,
+                    entity_end=ent.end,
+                )
+            )
 
 
 def assign_sentence(piece: str, text: str, sentences: Sequence[Any]) -> int:
@@ -525,8 +644,15 @@ class PieceRetriever(EvidenceRetriever):
 
     registry_name = "hsp_evidence.v1"
 
-    def __init__(self, *, extractor: HierarchicalPieceExtractor | Mapping[str, Any] | None = None,
-                 llm: LLMClient | None = None, k: int = 3, matcher: str = "embedding", embedder: str = "minilm") -> None:
+    def __init__(
+        self,
+        *,
+        extractor: HierarchicalPieceExtractor | Mapping[str, Any] | None = None,
+        llm: LLMClient | None = None,
+        k: int = 3,
+        matcher: str = "embedding",
+        embedder: str = "minilm",
+    ) -> None:
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ConfigError(f"The 'k' parameter of PieceRetriever must be a positive integer; got {k!r}.")
         check_choice("PieceRetriever", "matcher", matcher, MATCHERS)
@@ -556,15 +682,22 @@ class PieceRetriever(EvidenceRetriever):
         if self.matcher == "fuzzy":
             from rapidfuzz import fuzz, process, utils
 
-            return np.asarray(process.cdist(list(queries), list(candidates), scorer=fuzz.ratio, processor=utils.default_process),
-                              dtype=float) / 100.0
+            return (
+                np.asarray(
+                    process.cdist(list(queries), list(candidates), scorer=fuzz.ratio, processor=utils.default_process),
+                    dtype=float,
+                )
+                / 100.0
+            )
         return np.stack([bm25_scores(q, candidates) for q in queries])
 
     @staticmethod
     def _evidence(p: Piece, score: float | None, **extra: Any) -> Evidence:
         meta: dict[str, Any] = {"level": p.level, "sentence": p.sentence}
         if p.level == "ent":
-            meta.update(entity=p.entity, entity_type=p.entity_type, entity_start=p.entity_start, entity_end=p.entity_end)
+            meta.update(
+                entity=p.entity, entity_type=p.entity_type, entity_start=p.entity_start, entity_end=p.entity_end
+            )
         if p.fallback:
             meta.update(fallback=True, note=f"the reference sentence is used whole: {p.error}")
         meta.update(extra)
@@ -586,8 +719,10 @@ class PieceRetriever(EvidenceRetriever):
         exact: dict[tuple[str, str], Piece] = {}
         for p in ents:
             exact.setdefault(entity_key(p.entity_type or "", p.entity or ""), p)
-        raw_sentences = [Piece(s.text, s.start, s.end, "sent", i, s.text, fallback=True, error="no piece was extracted")
-                         for i, s in enumerate(split_sentences(reference))]
+        raw_sentences = [
+            Piece(s.text, s.start, s.end, "sent", i, s.text, fallback=True, error="no piece was extracted")
+            for i, s in enumerate(split_sentences(reference))
+        ]
 
         groups: dict[int, list[Piece]] = {}
         pools: list[list[Piece]] = []
@@ -630,6 +765,20 @@ class PieceRetriever(EvidenceRetriever):
         return {"extractor": self.extractor, "k": self.k, "matcher": self.matcher, "embedder": self.embedder}
 
 
-__all__ = ["ENTITY_SCHEMA", "ENTITY_TYPES", "LEVELS", "MATCHERS", "SPACY_TO_SCHEMA", "UNITS", "Decomposition",
-           "HierarchicalPieceExtractor", "Piece", "PieceRetriever", "assign_sentence", "bm25_scores", "entity_key",
-           "grounded_share", "parse_pieces"]
+__all__ = [
+    "ENTITY_SCHEMA",
+    "ENTITY_TYPES",
+    "LEVELS",
+    "MATCHERS",
+    "SPACY_TO_SCHEMA",
+    "UNITS",
+    "Decomposition",
+    "HierarchicalPieceExtractor",
+    "Piece",
+    "PieceRetriever",
+    "assign_sentence",
+    "bm25_scores",
+    "entity_key",
+    "grounded_share",
+    "parse_pieces",
+]

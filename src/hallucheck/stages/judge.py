@@ -41,9 +41,17 @@ def parse_label(reply: str, labels: Sequence[str]) -> str | None:
     return best[1] if best else None
 
 
-def judge(llm: LLMClient, messages: Sequence[Message | Mapping[str, str]], labels: Sequence[str], *, prompt: str,
-          prefix: str = "", use_logprobs: bool | None = None, max_tokens: int = 16,
-          parse: Callable[[str, Sequence[str]], str | None] = parse_label) -> Judgement:
+def judge(
+    llm: LLMClient,
+    messages: Sequence[Message | Mapping[str, str]],
+    labels: Sequence[str],
+    *,
+    prompt: str,
+    prefix: str = "",
+    use_logprobs: bool | None = None,
+    max_tokens: int = 16,
+    parse: Callable[[str, Sequence[str]], str | None] = parse_label,
+) -> Judgement:
     """Choose one of ``labels``. ``use_logprobs=None`` scores labels when the backend can."""
     msgs = as_messages(messages)
     scored = llm.supports_logprobs if use_logprobs is None else use_logprobs
@@ -59,14 +67,21 @@ def judge(llm: LLMClient, messages: Sequence[Message | Mapping[str, str]], label
     attempt = msgs + ((Message("assistant", prefix),) if prefix else ())
     for round_ in range(2):
         try:
-            reply = llm.complete(attempt, prompt=prompt if round_ == 0 else f"{prompt}+repair", max_tokens=max_tokens).text
+            reply = llm.complete(
+                attempt, prompt=prompt if round_ == 0 else f"{prompt}+repair", max_tokens=max_tokens
+            ).text
         except BackendError as exc:
             return Judgement(None, raw="\n---\n".join(raws) or None, error=f"LLM backend failed: {exc}")
         raws.append(reply)
         label = parse(prefix + reply if prefix else reply, labels)
         if label is not None:
             return Judgement(label, raw=reply)
-        attempt = msgs + (Message("assistant", reply),
-                          Message("user", f"Answer with exactly one of: {', '.join(labels)}."))
-    return Judgement(None, raw="\n---\n".join(raws),
-                     error=f"The LLM reply named none of the labels {', '.join(labels)}, even when asked again.")
+        attempt = msgs + (
+            Message("assistant", reply),
+            Message("user", f"Answer with exactly one of: {', '.join(labels)}."),
+        )
+    return Judgement(
+        None,
+        raw="\n---\n".join(raws),
+        error=f"The LLM reply named none of the labels {', '.join(labels)}, even when asked again.",
+    )

@@ -33,7 +33,9 @@ def parse_keywords(reply: str) -> list[str]:
 
     Raises :class:`ParseError` (keeping the reply) when nothing usable is found."""
     if not isinstance(reply, str) or not reply.strip():
-        raise ParseError("The LLM returned an empty reply instead of keywords.", raw=reply if isinstance(reply, str) else "")
+        raise ParseError(
+            "The LLM returned an empty reply instead of keywords.", raw=reply if isinstance(reply, str) else ""
+        )
     text = _LABEL.sub("", reply.strip())
     found: list[str] = []
     for line in text.splitlines():
@@ -72,8 +74,15 @@ class KeywordVerifier(Verifier):
 
     registry_name = "keyword_match.v1"
 
-    def __init__(self, *, llm: LLMClient | None = None, t3: float = 0.2, prompt: str = "keyword_extract.v1",
-                 repair_prompt: str = "keyword_extract_repair.v1", max_tokens: int = 200) -> None:
+    def __init__(
+        self,
+        *,
+        llm: LLMClient | None = None,
+        t3: float = 0.2,
+        prompt: str = "keyword_extract.v1",
+        repair_prompt: str = "keyword_extract_repair.v1",
+        max_tokens: int = 200,
+    ) -> None:
         self.llm = llm
         self.t3 = check_unit("KeywordVerifier", "t3", t3)
         self.prompt = prompt
@@ -87,7 +96,9 @@ class KeywordVerifier(Verifier):
             raise ConfigError("keyword_match needs an LLM: pass llm= (e.g. hallucheck.llm.make_llm('embedded')).")
         raws = []
         for name in (self.prompt, self.repair_prompt):
-            reply = self.llm.complete(load_prompt(name).render(answer=answer), prompt=name, max_tokens=self.max_tokens).text
+            reply = self.llm.complete(
+                load_prompt(name).render(answer=answer), prompt=name, max_tokens=self.max_tokens
+            ).text
             raws.append(reply)
             try:
                 keywords = parse_keywords(reply)
@@ -97,11 +108,21 @@ class KeywordVerifier(Verifier):
             # located, every sentence would have "no keywords" and the answer would pass unread
             if any(align(kw, answer, min_score=90.0) is not None for kw in keywords):
                 return keywords
-        raise ParseError("The LLM did not return keywords of the answer (none of its reply occurs in the answer), even when "
-                         "asked again with a stricter prompt.", raw="\n---\n".join(raws))
+        raise ParseError(
+            "The LLM did not return keywords of the answer (none of its reply occurs in the answer), even when "
+            "asked again with a stricter prompt.",
+            raw="\n---\n".join(raws),
+        )
 
-    def verify(self, claims: Sequence[Claim], evidence: Sequence[Sequence[Evidence]], *, reference: str,
-               question: str | None = None, answer: str = "") -> list[Verdict]:
+    def verify(
+        self,
+        claims: Sequence[Claim],
+        evidence: Sequence[Sequence[Evidence]],
+        *,
+        reference: str,
+        question: str | None = None,
+        answer: str = "",
+    ) -> list[Verdict]:
         answer = answer or " ".join(c.text for c in claims)
         try:
             keywords = self._extract(answer)
@@ -117,25 +138,48 @@ class KeywordVerifier(Verifier):
             if a is None:
                 dropped.append(kw)
             else:
-                located.append((kw, a.start, keyword_in(answer[a.start:a.end], ref_norm) or keyword_in(kw, ref_norm)))
+                located.append((kw, a.start, keyword_in(answer[a.start : a.end], ref_norm) or keyword_in(kw, ref_norm)))
         verdicts = []
         for claim in claims:
             mine = [(kw, ok) for kw, pos, ok in located if claim.start <= pos < claim.end]
             missing = [kw for kw, ok in mine if not ok]
             if not mine:
-                verdicts.append(Verdict(claim, "supported", False, 0.0, "No keywords in this sentence.",
-                                        meta={"keywords": [], "missing": [], "ignored": dropped}))
+                verdicts.append(
+                    Verdict(
+                        claim,
+                        "supported",
+                        False,
+                        0.0,
+                        "No keywords in this sentence.",
+                        meta={"keywords": [], "missing": [], "ignored": dropped},
+                    )
+                )
                 continue
             ratio = len(missing) / len(mine)
             flagged = ratio > self.t3
-            reason = (f"{len(missing)} of {len(mine)} keywords not in the reference ({ratio:.0%} vs t3={self.t3:g})"
-                      + (f": {', '.join(missing)}" if missing else ""))
+            reason = f"{len(missing)} of {len(mine)} keywords not in the reference ({ratio:.0%} vs t3={self.t3:g})" + (
+                f": {', '.join(missing)}" if missing else ""
+            )
             if dropped:
                 reason += f". Ignored (not in the answer): {', '.join(dropped)}"
-            ev = tuple(Evidence(kw, m.start(), m.start() + len(kw), source="reference")
-                       for kw, ok in mine if ok for m in [re.search(re.escape(kw), reference, re.IGNORECASE)] if m)
-            verdicts.append(Verdict(claim, "unverifiable" if flagged else "supported", flagged, ratio, reason, ev,
-                                    meta={"keywords": [kw for kw, _ in mine], "missing": missing, "ignored": dropped}))
+            ev = tuple(
+                Evidence(kw, m.start(), m.start() + len(kw), source="reference")
+                for kw, ok in mine
+                if ok
+                for m in [re.search(re.escape(kw), reference, re.IGNORECASE)]
+                if m
+            )
+            verdicts.append(
+                Verdict(
+                    claim,
+                    "unverifiable" if flagged else "supported",
+                    flagged,
+                    ratio,
+                    reason,
+                    ev,
+                    meta={"keywords": [kw for kw, _ in mine], "missing": missing, "ignored": dropped},
+                )
+            )
         return verdicts
 
     def aggregate(self, verdicts: Sequence[Verdict]) -> tuple[bool | None, float | None]:
@@ -147,4 +191,3 @@ class KeywordVerifier(Verifier):
             return False, 0.0
         ratio = sum(len(v.meta.get("missing", ())) for v in verdicts) / total
         return ratio > self.t3, ratio
-

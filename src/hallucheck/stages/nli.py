@@ -88,15 +88,31 @@ class LLMNLIVerifier(Verifier):
     # the content-free ones could not be judged (not a parameter: it is a floor of sense, not a tuning knob)
     DEGENERATE_SHIFT = 0.02
 
-    def __init__(self, *, llm: LLMClient | None = None, prompt: str | None = None, flag_on: str = "contradiction",
-                 threshold: float | None = None, prefix: str = "", use_logprobs: bool | None = None,
-                 calibrate: bool = False, max_tokens: int = 16) -> None:
-        check_choice("LLMNLIVerifier", "flag_on", flag_on, FLAG_ON,
-                     "'contradiction' flags Contradiction only (HSP); 'ungrounded' also flags Neutral (CoNLI).")
+    def __init__(
+        self,
+        *,
+        llm: LLMClient | None = None,
+        prompt: str | None = None,
+        flag_on: str = "contradiction",
+        threshold: float | None = None,
+        prefix: str = "",
+        use_logprobs: bool | None = None,
+        calibrate: bool = False,
+        max_tokens: int = 16,
+    ) -> None:
+        check_choice(
+            "LLMNLIVerifier",
+            "flag_on",
+            flag_on,
+            FLAG_ON,
+            "'contradiction' flags Contradiction only (HSP); 'ungrounded' also flags Neutral (CoNLI).",
+        )
         if threshold is not None:
             check_unit("LLMNLIVerifier", "threshold", threshold)
         if not isinstance(max_tokens, int) or max_tokens < 1:
-            raise ConfigError(f"The 'max_tokens' parameter of LLMNLIVerifier must be a positive integer; got {max_tokens!r}.")
+            raise ConfigError(
+                f"The 'max_tokens' parameter of LLMNLIVerifier must be a positive integer; got {max_tokens!r}."
+            )
         self.llm = llm
         self.prompt = prompt
         self.flag_on = flag_on
@@ -147,32 +163,58 @@ class LLMNLIVerifier(Verifier):
         flagged = best in flagged_labels if self.threshold is None else score > self.threshold
         return best, flagged, score
 
-    def judge_one(self, claim: Claim, evidence: Sequence[Evidence], *, prompt: str | None = None,
-                  **values: str) -> Verdict:
+    def judge_one(
+        self, claim: Claim, evidence: Sequence[Evidence], *, prompt: str | None = None, **values: str
+    ) -> Verdict:
         """The verdict of one claim (exact matches and extraction errors handled first).
 
         ``prompt`` overrides the verifier's prompt for this claim and ``values`` fills its
         placeholders other than premise and hypothesis (e.g. ``question``)."""
         if claim.meta.get("error"):
-            return Verdict.failed(claim, f"The claim could not be extracted: {claim.meta['error']}", raw=claim.meta.get("raw"))
+            return Verdict.failed(
+                claim, f"The claim could not be extracted: {claim.meta['error']}", raw=claim.meta.get("raw")
+            )
         exact = next((e for e in evidence if e.meta.get("exact_match")), None)
         if exact is not None:
-            what = f"{exact.meta['entity_type']} {exact.meta['entity']!r}" if "entity" in exact.meta else repr(exact.text)
-            return Verdict(claim, "supported", False, 0.0, f"Exact match in the reference, entailed without an LLM call: {what}",
-                           (exact,), meta={"nli_label": "Entailment", "exact_match": True})
+            what = (
+                f"{exact.meta['entity_type']} {exact.meta['entity']!r}" if "entity" in exact.meta else repr(exact.text)
+            )
+            return Verdict(
+                claim,
+                "supported",
+                False,
+                0.0,
+                f"Exact match in the reference, entailed without an LLM call: {what}",
+                (exact,),
+                meta={"nli_label": "Entailment", "exact_match": True},
+            )
         if not evidence:
             flagged = "Neutral" in FLAG_ON[self.flag_on]
-            return Verdict(claim, "unverifiable", flagged, 1.0 if flagged else 0.0,
-                           "The reference has nothing to compare this claim with (no evidence): Neutral without an LLM call.",
-                           meta={"nli_label": "Neutral", "no_evidence": True})
+            return Verdict(
+                claim,
+                "unverifiable",
+                flagged,
+                1.0 if flagged else 0.0,
+                "The reference has nothing to compare this claim with (no evidence): Neutral without an LLM call.",
+                meta={"nli_label": "Neutral", "no_evidence": True},
+            )
         if self.llm is None:
             raise ConfigError("LLMNLIVerifier needs an LLM: pass llm= (e.g. hallucheck.llm.make_llm('embedded')).")
         prompt_name = prompt or self.prompt_name
         messages = load_prompt(prompt_name).render(premise=format_premise(evidence), hypothesis=claim.text, **values)
-        j = judge(self.llm, messages, NLI_LABELS, prompt=prompt_name, prefix=self.prefix,
-                  use_logprobs=self.use_logprobs, max_tokens=self.max_tokens)
+        j = judge(
+            self.llm,
+            messages,
+            NLI_LABELS,
+            prompt=prompt_name,
+            prefix=self.prefix,
+            use_logprobs=self.use_logprobs,
+            max_tokens=self.max_tokens,
+        )
         if not j.ok:
-            return Verdict(claim, None, None, None, f"NLI failed: {j.error}", tuple(evidence), status="error", raw=j.raw)
+            return Verdict(
+                claim, None, None, None, f"NLI failed: {j.error}", tuple(evidence), status="error", raw=j.raw
+            )
         probs = dict(j.probs) if j.probs is not None else {x: float(x == j.label) for x in NLI_LABELS}
         meta: dict[str, object] = {"scored": j.probs is not None, "flag_on": self.flag_on}
         if self.calibrate and j.probs is not None:
@@ -183,13 +225,20 @@ class LLMNLIVerifier(Verifier):
                     # the judge answered as it answers "N/A": its reply carries nothing about this claim, and the
                     # division by the prior would turn noise in the unlikely labels into a verdict (a judge that
                     # always says Contradiction came out Entailment)
-                    return Verdict(claim, None, None, None,
-                                   f"Degenerate calibration: the judge's label probabilities ({_fmt(probs)}) are those it "
-                                   f"gives a content-free input ({_fmt(null)}; total variation {shift:.3f} < "
-                                   f"{self.DEGENERATE_SHIFT:g}), so its answer says nothing about this claim. Use a "
-                                   "stronger judge, or calibrate=False to take its raw labels.",
-                                   tuple(evidence), status="error", raw=j.raw,
-                                   meta={"raw_probs": probs, "null_probs": null, "degenerate_calibration": True})
+                    return Verdict(
+                        claim,
+                        None,
+                        None,
+                        None,
+                        f"Degenerate calibration: the judge's label probabilities ({_fmt(probs)}) are those it "
+                        f"gives a content-free input ({_fmt(null)}; total variation {shift:.3f} < "
+                        f"{self.DEGENERATE_SHIFT:g}), so its answer says nothing about this claim. Use a "
+                        "stronger judge, or calibrate=False to take its raw labels.",
+                        tuple(evidence),
+                        status="error",
+                        raw=j.raw,
+                        meta={"raw_probs": probs, "null_probs": null, "degenerate_calibration": True},
+                    )
                 ratio = {x: probs[x] / max(null[x], 1e-9) for x in NLI_LABELS}
                 z = sum(ratio.values())
                 meta.update(raw_probs=probs, null_probs=null, calibrated=True)
@@ -204,8 +253,15 @@ class LLMNLIVerifier(Verifier):
         meta.update(nli_label=best, probs=probs)
         return Verdict(claim, TO_LABEL[best], flagged, score, reason, tuple(evidence), raw=j.raw, meta=meta)
 
-    def verify(self, claims: Sequence[Claim], evidence: Sequence[Sequence[Evidence]], *, reference: str,
-               question: str | None = None, answer: str = "") -> list[Verdict]:
+    def verify(
+        self,
+        claims: Sequence[Claim],
+        evidence: Sequence[Sequence[Evidence]],
+        *,
+        reference: str,
+        question: str | None = None,
+        answer: str = "",
+    ) -> list[Verdict]:
         if len(evidence) != len(claims):
             raise ConfigError("The retriever returned evidence for a different number of claims than were extracted.")
         return [self.judge_one(c, ev) for c, ev in zip(claims, evidence)]
@@ -224,4 +280,11 @@ class WholeAnswerExtractor(ClaimExtractor):
         return [Claim(text=stripped, start=start, end=start + len(stripped), kind="answer", id="a0")]
 
 
-__all__ = ["FLAG_ON", "NLI_LABELS", "LLMNLIVerifier", "WholeAnswerExtractor", "WholeReferenceRetriever", "format_premise"]
+__all__ = [
+    "FLAG_ON",
+    "NLI_LABELS",
+    "LLMNLIVerifier",
+    "WholeAnswerExtractor",
+    "WholeReferenceRetriever",
+    "format_premise",
+]

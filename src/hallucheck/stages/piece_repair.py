@@ -45,14 +45,17 @@ from .nli import format_premise
 
 RAW_LIMIT = 4000
 _FINAL = re.compile(r"\[\s*final[ _]sentence\s*\]\s*:?|(?m:^\W{0,4}final[ _]sentence\W{0,4}:)", re.IGNORECASE)
-_SECTION = re.compile(r"\[\s*(?:reason|correct[ _]sentence|final[ _]sentence|reference text|sentence to fix)\s*\]"
-                      r"|(?m:^\W{0,4}(?:reason|correct[ _]sentence)\W{0,4}:)", re.IGNORECASE)
+_SECTION = re.compile(
+    r"\[\s*(?:reason|correct[ _]sentence|final[ _]sentence|reference text|sentence to fix)\s*\]"
+    r"|(?m:^\W{0,4}(?:reason|correct[ _]sentence)\W{0,4}:)",
+    re.IGNORECASE,
+)
 _REASON = re.compile(r"\[\s*reason\s*\]\s*:?|(?m:^\W{0,4}reason\W{0,4}:)", re.IGNORECASE)
 _PLACEHOLDER = re.compile(r"</?\s*(?:final_fix_result|sentence|reason)\s*>", re.IGNORECASE)
 
 
 def _section_after(reply: str, m: re.Match[str]) -> str:
-    rest = reply[m.end():]
+    rest = reply[m.end() :]
     nxt = _SECTION.search(rest)
     if nxt:
         rest = rest[: nxt.start()]
@@ -72,7 +75,10 @@ def parse_final_sentence(reply: str) -> str:
 
     Raises :class:`ParseError` (keeping the reply) when there is none."""
     if not isinstance(reply, str) or not reply.strip():
-        raise ParseError("The LLM returned an empty reply instead of a corrected sentence.", raw=reply if isinstance(reply, str) else "")
+        raise ParseError(
+            "The LLM returned an empty reply instead of a corrected sentence.",
+            raw=reply if isinstance(reply, str) else "",
+        )
     found = None
     for m in _FINAL.finditer(reply):
         text = _section_after(reply, m)
@@ -109,8 +115,9 @@ class _RepairResult:
 
 def _ask(llm: LLMClient, prompt: str, premises: str, sentence: str, max_tokens: int) -> _RepairResult:
     try:
-        reply = llm.complete(load_prompt(prompt).render(premises=premises, hypothesis=sentence), prompt=prompt,
-                             max_tokens=max_tokens)
+        reply = llm.complete(
+            load_prompt(prompt).render(premises=premises, hypothesis=sentence), prompt=prompt, max_tokens=max_tokens
+        )
     except BackendError as exc:
         return _RepairResult(None, f"LLM backend failed: {exc}", None)
     try:
@@ -118,8 +125,12 @@ def _ask(llm: LLMClient, prompt: str, premises: str, sentence: str, max_tokens: 
     except ParseError as exc:
         return _RepairResult(None, str(exc), reply.text)
     if len(final) > 3 * len(sentence) + 300:
-        return _RepairResult(None, f"the final sentence is far longer ({len(final)} characters) than the sentence "
-                                   f"({len(sentence)}): not taken", reply.text)
+        return _RepairResult(
+            None,
+            f"the final sentence is far longer ({len(final)} characters) than the sentence "
+            f"({len(sentence)}): not taken",
+            reply.text,
+        )
     if _says_correct(final) or final == sentence.strip():
         return _RepairResult(sentence, "the editor found no error", reply.text)
     return _RepairResult(final, parse_reason(reply.text), reply.text)
@@ -136,16 +147,27 @@ class PieceRepairMitigator(Mitigator):
 
     registry_name = "piece_repair.v1"
 
-    def __init__(self, *, llm: LLMClient | None = None, prompt: str = "hsp_repair.v1", embedder: str = "minilm",
-                 locate: str = "embedding", max_tokens: int = 512) -> None:
+    def __init__(
+        self,
+        *,
+        llm: LLMClient | None = None,
+        prompt: str = "hsp_repair.v1",
+        embedder: str = "minilm",
+        locate: str = "embedding",
+        max_tokens: int = 512,
+    ) -> None:
         if locate not in ("embedding", "source"):
-            raise ConfigError(f"The 'locate' parameter of PieceRepairMitigator must be 'embedding' or 'source'; got {locate!r}.")
+            raise ConfigError(
+                f"The 'locate' parameter of PieceRepairMitigator must be 'embedding' or 'source'; got {locate!r}."
+            )
         template = load_prompt(prompt)
         missing = {"premises", "hypothesis"} - template.variables
         if missing:
             raise ConfigError(f"The repair prompt {template.name} lacks the placeholders {', '.join(sorted(missing))}.")
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-            raise ConfigError(f"The 'max_tokens' parameter of PieceRepairMitigator must be a positive integer; got {max_tokens!r}.")
+            raise ConfigError(
+                f"The 'max_tokens' parameter of PieceRepairMitigator must be a positive integer; got {max_tokens!r}."
+            )
         self.llm = llm
         self.prompt = prompt
         self.embedder = embedder
@@ -186,7 +208,9 @@ class PieceRepairMitigator(Mitigator):
                 label = f"piece {v.claim.text!r}"
                 if r.text is None:
                     failed[i] = True
-                    notes[i].append(f"not repaired: {label}: {r.why}" + (f"; raw reply: {_shorten(r.raw)!r}" if r.raw else ""))
+                    notes[i].append(
+                        f"not repaired: {label}: {r.why}" + (f"; raw reply: {_shorten(r.raw)!r}" if r.raw else "")
+                    )
                 elif r.text == current[i]:
                     notes[i].append(f"unchanged: {label}: {r.why}")
                 else:
@@ -198,8 +222,10 @@ class PieceRepairMitigator(Mitigator):
             if text != s.text:
                 edits.append(Edit(s.start, s.end, text, reason))
             elif bad:
-                unrepaired.append(f"answer[{s.start}:{s.end}] " + (reason if reason.startswith("not repaired:")
-                                                                     else "not repaired: " + reason))
+                unrepaired.append(
+                    f"answer[{s.start}:{s.end}] "
+                    + (reason if reason.startswith("not repaired:") else "not repaired: " + reason)
+                )
         revised = apply_edits(answer, edits)
         return Mitigation(answer, revised, tuple(edits), detection, None, tally.usage, tuple(unrepaired))
 
@@ -209,13 +235,19 @@ class PromptRewriteMitigator(Mitigator):
 
     registry_name = "prompt_rewrite.v1"
 
-    def __init__(self, *, llm: LLMClient | None = None, prompt: str = "prompt_repair.v1", max_tokens: int = 1024) -> None:
+    def __init__(
+        self, *, llm: LLMClient | None = None, prompt: str = "prompt_repair.v1", max_tokens: int = 1024
+    ) -> None:
         template = load_prompt(prompt)
         missing = {"premises", "hypothesis"} - template.variables
         if missing:
-            raise ConfigError(f"The rewrite prompt {template.name} lacks the placeholders {', '.join(sorted(missing))}.")
+            raise ConfigError(
+                f"The rewrite prompt {template.name} lacks the placeholders {', '.join(sorted(missing))}."
+            )
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-            raise ConfigError(f"The 'max_tokens' parameter of PromptRewriteMitigator must be a positive integer; got {max_tokens!r}.")
+            raise ConfigError(
+                f"The 'max_tokens' parameter of PromptRewriteMitigator must be a positive integer; got {max_tokens!r}."
+            )
         self.llm = llm
         self.prompt = prompt
         self.max_tokens = max_tokens

@@ -36,8 +36,9 @@ def _tokens(text: str) -> list[str]:
     return [w.text.lower() for w in words(text)]
 
 
-def overlap_ratio(a: str | Sequence[str], b: str | Sequence[str], *, min_phrase_words: int = 4,
-                  min_phrase_fraction: float = 0.3) -> float:
+def overlap_ratio(
+    a: str | Sequence[str], b: str | Sequence[str], *, min_phrase_words: int = 4, min_phrase_fraction: float = 0.3
+) -> float:
     """DelucionQA's sentence-overlap ratio of two sentences (strings or token lists), in [0, 1]."""
     ta = _tokens(a) if isinstance(a, str) else list(a)
     tb = _tokens(b) if isinstance(b, str) else list(b)
@@ -49,8 +50,8 @@ def overlap_ratio(a: str | Sequence[str], b: str | Sequence[str], *, min_phrase_
         threshold = n - 1
     need = int(threshold) + 1  # phrases must be strictly longer than the threshold
     # Any counted phrase is a common contiguous n-gram of length `need`: skip the DP if none.
-    grams_a = {tuple(ta[i:i + need]) for i in range(len(ta) - need + 1)}
-    if not any(tuple(tb[j:j + need]) in grams_a for j in range(len(tb) - need + 1)):
+    grams_a = {tuple(ta[i : i + need]) for i in range(len(ta) - need + 1)}
+    if not any(tuple(tb[j : j + need]) in grams_a for j in range(len(tb) - need + 1)):
         return 0.0
     # LCS table over suffixes: dp[i][j] = LCS length of ta[i:] and tb[j:]
     la, lb = len(ta), len(tb)
@@ -132,8 +133,16 @@ class SimilarityVerifier(Verifier):
 
     registry_name = "similarity.v1"
 
-    def __init__(self, *, measure: str = "hybrid", t1: float = 0.6, t2: float = 0.1, embedder: str = "minilm",
-                 min_phrase_words: int = 4, min_phrase_fraction: float = 0.3) -> None:
+    def __init__(
+        self,
+        *,
+        measure: str = "hybrid",
+        t1: float = 0.6,
+        t2: float = 0.1,
+        embedder: str = "minilm",
+        min_phrase_words: int = 4,
+        min_phrase_fraction: float = 0.3,
+    ) -> None:
         check_choice("SimilarityVerifier", "measure", measure, MEASURES)
         self.measure = measure
         self.t1 = check_unit("SimilarityVerifier", "t1", t1)
@@ -161,22 +170,40 @@ class SimilarityVerifier(Verifier):
             out.append(vecs[[pos[e.text] for e in row]] @ vecs[pos[claim.text]])
         return out
 
-    def verify(self, claims: Sequence[Claim], evidence: Sequence[Sequence[Evidence]], *, reference: str,
-               question: str | None = None, answer: str = "") -> list[Verdict]:
+    def verify(
+        self,
+        claims: Sequence[Claim],
+        evidence: Sequence[Sequence[Evidence]],
+        *,
+        reference: str,
+        question: str | None = None,
+        answer: str = "",
+    ) -> list[Verdict]:
         if len(evidence) != len(claims):
             raise ConfigError("The retriever returned evidence for a different number of claims than were extracted.")
         cos = self._cosines(claims, evidence) if self.measure in ("cosine", "hybrid") else None
         verdicts = []
         for k, (claim, row) in enumerate(zip(claims, evidence)):
             if not row:
-                verdicts.append(Verdict(claim, "unverifiable", True, 1.0, "The reference has no sentence to compare with."))
+                verdicts.append(
+                    Verdict(claim, "unverifiable", True, 1.0, "The reference has no sentence to compare with.")
+                )
                 continue
             c = np.clip(cos[k], 0.0, 1.0) if cos is not None else None
             o = None
             if self.measure in ("overlap", "hybrid"):
                 ct = _tokens(claim.text)
-                o = np.array([overlap_ratio(ct, _tokens(e.text), min_phrase_words=self.min_phrase_words,
-                                            min_phrase_fraction=self.min_phrase_fraction) for e in row])
+                o = np.array(
+                    [
+                        overlap_ratio(
+                            ct,
+                            _tokens(e.text),
+                            min_phrase_words=self.min_phrase_words,
+                            min_phrase_fraction=self.min_phrase_fraction,
+                        )
+                        for e in row
+                    ]
+                )
             if self.measure == "cosine":
                 best = int(np.argmax(c))
                 score, flagged = 1.0 - float(c[best]), bool(c[best] <= self.t1)
@@ -190,11 +217,22 @@ class SimilarityVerifier(Verifier):
                 best = int(np.argmax(scaled))
                 s = float(scaled[best])
                 score, flagged = 1.0 / (1.0 + s), bool(s <= 1.0)
-                why = (f"best match: cosine {c[best]:.2f} (t1={self.t1:g}), overlap {o[best]:.2f} (t2={self.t2:g}); "
-                       + ("neither above its threshold" if flagged else "similar enough"))
+                why = f"best match: cosine {c[best]:.2f} (t1={self.t1:g}), overlap {o[best]:.2f} (t2={self.t2:g}); " + (
+                    "neither above its threshold" if flagged else "similar enough"
+                )
             ev = row[best]
-            sim = float(c[best]) if self.measure == "cosine" else float(o[best]) if self.measure == "overlap" else float(scaled[best])
+            sim = (
+                float(c[best])
+                if self.measure == "cosine"
+                else float(o[best])
+                if self.measure == "overlap"
+                else float(scaled[best])
+            )
             best_ev = Evidence(ev.text, ev.start, ev.end, score=sim, source=ev.source, meta=dict(ev.meta))
-            reason = ("Not similar to any reference sentence: " if flagged else "Similar to a reference sentence: ") + why
-            verdicts.append(Verdict(claim, "unverifiable" if flagged else "supported", flagged, score, reason, (best_ev,)))
+            reason = (
+                "Not similar to any reference sentence: " if flagged else "Similar to a reference sentence: "
+            ) + why
+            verdicts.append(
+                Verdict(claim, "unverifiable" if flagged else "supported", flagged, score, reason, (best_ev,))
+            )
         return verdicts

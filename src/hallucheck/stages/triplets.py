@@ -65,8 +65,16 @@ EXTRACT_PROMPT = "triplet_extract.v1"
 REFCHECKER_PROMPT = "triplet_refchecker.v1"
 DEFAULT_VARIANT = "detail+cot"
 _FEATURES = ("detail", "cot", "fewshot")
-_FEATURE_ALIASES = {"detail": "detail", "detailed": "detail", "cot": "cot", "chain-of-thought": "cot",
-                    "fewshot": "fewshot", "few-shot": "fewshot", "few_shot": "fewshot", "baseline": ""}
+_FEATURE_ALIASES = {
+    "detail": "detail",
+    "detailed": "detail",
+    "cot": "cot",
+    "chain-of-thought": "cot",
+    "fewshot": "fewshot",
+    "few-shot": "fewshot",
+    "few_shot": "fewshot",
+    "baseline": "",
+}
 
 Triplet = tuple[str, str, str]
 
@@ -99,7 +107,9 @@ def json_from_reply(reply: str) -> Any:
     raise ValueError("no complete JSON value in the reply")
 
 
-def fit_max_tokens(llm: LLMClient, messages: Sequence[Message], wanted: int, *, context_tokens: int | None = None) -> int:
+def fit_max_tokens(
+    llm: LLMClient, messages: Sequence[Message], wanted: int, *, context_tokens: int | None = None
+) -> int:
     """``wanted`` completion tokens, reduced so prompt + completion fit the context window
     (when the backend reports one as ``n_ctx``); at least 16."""
     ctx = context_tokens or getattr(llm, "n_ctx", None)
@@ -109,9 +119,17 @@ def fit_max_tokens(llm: LLMClient, messages: Sequence[Message], wanted: int, *, 
     return max(16, min(wanted, int(ctx) - used))
 
 
-def complete_json(llm: LLMClient, messages: Sequence[Message], *, prompt: str, schema: Mapping[str, Any],
-                  parse: Callable[[str], Any], max_tokens: int, reminder: str,
-                  context_tokens: int | None = None) -> tuple[Any, list[str]]:
+def complete_json(
+    llm: LLMClient,
+    messages: Sequence[Message],
+    *,
+    prompt: str,
+    schema: Mapping[str, Any],
+    parse: Callable[[str], Any],
+    max_tokens: int,
+    reminder: str,
+    context_tokens: int | None = None,
+) -> tuple[Any, list[str]]:
     """Ask for schema-constrained JSON and parse it with ``parse`` (which raises ParseError).
 
     A reply that does not parse, or was cut off at ``max_tokens``, is retried once with a
@@ -124,8 +142,12 @@ def complete_json(llm: LLMClient, messages: Sequence[Message], *, prompt: str, s
     budget = max_tokens
     problem = ""
     for round_ in range(2):
-        response = llm.complete(attempt, prompt=prompt if round_ == 0 else f"{prompt}+retry", json_schema=schema,
-                                max_tokens=fit_max_tokens(llm, attempt, budget, context_tokens=context_tokens))
+        response = llm.complete(
+            attempt,
+            prompt=prompt if round_ == 0 else f"{prompt}+retry",
+            json_schema=schema,
+            max_tokens=fit_max_tokens(llm, attempt, budget, context_tokens=context_tokens),
+        )
         raws.append(response.text)
         if response.finish_reason == "length":
             problem = f"the reply was cut off at {budget} tokens before the JSON was complete"
@@ -135,8 +157,10 @@ def complete_json(llm: LLMClient, messages: Sequence[Message], *, prompt: str, s
                 return parse(response.text), raws
             except ParseError as exc:
                 problem = str(exc)
-        attempt = messages + (Message("assistant", response.text[:4000]),
-                              Message("user", f"Your reply could not be used: {problem}. {reminder}"))
+        attempt = messages + (
+            Message("assistant", response.text[:4000]),
+            Message("user", f"Your reply could not be used: {problem}. {reminder}"),
+        )
     raise ParseError(f"The LLM reply could not be parsed, even when asked again ({problem}).", raw="\n---\n".join(raws))
 
 
@@ -144,11 +168,20 @@ def complete_json(llm: LLMClient, messages: Sequence[Message], *, prompt: str, s
 # extraction
 # ---------------------------------------------------------------------------------------------
 
+
 def extraction_schema(max_triplets: int) -> dict[str, Any]:
-    return {"type": "object",
-            "properties": {"triplets": {"type": "array", "maxItems": max_triplets,
-                                        "items": {"type": "array", "items": {"type": "string"}, "minItems": 3, "maxItems": 3}}},
-            "required": ["triplets"], "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": {
+            "triplets": {
+                "type": "array",
+                "maxItems": max_triplets,
+                "items": {"type": "array", "items": {"type": "string"}, "minItems": 3, "maxItems": 3},
+            }
+        },
+        "required": ["triplets"],
+        "additionalProperties": False,
+    }
 
 
 def _clean(value: Any) -> str | None:
@@ -166,7 +199,9 @@ def parse_triplets(reply: str) -> list[Triplet]:
     Raises :class:`ParseError` (keeping the reply) when the reply holds no such JSON at all.
     An empty list is a valid answer (the text states nothing checkable)."""
     if not isinstance(reply, str) or not reply.strip():
-        raise ParseError("The LLM returned an empty reply instead of triplets.", raw=reply if isinstance(reply, str) else "")
+        raise ParseError(
+            "The LLM returned an empty reply instead of triplets.", raw=reply if isinstance(reply, str) else ""
+        )
     try:
         value = json_from_reply(reply)
     except ValueError:
@@ -177,8 +212,10 @@ def parse_triplets(reply: str) -> list[Triplet]:
     out: list[Triplet] = []
     for item in items:
         if isinstance(item, dict):
-            item = [next((item[k] for k in names if k in item), None)
-                    for names in (("arg1", "subject"), ("relation", "predicate"), ("arg2", "object"))]
+            item = [
+                next((item[k] for k in names if k in item), None)
+                for names in (("arg1", "subject"), ("relation", "predicate"), ("arg2", "object"))
+            ]
         if not isinstance(item, (list, tuple)) or len(item) != 3:
             continue
         parts = tuple(_clean(x) for x in item)
@@ -195,20 +232,42 @@ class Extraction:
     raw: tuple[str, ...] = ()
 
 
-def extract_triplets(llm: LLMClient | None, text: str, *, question: str | None = None, prompt: str = EXTRACT_PROMPT,
-                     max_triplets: int = 24, max_tokens: int = 1024, context_tokens: int | None = None) -> Extraction:
+def extract_triplets(
+    llm: LLMClient | None,
+    text: str,
+    *,
+    question: str | None = None,
+    prompt: str = EXTRACT_PROMPT,
+    max_triplets: int = 24,
+    max_tokens: int = 1024,
+    context_tokens: int | None = None,
+) -> Extraction:
     """Decompose ``text`` into triplets (thesis §3.2). ``question``, when given, is context for
     making the triplets explicit (a short answer such as "Delhi" becomes a full statement)."""
     if llm is None:
         raise ConfigError("Triplet extraction needs an LLM: pass llm= (e.g. hallucheck.llm.make_llm('embedded')).")
-    block = ("Question (context only: use it to make the triplets of the input text explicit; do not extract "
-             f"triplets from the question itself):\n{question.strip()}\n\n") if question and question.strip() else ""
+    block = (
+        (
+            "Question (context only: use it to make the triplets of the input text explicit; do not extract "
+            f"triplets from the question itself):\n{question.strip()}\n\n"
+        )
+        if question and question.strip()
+        else ""
+    )
     messages = load_prompt(prompt).render(question_block=block, text=text)
     triplets, raws = complete_json(
-        llm, messages, prompt=prompt, schema=extraction_schema(max_triplets), parse=parse_triplets, max_tokens=max_tokens,
+        llm,
+        messages,
+        prompt=prompt,
+        schema=extraction_schema(max_triplets),
+        parse=parse_triplets,
+        max_tokens=max_tokens,
         context_tokens=context_tokens,
-        reminder=('Reply with only one complete JSON object {"triplets": [["arg1", "relation", "arg2"], ...]}, '
-                  f"at most {max_triplets} triplets."))
+        reminder=(
+            'Reply with only one complete JSON object {"triplets": [["arg1", "relation", "arg2"], ...]}, '
+            f"at most {max_triplets} triplets."
+        ),
+    )
     return Extraction(tuple(triplets), tuple(raws))
 
 
@@ -216,9 +275,11 @@ def extract_triplets(llm: LLMClient | None, text: str, *, question: str | None =
 # locating triplets in the text
 # ---------------------------------------------------------------------------------------------
 
-_STOP = frozenset("""a an the of in on at to for from by with and or but is are was were be been being has have had do
+_STOP = frozenset(
+    """a an the of in on at to for from by with and or but is are was were be been being has have had do
 does did it its this that these those as into than then there their they he she his her him them which who whom whose
-what when where why how not no also such can could may might will would shall should""".split())
+what when where why how not no also such can could may might will would shall should""".split()
+)
 _WORDS = re.compile(r"\w+(?:[-'’.]\w+)*", re.UNICODE)
 
 
@@ -235,7 +296,9 @@ def _content_words(text: str) -> list[str]:
 _PART_WEIGHT = {"arg1": 1.0, "relation": 2.0, "arg2": 2.0}
 
 
-def locate_triplet(triplet: Sequence[str], text: str, sentences: Sequence[Any] | None = None) -> tuple[int, int, dict[str, Any]]:
+def locate_triplet(
+    triplet: Sequence[str], text: str, sentences: Sequence[Any] | None = None
+) -> tuple[int, int, dict[str, Any]]:
     """The sentence of ``text`` a triplet came from: ``(start, end, meta)``.
 
     Each part (arg1, relation, arg2) is aligned to each sentence with
@@ -254,7 +317,7 @@ def locate_triplet(triplet: Sequence[str], text: str, sentences: Sequence[Any] |
     words = list(weights)
     best: tuple[float, int, dict[str, Any], list[str]] | None = None
     for si, sent in enumerate(sentences):
-        seg = text[sent.start:sent.end]
+        seg = text[sent.start : sent.end]
         found_parts: dict[str, Any] = {}
         score = 0.0
         for name, part in zip(PARTS, triplet):
@@ -272,11 +335,23 @@ def locate_triplet(triplet: Sequence[str], text: str, sentences: Sequence[Any] |
     if best is None:
         start = sentences[0].start if sentences else 0
         end = sentences[-1].end if sentences else len(text)
-        return start, end, {"sentence": None, "aligned": False, "found_parts": {}, "found_words": [], "missing_words": words}
+        return (
+            start,
+            end,
+            {"sentence": None, "aligned": False, "found_parts": {}, "found_words": [], "missing_words": words},
+        )
     _, si, found_parts, found_words = best
-    return sentences[si].start, sentences[si].end, {
-        "sentence": si, "aligned": True, "found_parts": found_parts, "found_words": found_words,
-        "missing_words": [w for w in words if w not in found_words]}
+    return (
+        sentences[si].start,
+        sentences[si].end,
+        {
+            "sentence": si,
+            "aligned": True,
+            "found_parts": found_parts,
+            "found_words": found_words,
+            "missing_words": [w for w in words if w not in found_words],
+        },
+    )
 
 
 def triplet_text(triplet: Sequence[str]) -> str:
@@ -299,15 +374,25 @@ def format_triplets(triplets: Sequence[Sequence[str]]) -> str:
 # stages: extraction
 # ---------------------------------------------------------------------------------------------
 
+
 class TripletExtractor(ClaimExtractor):
     """Answer -> triplet claims (thesis §3.2), each located in the answer sentence it came from."""
 
     registry_name = "triplets.v1"
 
-    def __init__(self, *, llm: LLMClient | None = None, prompt: str = EXTRACT_PROMPT, max_triplets: int = 24,
-                 max_tokens: int = 1024, use_question: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        llm: LLMClient | None = None,
+        prompt: str = EXTRACT_PROMPT,
+        max_triplets: int = 24,
+        max_tokens: int = 1024,
+        use_question: bool = True,
+    ) -> None:
         if not isinstance(max_triplets, int) or max_triplets < 1:
-            raise ConfigError(f"The 'max_triplets' parameter of TripletExtractor must be a positive integer; got {max_triplets!r}.")
+            raise ConfigError(
+                f"The 'max_triplets' parameter of TripletExtractor must be a positive integer; got {max_triplets!r}."
+            )
         load_prompt(prompt)
         self.llm = llm
         self.prompt = prompt
@@ -316,14 +401,28 @@ class TripletExtractor(ClaimExtractor):
         self.use_question = use_question
 
     def extract(self, answer: str, *, question: str | None = None) -> list[Claim]:
-        result = extract_triplets(self.llm, answer, question=question if self.use_question else None, prompt=self.prompt,
-                                  max_triplets=self.max_triplets, max_tokens=self.max_tokens)
+        result = extract_triplets(
+            self.llm,
+            answer,
+            question=question if self.use_question else None,
+            prompt=self.prompt,
+            max_triplets=self.max_triplets,
+            max_tokens=self.max_tokens,
+        )
         sentences = split_sentences(answer)
         claims = []
         for i, t in enumerate(result.triplets):
             start, end, loc = locate_triplet(t, answer, sentences)
-            claims.append(Claim(text=triplet_text(t), start=start, end=end, kind="triplet", id=f"t{i + 1}",
-                                meta={"triplet": list(t), "arg1": t[0], "relation": t[1], "arg2": t[2], **loc}))
+            claims.append(
+                Claim(
+                    text=triplet_text(t),
+                    start=start,
+                    end=end,
+                    kind="triplet",
+                    id=f"t{i + 1}",
+                    meta={"triplet": list(t), "arg1": t[0], "relation": t[1], "arg2": t[2], **loc},
+                )
+            )
         return claims
 
 
@@ -336,12 +435,23 @@ class TripletRetriever(EvidenceRetriever):
 
     registry_name = "reference_triplets.v1"
 
-    def __init__(self, *, llm: LLMClient | None = None, prompt: str = EXTRACT_PROMPT, max_triplets: int = 48,
-                 max_tokens: int = 2048, cache_size: int = 256) -> None:
+    def __init__(
+        self,
+        *,
+        llm: LLMClient | None = None,
+        prompt: str = EXTRACT_PROMPT,
+        max_triplets: int = 48,
+        max_tokens: int = 2048,
+        cache_size: int = 256,
+    ) -> None:
         if not isinstance(max_triplets, int) or max_triplets < 1:
-            raise ConfigError(f"The 'max_triplets' parameter of TripletRetriever must be a positive integer; got {max_triplets!r}.")
+            raise ConfigError(
+                f"The 'max_triplets' parameter of TripletRetriever must be a positive integer; got {max_triplets!r}."
+            )
         if not isinstance(cache_size, int) or cache_size < 0:
-            raise ConfigError(f"The 'cache_size' parameter of TripletRetriever must be an integer >= 0; got {cache_size!r}.")
+            raise ConfigError(
+                f"The 'cache_size' parameter of TripletRetriever must be an integer >= 0; got {cache_size!r}."
+            )
         load_prompt(prompt)
         self.llm = llm
         self.prompt = prompt
@@ -357,14 +467,22 @@ class TripletRetriever(EvidenceRetriever):
             if key in self._cache:
                 self._cache.move_to_end(key)
                 return self._cache[key]
-        result = extract_triplets(self.llm, reference, prompt=self.prompt, max_triplets=self.max_triplets,
-                                  max_tokens=self.max_tokens)
+        result = extract_triplets(
+            self.llm, reference, prompt=self.prompt, max_triplets=self.max_triplets, max_tokens=self.max_tokens
+        )
         sentences = split_sentences(reference)
         items = []
         for j, t in enumerate(result.triplets):
             start, end, loc = locate_triplet(t, reference, sentences)
-            items.append(Evidence(text=triplet_text(t), start=start, end=end, source="reference",
-                                  meta={"index": j, "triplet": list(t), **loc}))
+            items.append(
+                Evidence(
+                    text=triplet_text(t),
+                    start=start,
+                    end=end,
+                    source="reference",
+                    meta={"index": j, "triplet": list(t), **loc},
+                )
+            )
         value = tuple(items)
         if self.cache_size:
             with self._lock:
@@ -385,6 +503,7 @@ class TripletRetriever(EvidenceRetriever):
 # batched verification
 # ---------------------------------------------------------------------------------------------
 
+
 def normalise_variant(variant: str) -> str:
     """``"detail+cot"``, ``"CoT + few-shot"``, ``"baseline"`` ... -> canonical ``"detail+cot+fewshot"``
     order, ``"baseline"`` for none."""
@@ -395,8 +514,10 @@ def normalise_variant(variant: str) -> str:
         if not piece:
             continue
         if piece not in _FEATURE_ALIASES:
-            raise ConfigError(f"Unknown prompt feature {piece!r} in variant {variant!r}. Combine baseline, detail, cot and "
-                              "fewshot with '+', e.g. 'detail+cot' (the thesis' best) or 'baseline'.")
+            raise ConfigError(
+                f"Unknown prompt feature {piece!r} in variant {variant!r}. Combine baseline, detail, cot and "
+                "fewshot with '+', e.g. 'detail+cot' (the thesis' best) or 'baseline'."
+            )
         if _FEATURE_ALIASES[piece]:
             found.add(_FEATURE_ALIASES[piece])
     return "+".join(f for f in _FEATURES if f in found) or "baseline"
@@ -407,24 +528,62 @@ def variant_prompt(variant: str) -> str:
     return "triplet_verify_" + ("baseline" if v == "baseline" else v.replace("+", "_")) + ".v1"
 
 
-VARIANTS = tuple(sorted({normalise_variant(v) for v in (
-    "baseline", "detail", "cot", "fewshot", "detail+cot", "detail+fewshot", "cot+fewshot", "detail+cot+fewshot")}))
+VARIANTS = tuple(
+    sorted(
+        {
+            normalise_variant(v)
+            for v in (
+                "baseline",
+                "detail",
+                "cot",
+                "fewshot",
+                "detail+cot",
+                "detail+fewshot",
+                "cot+fewshot",
+                "detail+cot+fewshot",
+            )
+        }
+    )
+)
 
 
 def verification_schema(n: int, cot: bool) -> dict[str, Any]:
     """One required entry per triplet index 1..n: a grammar-constrained backend must judge each."""
     keys = [str(i) for i in range(1, n + 1)]
-    final = {"type": "object", "properties": {k: {"type": "string", "enum": ["True", "False"]} for k in keys},
-             "required": keys, "additionalProperties": False}
+    final = {
+        "type": "object",
+        "properties": {k: {"type": "string", "enum": ["True", "False"]} for k in keys},
+        "required": keys,
+        "additionalProperties": False,
+    }
     if not cot:
-        return {"type": "object", "properties": {"final_answer": final}, "required": ["final_answer"],
-                "additionalProperties": False}
-    item = {"type": "object", "properties": {"source_triplets": {"type": "array", "items": {"type": "integer"}, "maxItems": 8},
-                                             "reasoning": {"type": "string"}},
-            "required": ["source_triplets", "reasoning"], "additionalProperties": False}
-    referred = {"type": "object", "properties": {k: item for k in keys}, "required": keys, "additionalProperties": False}
-    return {"type": "object", "properties": {"referred_triplets": referred, "final_answer": final},
-            "required": ["referred_triplets", "final_answer"], "additionalProperties": False}
+        return {
+            "type": "object",
+            "properties": {"final_answer": final},
+            "required": ["final_answer"],
+            "additionalProperties": False,
+        }
+    item = {
+        "type": "object",
+        "properties": {
+            "source_triplets": {"type": "array", "items": {"type": "integer"}, "maxItems": 8},
+            "reasoning": {"type": "string"},
+        },
+        "required": ["source_triplets", "reasoning"],
+        "additionalProperties": False,
+    }
+    referred = {
+        "type": "object",
+        "properties": {k: item for k in keys},
+        "required": keys,
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "properties": {"referred_triplets": referred, "final_answer": final},
+        "required": ["referred_triplets", "final_answer"],
+        "additionalProperties": False,
+    }
 
 
 @dataclass(frozen=True)
@@ -469,7 +628,9 @@ def _get(d: Mapping[str, Any], *names: str) -> Any:
 
 
 _LINE = re.compile(r"[\"']?(?:triplet_idx_?|triplet\s*)?(\d+)[\"']?\s*[:=]\s*[\"']?(True|False)\b", re.IGNORECASE)
-_COT_ENTRY = re.compile(r'"(\d+)"\s*:\s*\{\s*"source_triplets"\s*:\s*\[([\d,\s]*)\]\s*,\s*"reasoning"\s*:\s*"((?:[^"\\]|\\.)*)"')
+_COT_ENTRY = re.compile(
+    r'"(\d+)"\s*:\s*\{\s*"source_triplets"\s*:\s*\[([\d,\s]*)\]\s*,\s*"reasoning"\s*:\s*"((?:[^"\\]|\\.)*)"'
+)
 
 
 def parse_verification(reply: str, n: int) -> tuple[dict[int, ParsedVerdict], list[str]]:
@@ -522,9 +683,12 @@ def parse_verification(reply: str, n: int) -> tuple[dict[int, ParsedVerdict], li
                 if isinstance(val, dict):
                     src = _get(val, "source_triplets", "sources") or []
                     text = _get(val, "reasoning", "explanation", "reason")
-                    reasons[idx] = (text if isinstance(text, str) else None,
-                                    tuple(int(s) for s in src if isinstance(s, int) or (isinstance(s, str) and s.isdigit()))
-                                    if isinstance(src, list) else ())
+                    reasons[idx] = (
+                        text if isinstance(text, str) else None,
+                        tuple(int(s) for s in src if isinstance(s, int) or (isinstance(s, str) and s.isdigit()))
+                        if isinstance(src, list)
+                        else (),
+                    )
                 elif isinstance(val, str):
                     reasons[idx] = (val, ())
     elif isinstance(value, list):
@@ -554,7 +718,9 @@ def parse_verification(reply: str, n: int) -> tuple[dict[int, ParsedVerdict], li
             problems.append("the reply is not valid JSON and names no verdicts")
     missing = [i for i in range(1, n + 1) if i not in verdicts]
     if missing:
-        problems.append(f"no True/False verdict for triplet{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))}")
+        problems.append(
+            f"no True/False verdict for triplet{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))}"
+        )
     return ({i: ParsedVerdict(v, *(reasons.get(i) or (None, ()))) for i, v in verdicts.items()}, problems)
 
 
@@ -570,7 +736,7 @@ def verdict_prefixes(reply: str, n: int) -> dict[int, str]:
         km = re.compile(rf'"{i}"\s*:\s*"').search(reply, pos)
         if not km:
             break
-        out[i] = reply[:km.end()]
+        out[i] = reply[: km.end()]
         pos = km.end()
     return out
 
@@ -600,15 +766,27 @@ class BatchedTripletVerifier(Verifier):
 
     registry_name = "triplet_set.v1"
 
-    def __init__(self, *, llm: LLMClient | None = None, variant: str = DEFAULT_VARIANT, label_scores: bool = False,
-                 context_tokens: int | None = None, max_triplets_per_request: int | None = None,
-                 tokens_per_verdict: int | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        llm: LLMClient | None = None,
+        variant: str = DEFAULT_VARIANT,
+        label_scores: bool = False,
+        context_tokens: int | None = None,
+        max_triplets_per_request: int | None = None,
+        tokens_per_verdict: int | None = None,
+    ) -> None:
         self.variant = normalise_variant(variant)
         load_prompt(variant_prompt(self.variant))
-        for name, value in (("context_tokens", context_tokens), ("max_triplets_per_request", max_triplets_per_request),
-                            ("tokens_per_verdict", tokens_per_verdict)):
+        for name, value in (
+            ("context_tokens", context_tokens),
+            ("max_triplets_per_request", max_triplets_per_request),
+            ("tokens_per_verdict", tokens_per_verdict),
+        ):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise ConfigError(f"The {name!r} parameter of BatchedTripletVerifier must be a positive integer or None; got {value!r}.")
+                raise ConfigError(
+                    f"The {name!r} parameter of BatchedTripletVerifier must be a positive integer or None; got {value!r}."
+                )
         self.llm = llm
         self.label_scores = bool(label_scores)
         self.context_tokens = context_tokens
@@ -631,10 +809,13 @@ class BatchedTripletVerifier(Verifier):
         return int(self.context_tokens or getattr(self.llm, "n_ctx", None) or 8192)
 
     def _render(self, refs: Sequence[Sequence[str]], answers: Sequence[Sequence[str]]) -> tuple[Message, ...]:
-        return load_prompt(self.prompt).render(reference_triplets=format_triplets(refs) or "(none)",
-                                               answer_triplets=format_triplets(answers))
+        return load_prompt(self.prompt).render(
+            reference_triplets=format_triplets(refs) or "(none)", answer_triplets=format_triplets(answers)
+        )
 
-    def plan(self, refs: Sequence[Sequence[str]], answers: Sequence[Sequence[str]]) -> list[tuple[list[int], list[int]]]:
+    def plan(
+        self, refs: Sequence[Sequence[str]], answers: Sequence[Sequence[str]]
+    ) -> list[tuple[list[int], list[int]]]:
         """Requests as (reference indices, answer indices) pairs. One request when everything fits
         the window; otherwise answer triplets are split, and the reference triplets too when they
         alone take more than half of the room."""
@@ -657,18 +838,30 @@ class BatchedTripletVerifier(Verifier):
         return plan
 
     # -- verification -----------------------------------------------------------------------
-    def verify(self, claims: Sequence[Claim], evidence: Sequence[Sequence[Evidence]], *, reference: str,
-               question: str | None = None, answer: str = "") -> list[Verdict]:
+    def verify(
+        self,
+        claims: Sequence[Claim],
+        evidence: Sequence[Sequence[Evidence]],
+        *,
+        reference: str,
+        question: str | None = None,
+        answer: str = "",
+    ) -> list[Verdict]:
         if not claims:
             return []
         if self.llm is None:
-            raise ConfigError("The triplet verifier needs an LLM: pass llm= (e.g. hallucheck.llm.make_llm('embedded')).")
+            raise ConfigError(
+                "The triplet verifier needs an LLM: pass llm= (e.g. hallucheck.llm.make_llm('embedded'))."
+            )
         refs = _unique_evidence(evidence)
         ref_triplets = [_evidence_triplet(e) for e in refs]
         answers = [claim_triplet(c) or (c.text,) for c in claims]
         if not refs:
             reason = "The reference yielded no triplets, so no answer triplet can be supported by it."
-            return [Verdict(c, "unverifiable", True, 1.0, reason, meta={"variant": self.variant, "requests": 0}) for c in claims]
+            return [
+                Verdict(c, "unverifiable", True, 1.0, reason, meta={"variant": self.variant, "requests": 0})
+                for c in claims
+            ]
         plan = self.plan(ref_triplets, answers)
         outcomes: list[list[_Outcome]] = [[] for _ in claims]
         for request_no, (rc, ac) in enumerate(plan):
@@ -691,13 +884,19 @@ class BatchedTripletVerifier(Verifier):
         first: LLMResponse | None = None
         for round_ in range(2):
             try:
-                response = llm.complete(attempt, prompt=self.prompt if round_ == 0 else f"{self.prompt}+retry",
-                                        json_schema=schema, max_tokens=fit_max_tokens(llm, attempt, budget,
-                                                                                      context_tokens=self.context_tokens))
+                response = llm.complete(
+                    attempt,
+                    prompt=self.prompt if round_ == 0 else f"{self.prompt}+retry",
+                    json_schema=schema,
+                    max_tokens=fit_max_tokens(llm, attempt, budget, context_tokens=self.context_tokens),
+                )
             except BackendError as exc:
-                return [_Outcome(None, error=f"LLM backend failed: {exc}", raw="\n---\n".join(raws) or None)
-                        if i not in found else self._outcome(found[i][0], refs, raws[found[i][1]])
-                        for i in range(1, n + 1)]
+                return [
+                    _Outcome(None, error=f"LLM backend failed: {exc}", raw="\n---\n".join(raws) or None)
+                    if i not in found
+                    else self._outcome(found[i][0], refs, raws[found[i][1]])
+                    for i in range(1, n + 1)
+                ]
             if round_ == 0:
                 first = response
             raws.append(response.text)
@@ -711,16 +910,31 @@ class BatchedTripletVerifier(Verifier):
             if truncated:
                 problems.insert(0, f"the reply was cut off at {budget} tokens")
                 budget *= 2
-            attempt = messages + (Message("assistant", response.text[:6000]), Message("user", (
-                f"Your reply could not be used: {'; '.join(problems)}. Reply with only the JSON object, giving True or "
-                f"False for each of the {n} input triplets (triplet_idx 1 to {n}).")))
+            attempt = messages + (
+                Message("assistant", response.text[:6000]),
+                Message(
+                    "user",
+                    (
+                        f"Your reply could not be used: {'; '.join(problems)}. Reply with only the JSON object, giving True or "
+                        f"False for each of the {n} input triplets (triplet_idx 1 to {n})."
+                    ),
+                ),
+            )
         outcomes = []
-        probs = self._label_probs(messages, first.text if first else "", n,
-                                  [i for i, (_, r) in found.items() if r == 0]) if self.label_scores else {}
+        probs = (
+            self._label_probs(messages, first.text if first else "", n, [i for i, (_, r) in found.items() if r == 0])
+            if self.label_scores
+            else {}
+        )
         for i in range(1, n + 1):
             if i not in found:
-                outcomes.append(_Outcome(None, error=("The LLM gave no True/False verdict for this triplet, even when "
-                                                      "asked again."), raw="\n---\n".join(raws)))
+                outcomes.append(
+                    _Outcome(
+                        None,
+                        error=("The LLM gave no True/False verdict for this triplet, even when asked again."),
+                        raw="\n---\n".join(raws),
+                    )
+                )
                 continue
             pv, round_ = found[i]
             outcomes.append(self._outcome(pv, refs, raws[round_], probs.get(i)))
@@ -734,7 +948,9 @@ class BatchedTripletVerifier(Verifier):
             meta["p_false"] = p_false
         return _Outcome(pv.supported, score, pv.reasoning, cited, raw, meta=meta)
 
-    def _label_probs(self, messages: tuple[Message, ...], reply: str, n: int, indices: Sequence[int]) -> dict[int, float]:
+    def _label_probs(
+        self, messages: tuple[Message, ...], reply: str, n: int, indices: Sequence[int]
+    ) -> dict[int, float]:
         """P(False) per triplet by teacher forcing the first reply up to each verdict."""
         llm = self.llm
         if llm is None or not llm.supports_logprobs or not reply:
@@ -770,14 +986,24 @@ class BatchedTripletVerifier(Verifier):
             cited = ", ".join(f"#{s}" for s in o.meta.get("source_triplets", [])) or "none"
             reason = f"{o.reasoning} (source triplets cited: {cited})"
         else:
-            reason = (f"The batched triplet check (variant {self.variant}) judged this triplet "
-                      f"{'supported by' if supported else 'not supported by'} the reference triplets; "
-                      "this variant gives no explanation.")
+            reason = (
+                f"The batched triplet check (variant {self.variant}) judged this triplet "
+                f"{'supported by' if supported else 'not supported by'} the reference triplets; "
+                "this variant gives no explanation."
+            )
         if parts > 1:
             reason += f" [reference checked in {parts} parts]"
         score = o.score if o.score is not None else (0.0 if supported else 1.0)
-        return Verdict(claim, "supported" if supported else "unverifiable", not supported, score, reason, o.sources,
-                       raw=o.raw, meta={**meta_base, **o.meta})
+        return Verdict(
+            claim,
+            "supported" if supported else "unverifiable",
+            not supported,
+            score,
+            reason,
+            o.sources,
+            raw=o.raw,
+            meta={**meta_base, **o.meta},
+        )
 
 
 def _pack(costs: Sequence[int], room: int, *, cap: int | None = None) -> list[list[int]]:
@@ -806,7 +1032,7 @@ def _unique_evidence(evidence: Sequence[Sequence[Evidence]]) -> list[Evidence]:
             if key not in seen:
                 seen.add(key)
                 out.append(e)
-    out.sort(key=lambda e: (e.meta.get("index") if e.meta and isinstance(e.meta.get("index"), int) else 1 << 30))
+    out.sort(key=lambda e: e.meta.get("index") if e.meta and isinstance(e.meta.get("index"), int) else 1 << 30)
     return out
 
 
@@ -821,6 +1047,7 @@ def _evidence_triplet(e: Evidence) -> Sequence[str]:
 # per-triplet baseline (RefChecker)
 # ---------------------------------------------------------------------------------------------
 
+
 class SingleTripletVerifier(Verifier):
     """RefChecker-style baseline (thesis §5.2, Appendix A.3.1): one request per answer triplet,
     with the reference *text* (not its triplets). True -> supported; False -> not supported.
@@ -831,20 +1058,35 @@ class SingleTripletVerifier(Verifier):
 
     registry_name = "triplet_single.v1"
 
-    def __init__(self, *, llm: LLMClient | None = None, prompt: str = REFCHECKER_PROMPT, use_logprobs: bool | None = None,
-                 max_tokens: int = 8) -> None:
+    def __init__(
+        self,
+        *,
+        llm: LLMClient | None = None,
+        prompt: str = REFCHECKER_PROMPT,
+        use_logprobs: bool | None = None,
+        max_tokens: int = 8,
+    ) -> None:
         load_prompt(prompt)
         self.llm = llm
         self.prompt = prompt
         self.use_logprobs = use_logprobs
         self.max_tokens = max_tokens
 
-    def verify(self, claims: Sequence[Claim], evidence: Sequence[Sequence[Evidence]], *, reference: str,
-               question: str | None = None, answer: str = "") -> list[Verdict]:
+    def verify(
+        self,
+        claims: Sequence[Claim],
+        evidence: Sequence[Sequence[Evidence]],
+        *,
+        reference: str,
+        question: str | None = None,
+        answer: str = "",
+    ) -> list[Verdict]:
         if not claims:
             return []
         if self.llm is None:
-            raise ConfigError("The per-triplet verifier needs an LLM: pass llm= (e.g. hallucheck.llm.make_llm('embedded')).")
+            raise ConfigError(
+                "The per-triplet verifier needs an LLM: pass llm= (e.g. hallucheck.llm.make_llm('embedded'))."
+            )
         block = f"### Question:\n{question.strip()}\n\n" if question and question.strip() else ""
         template = load_prompt(self.prompt)
         verdicts = []
@@ -852,24 +1094,55 @@ class SingleTripletVerifier(Verifier):
             t = claim_triplet(claim)
             shown = "(" + ", ".join(json.dumps(x, ensure_ascii=False) for x in t) + ")" if t else claim.text
             messages = template.render(question_block=block, reference=reference, claim=shown)
-            j = judge(self.llm, messages, ("True", "False"), prompt=self.prompt, use_logprobs=self.use_logprobs,
-                      max_tokens=self.max_tokens)
+            j = judge(
+                self.llm,
+                messages,
+                ("True", "False"),
+                prompt=self.prompt,
+                use_logprobs=self.use_logprobs,
+                max_tokens=self.max_tokens,
+            )
             if not j.ok:
                 verdicts.append(Verdict.failed(claim, j.error or "The LLM gave no True/False verdict.", raw=j.raw))
                 continue
             supported = j.label == "True"
             score = float(j.probs["False"]) if j.probs else (0.0 if supported else 1.0)
-            reason = (f"RefChecker-style check of this triplet against the reference text: "
-                      f"{'supported' if supported else 'not supported'}"
-                      + (f" (P(False) = {score:.2f})." if j.probs else "."))
-            verdicts.append(Verdict(claim, "supported" if supported else "unverifiable", not supported, score, reason,
-                                    raw=j.raw, meta={"probs": dict(j.probs) if j.probs else None}))
+            reason = (
+                f"RefChecker-style check of this triplet against the reference text: "
+                f"{'supported' if supported else 'not supported'}" + (f" (P(False) = {score:.2f})." if j.probs else ".")
+            )
+            verdicts.append(
+                Verdict(
+                    claim,
+                    "supported" if supported else "unverifiable",
+                    not supported,
+                    score,
+                    reason,
+                    raw=j.raw,
+                    meta={"probs": dict(j.probs) if j.probs else None},
+                )
+            )
         return verdicts
 
 
 __all__ = [
-    "BatchedTripletVerifier", "Extraction", "ParsedVerdict", "SingleTripletVerifier", "TripletExtractor", "TripletRetriever",
-    "VARIANTS", "complete_json", "extract_triplets", "extraction_schema", "format_triplets", "json_from_reply",
-    "locate_triplet", "normalise_variant", "parse_triplets", "parse_verification", "variant_prompt",
-    "verification_schema", "verdict_prefixes",
+    "BatchedTripletVerifier",
+    "Extraction",
+    "ParsedVerdict",
+    "SingleTripletVerifier",
+    "TripletExtractor",
+    "TripletRetriever",
+    "VARIANTS",
+    "complete_json",
+    "extract_triplets",
+    "extraction_schema",
+    "format_triplets",
+    "json_from_reply",
+    "locate_triplet",
+    "normalise_variant",
+    "parse_triplets",
+    "parse_verification",
+    "variant_prompt",
+    "verification_schema",
+    "verdict_prefixes",
 ]

@@ -17,7 +17,7 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
             raise ConfigError(f"Edit [{e.start}:{e.end}] is outside the text (length {len(text)}).")
         if e.start < pos:
             raise ConfigError(f"Edits overlap at [{e.start}:{e.end}]; merge them first.")
-        out.append(text[pos:e.start])
+        out.append(text[pos : e.start])
         out.append(e.replacement)
         pos = e.end
     out.append(text[pos:])

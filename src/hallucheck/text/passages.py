@@ -21,8 +21,9 @@ SEP = "\n\n"
 def check_passages(value: Any, field: str = "reference") -> tuple[str, ...]:
     """A list (or tuple) of passage strings, validated; anything else is an :class:`InputError`."""
     if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-        raise InputError(f"The {field} must be a string or a list of passage strings; got {type(value).__name__}.",
-                         field=field)
+        raise InputError(
+            f"The {field} must be a string or a list of passage strings; got {type(value).__name__}.", field=field
+        )
     if not value:
         raise InputError(f"The {field} is an empty list of passages: give at least one passage.", field=field)
     for i, p in enumerate(value):

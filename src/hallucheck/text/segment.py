@@ -69,7 +69,11 @@ def _cut_points(text: str) -> list[int]:
     cuts: set[int] = set()
     for m in _BOUNDARY.finditer(text):
         end_punct = m.group("end")
-        if end_punct.startswith(".") and len(end_punct.rstrip("'\"’”)]")) == 1 and _is_abbreviation(text, m.start("end")):
+        if (
+            end_punct.startswith(".")
+            and len(end_punct.rstrip("'\"’”)]")) == 1
+            and _is_abbreviation(text, m.start("end"))
+        ):
             continue
         cuts.add(m.end("end"))
     for m in _GLUED.finditer(text):
@@ -111,7 +115,7 @@ def split_sentences(text: str) -> list[Span]:
         elif stripped and spans:  # stray punctuation: attach to the previous sentence
             prev = spans[-1]
             e = begin + lead + len(stripped)
-            spans[-1] = Span(prev.start, e, text[prev.start:e])
+            spans[-1] = Span(prev.start, e, text[prev.start : e])
         begin = cut
     return spans
 

@@ -9,48 +9,104 @@ import sys
 from pathlib import Path
 
 # The configuration of the shipped verifier (src/hallucheck/data/verifier); `make verifier` runs it.
-SHIPPED = {"epochs": 2, "max_pairs": 9000, "batch_size": 16, "lr": 5e-5, "max_length": 192, "k": 3,
-           "rules_per_reference": 1, "seed": 0, "dev_limit": 300, "patience": 1}
+SHIPPED = {
+    "epochs": 2,
+    "max_pairs": 9000,
+    "batch_size": 16,
+    "lr": 5e-5,
+    "max_length": 192,
+    "k": 3,
+    "rules_per_reference": 1,
+    "seed": 0,
+    "dev_limit": 300,
+    "patience": 1,
+}
 SHIPPED_FILES = ("model.int8.onnx", "tokenizer.json", "config.json", "model_card.md")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--data", action="append", required=True, metavar="FILE.jsonl",
-                   help="labelled training rows in the shared schema (repeatable)")
-    p.add_argument("--dev", action="append", default=[], metavar="FILE.jsonl",
-                   help="labelled dev rows for validation each epoch and model selection (repeatable)")
+    p.add_argument(
+        "--data",
+        action="append",
+        required=True,
+        metavar="FILE.jsonl",
+        help="labelled training rows in the shared schema (repeatable)",
+    )
+    p.add_argument(
+        "--dev",
+        action="append",
+        default=[],
+        metavar="FILE.jsonl",
+        help="labelled dev rows for validation each epoch and model selection (repeatable)",
+    )
     p.add_argument("--out", required=True, help="run directory (checkpoints, state, exported model); rerun to resume")
-    p.add_argument("--base", default="minilm", help="encoder to start from: minilm (embedded all-MiniLM-L6-v2) or a local "
-                                                    "Hugging Face directory")
+    p.add_argument(
+        "--base",
+        default="minilm",
+        help="encoder to start from: minilm (embedded all-MiniLM-L6-v2) or a local Hugging Face directory",
+    )
     p.add_argument("--epochs", type=int, default=SHIPPED["epochs"])
     p.add_argument("--batch-size", type=int, default=SHIPPED["batch_size"])
     p.add_argument("--lr", type=float, default=SHIPPED["lr"])
     p.add_argument("--max-length", type=int, default=SHIPPED["max_length"], help="tokens per (evidence, claim) pair")
     p.add_argument("--k", type=int, default=SHIPPED["k"], help="evidence sentences per claim")
-    p.add_argument("--rules-per-reference", type=int, default=SHIPPED["rules_per_reference"],
-                   help="rule-made (FactCC-style) pairs per distinct reference; 0 turns them off")
-    p.add_argument("--no-answer-pairs", dest="answer_pairs", action="store_false",
-                   help="train on rule-made pairs only (e.g. a second stage that adds edit detection)")
-    p.add_argument("--compress-share", type=float, default=0.0,
-                   help="share of rule-made supported claims that are compressed copies (a clause dropped)")
-    p.add_argument("--max-pairs", type=int, default=SHIPPED["max_pairs"], help="cap on training pairs (after shuffling)")
+    p.add_argument(
+        "--rules-per-reference",
+        type=int,
+        default=SHIPPED["rules_per_reference"],
+        help="rule-made (FactCC-style) pairs per distinct reference; 0 turns them off",
+    )
+    p.add_argument(
+        "--no-answer-pairs",
+        dest="answer_pairs",
+        action="store_false",
+        help="train on rule-made pairs only (e.g. a second stage that adds edit detection)",
+    )
+    p.add_argument(
+        "--compress-share",
+        type=float,
+        default=0.0,
+        help="share of rule-made supported claims that are compressed copies (a clause dropped)",
+    )
+    p.add_argument(
+        "--max-pairs", type=int, default=SHIPPED["max_pairs"], help="cap on training pairs (after shuffling)"
+    )
     p.add_argument("--dev-limit", type=int, default=SHIPPED["dev_limit"], help="first N rows of each dev file")
-    p.add_argument("--patience", type=int, default=SHIPPED["patience"], help="epochs without dev improvement before stopping")
+    p.add_argument(
+        "--patience", type=int, default=SHIPPED["patience"], help="epochs without dev improvement before stopping"
+    )
     p.add_argument("--seed", type=int, default=SHIPPED["seed"])
     p.add_argument("--max-steps", type=int, help="stop after this many steps (smoke runs)")
-    p.add_argument("--install-to", metavar="DIR",
-                   help="copy the exported model (int8 ONNX, tokenizer, config, model card) here, e.g. src/hallucheck/data/verifier")
+    p.add_argument(
+        "--install-to",
+        metavar="DIR",
+        help="copy the exported model (int8 ONNX, tokenizer, config, model card) here, e.g. src/hallucheck/data/verifier",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
 def cmd_train(args: argparse.Namespace) -> int:
     from .train import TrainConfig, train
 
-    cfg = TrainConfig(train_files=args.data, out=args.out, base=args.base, dev_files=args.dev, dev_limit=args.dev_limit,
-                      epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, max_length=args.max_length, k=args.k,
-                      rules_per_reference=args.rules_per_reference, max_pairs=args.max_pairs, seed=args.seed,
-                      answer_pairs=args.answer_pairs, compress_share=args.compress_share,
-                      patience=args.patience, max_steps=args.max_steps)
+    cfg = TrainConfig(
+        train_files=args.data,
+        out=args.out,
+        base=args.base,
+        dev_files=args.dev,
+        dev_limit=args.dev_limit,
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        max_length=args.max_length,
+        k=args.k,
+        rules_per_reference=args.rules_per_reference,
+        max_pairs=args.max_pairs,
+        seed=args.seed,
+        answer_pairs=args.answer_pairs,
+        compress_share=args.compress_share,
+        patience=args.patience,
+        max_steps=args.max_steps,
+    )
     result = train(cfg, progress=not args.quiet, log=(lambda m: None) if args.quiet else None)
     if args.install_to:
         dest = Path(args.install_to)

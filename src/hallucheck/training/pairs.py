@@ -46,7 +46,8 @@ _STOP = frozenset(
     "a an the of and or in on at to for by from with as is are was were be been being it its this that these those "
     "he she they them his her their we our you your i me my not no but if then than so such which who whom whose what "
     "when where why how all any each both few more most other some can could will would shall should may might must "
-    "do does did has have had there here also into over under about after before between during up down out off".split())
+    "do does did has have had there here also into over under about after before between during up down out off".split()
+)
 
 
 @dataclass(frozen=True)
@@ -60,8 +61,13 @@ class Pair:
     source: str = ""
 
     def to_dict(self) -> dict:
-        return {"evidence": self.evidence, "claim": self.claim, "label": self.label, "weight": self.weight,
-                "source": self.source}
+        return {
+            "evidence": self.evidence,
+            "claim": self.claim,
+            "label": self.label,
+            "weight": self.weight,
+            "source": self.source,
+        }
 
 
 def claim_text(sentence: str, question: str | None) -> str:
@@ -84,7 +90,9 @@ def select_evidence(claim: str, reference: str, *, k: int = 3, sentences: Sequen
     return " ".join(sents[i] for i in select_evidence_indices(claim, reference, k=k, sentences=sents))
 
 
-def select_evidence_indices(claim: str, reference: str, *, k: int = 3, sentences: Sequence[str] | None = None) -> list[int]:
+def select_evidence_indices(
+    claim: str, reference: str, *, k: int = 3, sentences: Sequence[str] | None = None
+) -> list[int]:
     """Indices of the top-``k`` sentences for ``claim``, best first (so that truncation of a long
     premise drops the least relevant); all, in reference order, when there are at most ``k``."""
     sents = list(sentences) if sentences is not None else [s.text for s in split_sentences(reference)]
@@ -104,12 +112,15 @@ def select_evidence_indices(claim: str, reference: str, *, k: int = 3, sentences
 # ---------------------------------------------------------------------------------------------
 # reading the shared schema
 
+
 def read_rows(path: str | Path) -> list[dict]:
     """Rows of a shared-schema JSONL file (``reference``, ``answer``, ``label``, optional ``question``, ``id``)."""
     p = Path(path)
     if not p.is_file():
-        raise InputError(f"Training data file {str(p)!r} does not exist: give a JSONL file in the shared schema "
-                         "(id, question, reference, answer, label).")
+        raise InputError(
+            f"Training data file {str(p)!r} does not exist: give a JSONL file in the shared schema "
+            "(id, question, reference, answer, label)."
+        )
     rows = []
     with p.open("rb") as fh:
         for n, raw in enumerate(fh, 1):
@@ -119,8 +130,12 @@ def read_rows(path: str | Path) -> list[dict]:
                 row = json.loads(raw.decode("utf-8"))
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 raise InputError(f"{p}:{n}: not a UTF-8 JSON object ({exc}); fix or remove the line.") from None
-            if not isinstance(row, dict) or not isinstance(row.get("reference"), str) or not isinstance(row.get("answer"), str) \
-                    or row.get("label") not in (0, 1, True, False):
+            if (
+                not isinstance(row, dict)
+                or not isinstance(row.get("reference"), str)
+                or not isinstance(row.get("answer"), str)
+                or row.get("label") not in (0, 1, True, False)
+            ):
                 raise InputError(f"{p}:{n}: a row needs string 'reference' and 'answer' and a 0/1 'label'.")
             rows.append(row)
     if not rows:
@@ -130,6 +145,7 @@ def read_rows(path: str | Path) -> list[dict]:
 
 # ---------------------------------------------------------------------------------------------
 # pairs from labelled answers
+
 
 def _group_key(row: dict) -> str:
     rid = str(row.get("id", ""))
@@ -162,8 +178,15 @@ def answer_pairs(rows: Sequence[dict], *, k: int = 3) -> list[Pair]:
                 elif _norm(s.text) in right_sents:
                     out.append(Pair(_evidence(s.text, ref, ref_sents, k), s.text, 0, 1.0, "summary-kept"))
                 elif right:  # only when a right summary of the same document shows what changed
-                    out.append(Pair(_evidence(s.text, ref, ref_sents, k), s.text, 1, HALLUCINATED_SENTENCE_WEIGHT,
-                                    "summary-changed"))
+                    out.append(
+                        Pair(
+                            _evidence(s.text, ref, ref_sents, k),
+                            s.text,
+                            1,
+                            HALLUCINATED_SENTENCE_WEIGHT,
+                            "summary-changed",
+                        )
+                    )
     return out
 
 
@@ -184,15 +207,42 @@ _MONTHS = ("January February March April May June July August September October 
 _MONTH = re.compile(r"\b(" + "|".join(_MONTHS) + r")\b")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]+(?:\s+[A-Z][a-z]+)*)\b")
 _AUX = re.compile(r"\b(is|was|are|were|has|have|had|will|can|could|would|should|did|does|do)\b( not\b| n't\b)?")
-_PRONOUNS = {"he": "she", "she": "he", "his": "her", "her": "his", "him": "her", "He": "She", "She": "He",
-             "His": "Her", "Her": "His"}
+_PRONOUNS = {
+    "he": "she",
+    "she": "he",
+    "his": "her",
+    "her": "his",
+    "him": "her",
+    "He": "She",
+    "She": "He",
+    "His": "Her",
+    "Her": "His",
+}
 _PRONOUN = re.compile(r"\b(" + "|".join(_PRONOUNS) + r")\b")
-_HEDGES = re.compile(r"\b(about|around|nearly|almost|approximately|reportedly|allegedly|possibly|probably|may|might|"
-                     r"some|several|up to|more than|less than|at least)\s+", re.I)
-_HEDGE_SWAP = {"may": "will", "might": "will", "possibly": "certainly", "probably": "certainly", "allegedly": "",
-               "reportedly": "", "about": "exactly", "around": "exactly", "nearly": "over", "almost": "over",
-               "approximately": "exactly", "some": "all", "several": "all", "up to": "exactly", "more than": "less than",
-               "less than": "more than", "at least": "at most"}
+_HEDGES = re.compile(
+    r"\b(about|around|nearly|almost|approximately|reportedly|allegedly|possibly|probably|may|might|"
+    r"some|several|up to|more than|less than|at least)\s+",
+    re.I,
+)
+_HEDGE_SWAP = {
+    "may": "will",
+    "might": "will",
+    "possibly": "certainly",
+    "probably": "certainly",
+    "allegedly": "",
+    "reportedly": "",
+    "about": "exactly",
+    "around": "exactly",
+    "nearly": "over",
+    "almost": "over",
+    "approximately": "exactly",
+    "some": "all",
+    "several": "all",
+    "up to": "exactly",
+    "more than": "less than",
+    "less than": "more than",
+    "at least": "at most",
+}
 
 
 def _swap_number(s: str, doc: str, rng: random.Random) -> str | None:
@@ -213,7 +263,7 @@ def _swap_number(s: str, doc: str, rng: random.Random) -> str | None:
         delta = max(1, round(abs(n) * rng.choice((0.2, 0.5, 1.0, 2.0))))
         new_n = n + delta if rng.random() < 0.5 or n - delta <= 0 else n - delta
         new = str(int(new_n)) if float(new_n).is_integer() else f"{new_n:.1f}"
-    return s[:m.start()] + new + s[m.end():]
+    return s[: m.start()] + new + s[m.end() :]
 
 
 def _swap_month(s: str, rng: random.Random) -> str | None:
@@ -221,7 +271,7 @@ def _swap_month(s: str, rng: random.Random) -> str | None:
     if not m:
         return None
     new = rng.choice([x for x in _MONTHS if x != m.group()])
-    return s[:m.start()] + new + s[m.end():]
+    return s[: m.start()] + new + s[m.end() :]
 
 
 def _swap_name(s: str, doc_names: Sequence[str], rng: random.Random) -> str | None:
@@ -232,7 +282,7 @@ def _swap_name(s: str, doc_names: Sequence[str], rng: random.Random) -> str | No
     cands = [n for n in doc_names if n != m.group() and n not in m.group() and m.group() not in n]
     if not cands:
         return None
-    return s[:m.start()] + rng.choice(cands) + s[m.end():]
+    return s[: m.start()] + rng.choice(cands) + s[m.end() :]
 
 
 def _negate(s: str, rng: random.Random) -> str | None:
@@ -240,8 +290,8 @@ def _negate(s: str, rng: random.Random) -> str | None:
     if not m:
         return None
     if m.group(2):  # remove the negation
-        return s[:m.start()] + m.group(1) + s[m.end():]
-    return s[:m.start()] + m.group(1) + " not" + s[m.end():]
+        return s[: m.start()] + m.group(1) + s[m.end() :]
+    return s[: m.start()] + m.group(1) + " not" + s[m.end() :]
 
 
 def _swap_pronoun(s: str, rng: random.Random) -> str | None:
@@ -249,7 +299,7 @@ def _swap_pronoun(s: str, rng: random.Random) -> str | None:
     if not found:
         return None
     m = rng.choice(found)
-    return s[:m.start()] + _PRONOUNS[m.group()] + s[m.end():]
+    return s[: m.start()] + _PRONOUNS[m.group()] + s[m.end() :]
 
 
 def _change_hedge(s: str, rng: random.Random) -> str | None:
@@ -260,17 +310,51 @@ def _change_hedge(s: str, rng: random.Random) -> str | None:
     new = _HEDGE_SWAP.get(word.lower(), "")
     if word[:1].isupper() and new:
         new = new[:1].upper() + new[1:]
-    return s[:m.start()] + (new + " " if new else "") + s[m.end():]
+    return s[: m.start()] + (new + " " if new else "") + s[m.end() :]
 
 
-_ANTONYMS = {"increase": "decrease", "increased": "decreased", "rise": "fall", "rose": "fell", "won": "lost",
-             "win": "lose", "before": "after", "after": "before", "more": "fewer", "higher": "lower",
-             "lower": "higher", "first": "last", "last": "first", "largest": "smallest", "biggest": "smallest",
-             "early": "late", "earlier": "later", "later": "earlier", "open": "closed", "accepted": "rejected",
-             "approved": "rejected", "support": "oppose", "supported": "opposed", "allowed": "banned",
-             "arrested": "released", "killed": "injured", "injured": "killed", "north": "south", "south": "north",
-             "east": "west", "west": "east", "gained": "lost", "up": "down", "guilty": "innocent", "younger": "older",
-             "older": "younger", "men": "women", "women": "men", "husband": "wife", "wife": "husband"}
+_ANTONYMS = {
+    "increase": "decrease",
+    "increased": "decreased",
+    "rise": "fall",
+    "rose": "fell",
+    "won": "lost",
+    "win": "lose",
+    "before": "after",
+    "after": "before",
+    "more": "fewer",
+    "higher": "lower",
+    "lower": "higher",
+    "first": "last",
+    "last": "first",
+    "largest": "smallest",
+    "biggest": "smallest",
+    "early": "late",
+    "earlier": "later",
+    "later": "earlier",
+    "open": "closed",
+    "accepted": "rejected",
+    "approved": "rejected",
+    "support": "oppose",
+    "supported": "opposed",
+    "allowed": "banned",
+    "arrested": "released",
+    "killed": "injured",
+    "injured": "killed",
+    "north": "south",
+    "south": "north",
+    "east": "west",
+    "west": "east",
+    "gained": "lost",
+    "up": "down",
+    "guilty": "innocent",
+    "younger": "older",
+    "older": "younger",
+    "men": "women",
+    "women": "men",
+    "husband": "wife",
+    "wife": "husband",
+}
 _ANTONYM = re.compile(r"\b(" + "|".join(_ANTONYMS) + r")\b")
 
 
@@ -279,7 +363,7 @@ def _antonym(s: str, rng: random.Random) -> str | None:
     if not found:
         return None
     m = rng.choice(found)
-    return s[:m.start()] + _ANTONYMS[m.group()] + s[m.end():]
+    return s[: m.start()] + _ANTONYMS[m.group()] + s[m.end() :]
 
 
 def compress(sentence: str, rng: random.Random) -> str | None:
@@ -301,7 +385,9 @@ def compress(sentence: str, rng: random.Random) -> str | None:
 PERTURBATIONS = ("number", "date", "name", "negation", "pronoun", "hedge", "antonym")
 
 
-def perturb(sentence: str, doc: str, rng: random.Random, *, doc_names: Sequence[str] | None = None) -> tuple[str, str] | None:
+def perturb(
+    sentence: str, doc: str, rng: random.Random, *, doc_names: Sequence[str] | None = None
+) -> tuple[str, str] | None:
     """A copy of ``sentence`` with one fact changed, and the kind of change; ``None`` when no rule applies."""
     names = doc_names if doc_names is not None else sorted({m.group() for m in _NAME.finditer(doc)})
     kinds = list(PERTURBATIONS)
@@ -326,8 +412,9 @@ def perturb(sentence: str, doc: str, rng: random.Random, *, doc_names: Sequence[
     return None
 
 
-def rule_pairs(rows: Sequence[dict], *, per_reference: int = 2, k: int = 3, seed: int = 0,
-               compress_share: float = 0.0) -> list[Pair]:
+def rule_pairs(
+    rows: Sequence[dict], *, per_reference: int = 2, k: int = 3, seed: int = 0, compress_share: float = 0.0
+) -> list[Pair]:
     """FactCC-style pairs from the references of ``rows``: for up to ``per_reference`` sentences of
     each distinct reference, the sentence (supported) and one perturbed copy (hallucinated).
 
@@ -364,8 +451,16 @@ def rule_pairs(rows: Sequence[dict], *, per_reference: int = 2, k: int = 3, seed
     return out
 
 
-def build_pairs(files: Iterable[str | Path], *, k: int = 3, rules_per_reference: int = 2, seed: int = 0,
-                max_pairs: int | None = None, answers: bool = True, compress_share: float = 0.0) -> list[Pair]:
+def build_pairs(
+    files: Iterable[str | Path],
+    *,
+    k: int = 3,
+    rules_per_reference: int = 2,
+    seed: int = 0,
+    max_pairs: int | None = None,
+    answers: bool = True,
+    compress_share: float = 0.0,
+) -> list[Pair]:
     """All training pairs of ``files``: answer pairs (unless ``answers=False``) plus rule-made
     pairs, shuffled with ``seed`` and cut to ``max_pairs`` (every source keeps its share on average)."""
     pairs: list[Pair] = []
@@ -374,8 +469,9 @@ def build_pairs(files: Iterable[str | Path], *, k: int = 3, rules_per_reference:
         if answers:
             pairs.extend(answer_pairs(rows, k=k))
         if rules_per_reference:
-            pairs.extend(rule_pairs(rows, per_reference=rules_per_reference, k=k, seed=seed,
-                                    compress_share=compress_share))
+            pairs.extend(
+                rule_pairs(rows, per_reference=rules_per_reference, k=k, seed=seed, compress_share=compress_share)
+            )
     rng = random.Random(seed)
     rng.shuffle(pairs)
     if max_pairs is not None and len(pairs) > max_pairs:

