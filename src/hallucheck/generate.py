@@ -45,15 +45,9 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .errors import BackendError, ConfigError, InputError, ParseError
 from .llm.base import LLMClient
+from .llm.json_reply import complete_json, json_from_reply
 from .prompts import load_prompt
-from .stages.triplets import (
-    EXTRACT_PROMPT,
-    complete_json,
-    extract_triplets,
-    format_triplets,
-    json_from_reply,
-    locate_triplet,
-)
+from .stages.triplets import EXTRACT_PROMPT, extract_triplets, format_triplets, locate_triplet
 from .text import split_sentences
 
 HALLUCINATION_TYPES = ("absolute_fabrication", "contextual_fabrication", "detailed_information_modification")

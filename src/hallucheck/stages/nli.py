@@ -6,7 +6,7 @@ Generic over the prompt: any prompt file with ``${premise}`` and ``${hypothesis}
 ``- `` bulleted list, most similar first) and always comes before the hypothesis, so a backend
 that reuses the common prompt prefix pays little for the instructions.
 
-The label is chosen with :func:`hallucheck.stages.judge.judge`: by log-probability when the
+The label is chosen with :func:`hallucheck.llm.labels.judge`: by log-probability when the
 backend gives them (a probability per label), else by strict parsing of the reply with one
 repair round. A reply that still names no label is an error verdict that keeps the raw reply.
 
@@ -50,10 +50,10 @@ from typing import Sequence
 from ..base import ClaimExtractor, Verifier, check_choice, check_unit
 from ..errors import ConfigError
 from ..llm.base import LLMClient
+from ..llm.labels import judge
 from ..prompts import load_prompt
 from ..types import Claim, Evidence, Verdict
 from .evidence import WholeReferenceRetriever
-from .judge import judge
 
 NLI_LABELS: tuple[str, ...] = ("Entailment", "Neutral", "Contradiction")
 TO_LABEL = {"Entailment": "supported", "Neutral": "unverifiable", "Contradiction": "contradicted"}

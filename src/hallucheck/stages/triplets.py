@@ -50,15 +50,16 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..base import ClaimExtractor, EvidenceRetriever, Verifier
 from ..errors import BackendError, ConfigError, ParseError
 from ..llm.base import LLMClient, LLMResponse, Message
+from ..llm.json_reply import complete_json, fit_max_tokens, json_from_reply
+from ..llm.labels import judge
 from ..prompts import load_prompt
 from ..text import align, split_sentences
 from ..types import Claim, Evidence, Verdict
-from .judge import judge
 
 PARTS = ("arg1", "relation", "arg2")
 EXTRACT_PROMPT = "triplet_extract.v1"
@@ -77,91 +78,6 @@ _FEATURE_ALIASES = {
 }
 
 Triplet = tuple[str, str, str]
-
-
-# ---------------------------------------------------------------------------------------------
-# JSON replies
-# ---------------------------------------------------------------------------------------------
-
-_FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$", re.IGNORECASE)
-
-
-def json_from_reply(reply: str) -> Any:
-    """The first JSON value in an LLM reply (code fences and leading chatter tolerated).
-
-    Raises ``ValueError`` when there is none (e.g. the reply was cut off)."""
-    text = _FENCE.sub("", reply.strip())
-    try:
-        return json.loads(text)
-    except ValueError:
-        pass
-    decoder = json.JSONDecoder()
-    # only from the first bracket: an inner value of a cut-off reply is not the answer
-    m = re.search(r"[\[{]", text)
-    if m:
-        try:
-            value, _ = decoder.raw_decode(text, m.start())
-            return value
-        except ValueError:
-            pass
-    raise ValueError("no complete JSON value in the reply")
-
-
-def fit_max_tokens(
-    llm: LLMClient, messages: Sequence[Message], wanted: int, *, context_tokens: int | None = None
-) -> int:
-    """``wanted`` completion tokens, reduced so prompt + completion fit the context window
-    (when the backend reports one as ``n_ctx``); at least 16."""
-    ctx = context_tokens or getattr(llm, "n_ctx", None)
-    if not ctx:
-        return wanted
-    used = sum(llm.count_tokens(m.content) for m in messages) + 16 * len(messages) + 16
-    return max(16, min(wanted, int(ctx) - used))
-
-
-def complete_json(
-    llm: LLMClient,
-    messages: Sequence[Message],
-    *,
-    prompt: str,
-    schema: Mapping[str, Any],
-    parse: Callable[[str], Any],
-    max_tokens: int,
-    reminder: str,
-    context_tokens: int | None = None,
-) -> tuple[Any, list[str]]:
-    """Ask for schema-constrained JSON and parse it with ``parse`` (which raises ParseError).
-
-    A reply that does not parse, or was cut off at ``max_tokens``, is retried once with a
-    reminder (and twice the token budget when it was cut off). Returns ``(value, raw replies)``;
-    raises :class:`ParseError` with all raw replies when the retry fails too, and
-    :class:`BackendError` when the backend fails."""
-    messages = tuple(messages)
-    attempt = messages
-    raws: list[str] = []
-    budget = max_tokens
-    problem = ""
-    for round_ in range(2):
-        response = llm.complete(
-            attempt,
-            prompt=prompt if round_ == 0 else f"{prompt}+retry",
-            json_schema=schema,
-            max_tokens=fit_max_tokens(llm, attempt, budget, context_tokens=context_tokens),
-        )
-        raws.append(response.text)
-        if response.finish_reason == "length":
-            problem = f"the reply was cut off at {budget} tokens before the JSON was complete"
-            budget *= 2
-        else:
-            try:
-                return parse(response.text), raws
-            except ParseError as exc:
-                problem = str(exc)
-        attempt = messages + (
-            Message("assistant", response.text[:4000]),
-            Message("user", f"Your reply could not be used: {problem}. {reminder}"),
-        )
-    raise ParseError(f"The LLM reply could not be parsed, even when asked again ({problem}).", raw="\n---\n".join(raws))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1133,11 +1049,9 @@ __all__ = [
     "TripletExtractor",
     "TripletRetriever",
     "VARIANTS",
-    "complete_json",
     "extract_triplets",
     "extraction_schema",
     "format_triplets",
-    "json_from_reply",
     "locate_triplet",
     "normalise_variant",
     "parse_triplets",
