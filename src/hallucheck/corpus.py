@@ -34,7 +34,7 @@ from typing import Any, Iterator, Mapping, Sequence
 import numpy as np
 
 from .errors import ConfigError, InputError
-from .stages.hsp_pieces import _tokens as bm25_tokens
+from .stages.hsp_pieces.retrieve import _tokens as bm25_tokens
 from .text.segment import split_sentences, words
 from .types import _Serialisable
 

@@ -24,11 +24,6 @@ EXTRACT_PROMPT = "triplet_extract.v1"
 Triplet = tuple[str, str, str]
 
 
-# ---------------------------------------------------------------------------------------------
-# extraction
-# ---------------------------------------------------------------------------------------------
-
-
 def extraction_schema(max_triplets: int) -> dict[str, Any]:
     return {
         "type": "object",
