@@ -257,8 +257,8 @@ for _name, _summary in (
     ("flr", "DRAD baseline FLR: retrieve before every sentence with the last generated sentence."),
     ("tpr", "DRAD baseline TPR (FLARE): regenerate a sentence with a token below the probability threshold."),
 ):
-    register("generator", _name, f"{_M}.drad:{_name}", summary=_summary)
-# RHD's detection-only mode (hallucheck.stages.drad_rhd.RHDDetector.detect) needs token
+    register("generator", _name, f"hallucheck.generation:{_name}", summary=_summary)
+# RHD's detection-only mode (hallucheck.generation.rhd.RHDDetector.detect) needs token
 # log-probabilities, which the (answer, reference) Verifier interface does not carry, so it
 # is not registered as a verifier.
 # --- end DRAD ---

@@ -544,7 +544,7 @@ def render_generation(result: Any, *, color: bool = False) -> str:
 
 def cmd_generate_answer(args: argparse.Namespace) -> int:
     from .corpus import Corpus
-    from .methods.drad import DRADGenerator
+    from .generation import DRADGenerator
 
     if args.question is None and args.questions is None:
         raise InputError(
