@@ -494,7 +494,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from .generate import main_generate
+    from .datagen import main_generate_data as main_generate
 
     return main_generate(args, llm=_make_llm(args))
 
@@ -806,7 +806,7 @@ def build_parser() -> argparse.ArgumentParser:
     ck.set_defaults(func=cmd_check)
 
     g = sub.add_parser("generate-data", help="make a labelled hallucinated-answer dataset (thesis 004 generator)")
-    from .generate import add_generate_arguments
+    from .datagen import add_generate_data_arguments as add_generate_arguments
 
     add_generate_arguments(g)
     llm_options(g)
