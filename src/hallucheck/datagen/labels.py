@@ -11,18 +11,13 @@ from ..llm.base import LLMClient
 from ..llm.json_reply import complete_json, json_from_reply
 from ..prompts import load_prompt
 from ..stages.triplets import format_triplets
+from ..text.stopwords import STOP_WORDS
 from .sample import LABEL_PROMPT, _key
 
 # ---------------------------------------------------------------------------------------------
 # steps 2-3: triplets and their labels
 # ---------------------------------------------------------------------------------------------
 
-_STOP = frozenset(
-    """a an the of in on at to for from by with and or but is are was were be been being has have had do
-does did it its this that these those as into than then there their they he she his her him them which who whom whose
-what when where why how not no also such can could may might will would shall should about over under between during
-after before through""".split()
-)
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:[-'][^\W_]+)*", re.UNICODE)
 
 
@@ -42,7 +37,7 @@ def detail_words(text: str) -> list[str]:
             tok = tok.replace(",", "")
         else:
             tok = tok[:-2] if tok.endswith("'s") else tok
-            if tok in _STOP or len(tok) < 2:
+            if tok in STOP_WORDS or len(tok) < 2:
                 continue
             tok = _stem(tok)
         if tok not in out:

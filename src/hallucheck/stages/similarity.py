@@ -18,12 +18,11 @@ is >= 0.5 exactly when the sentence is flagged.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import Any, Sequence
 
 import numpy as np
 
+from .._lru import LRUCache
 from ..base import Verifier, check_choice, check_unit
 from ..errors import ConfigError
 from ..text import words
@@ -84,43 +83,25 @@ def overlap_ratio(
     return min(1.0, counted / n)
 
 
-class _EmbeddingLRU:
-    """Process-wide cache of sentence vectors (references repeat across examples)."""
-
-    def __init__(self, size: int = 20000) -> None:
-        self.size = size
-        self._data: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def encode(self, embedder: Any, texts: Sequence[str]) -> np.ndarray:
-        name = getattr(embedder, "name", type(embedder).__name__)
-        with self._lock:
-            missing = list(dict.fromkeys(t for t in texts if (name, t) not in self._data))
-        if missing:
-            vecs = embedder.encode(missing)
-            with self._lock:
-                for t, v in zip(missing, vecs):
-                    self._data[(name, t)] = v
-                while len(self._data) > self.size:
-                    self._data.popitem(last=False)
-        with self._lock:
-            rows = []
-            for t in texts:
-                self._data.move_to_end((name, t))
-                rows.append(self._data[(name, t)])
-        return np.stack(rows) if rows else np.zeros((0, 384), dtype=np.float32)
-
-
-_LRU = _EmbeddingLRU()
+# process-wide cache of sentence vectors (references repeat across examples)
+_EMBEDDINGS = LRUCache(20000)
 
 
 def embed_cached(embedder: Any, texts: Sequence[str]) -> np.ndarray:
-    return _LRU.encode(embedder, texts)
+    """``embedder.encode(texts)`` as one array, encoding only the texts not cached for this embedder."""
+    name = getattr(embedder, "name", type(embedder).__name__)
+    vecs = {t: _EMBEDDINGS.get((name, t)) for t in dict.fromkeys(texts)}
+    missing = [t for t, v in vecs.items() if v is None]
+    if missing:
+        for t, v in zip(missing, embedder.encode(missing)):
+            vecs[t] = v
+            _EMBEDDINGS.put((name, t), v)
+    rows = [vecs[t] for t in texts]
+    return np.stack(rows) if rows else np.zeros((0, 384), dtype=np.float32)
 
 
 def clear_embedding_cache() -> None:
-    with _LRU._lock:
-        _LRU._data.clear()
+    _EMBEDDINGS.clear()
 
 
 class SimilarityVerifier(Verifier):

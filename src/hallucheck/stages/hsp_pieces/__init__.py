@@ -77,9 +77,10 @@ candidates (and its sentences, if it has no pieces at all).
 
 from __future__ import annotations
 
+from ...text.bm25 import bm25_scores
 from .extract import Decomposition, HierarchicalPieceExtractor, Piece, assign_sentence, entity_key
 from .parse import ENTITY_SCHEMA, ENTITY_TYPES, LEVELS, MATCHERS, SPACY_TO_SCHEMA, UNITS, grounded_share, parse_pieces
-from .retrieve import PieceRetriever, bm25_scores
+from .retrieve import PieceRetriever
 
 __all__ = [
     "ENTITY_SCHEMA",

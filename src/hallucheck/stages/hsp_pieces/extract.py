@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Hashable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ..._lru import LRUCache
 from ...base import ClaimExtractor, check_choice, check_unit
 from ...errors import ConfigError, ParseError
 from ...llm.base import LLMClient
@@ -44,35 +43,6 @@ class Decomposition:
     pieces: tuple[str, ...]
     error: str | None = None
     raw: str | None = None
-
-
-class _LRU:
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._data: OrderedDict[Hashable, Any] = OrderedDict()
-        self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
-
-    def get(self, key: Hashable) -> Any:
-        with self._lock:
-            if key in self._data:
-                self._data.move_to_end(key)
-                self.hits += 1
-                return self._data[key]
-            self.misses += 1
-            return None
-
-    def put(self, key: Hashable, value: Any) -> None:
-        with self._lock:
-            self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
 
 
 def _norm(text: str) -> str:
@@ -145,8 +115,8 @@ class HierarchicalPieceExtractor(ClaimExtractor):
         self.max_tokens = max_tokens
         self.max_pieces = max_pieces
         self.cache_size = cache_size
-        self._decompositions = _LRU(cache_size)
-        self._entities = _LRU(256)
+        self._decompositions = LRUCache(cache_size)
+        self._entities = LRUCache(256)
 
     # -- public -----------------------------------------------------------------------------
     def extract(self, answer: str, *, question: str | None = None) -> list[Claim]:
@@ -189,10 +159,6 @@ class HierarchicalPieceExtractor(ClaimExtractor):
             out.extend(sent_pieces[i])
             out.extend(ent_pieces[i])
         return out
-
-    def clear_cache(self) -> None:
-        self._decompositions.clear()
-        self._entities.clear()
 
     # -- sentence level -----------------------------------------------------------------------
     def _decompose(self, text: str, max_tokens: int) -> Decomposition:

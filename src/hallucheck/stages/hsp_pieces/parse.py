@@ -7,6 +7,7 @@ import re
 
 from ...errors import ParseError
 from ...text import split_sentences, words
+from ...text.stopwords import STOP_WORDS
 
 LEVELS = ("sent", "ent", "sent+ent")
 UNITS = ("sentence", "text")
@@ -124,15 +125,8 @@ def _clean_line(line: str) -> str:
     return line
 
 
-_STOP = frozenset(
-    """a an the of and or but in on at to for from by with as is are was were be been being has have had
-do does did it its this that these those there their they he she his her him we our you your i not no also which who whom
-whose what when where while than then so such into onto over under about after before between during through s""".split()
-)
-
-
 def _stems(text: str) -> set[str]:
-    return {w.text.lower()[:5] for w in words(text) if w.text.lower() not in _STOP}
+    return {w.text.lower()[:5] for w in words(text) if w.text.lower() not in STOP_WORDS}
 
 
 def grounded_share(piece: str, source: str) -> float:

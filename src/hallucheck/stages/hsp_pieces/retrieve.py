@@ -3,8 +3,6 @@ answer piece."""
 
 from __future__ import annotations
 
-import math
-from collections import Counter
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -12,38 +10,11 @@ import numpy as np
 from ...base import EvidenceRetriever, check_choice
 from ...errors import ConfigError
 from ...llm.base import LLMClient
-from ...text import split_sentences, words
+from ...text import split_sentences
+from ...text.bm25 import BM25Index
 from ...types import Claim, Evidence
 from .extract import HierarchicalPieceExtractor, Piece, entity_key
 from .parse import MATCHERS
-
-
-def _tokens(text: str) -> list[str]:
-    return [w.text.lower() for w in words(text)]
-
-
-def bm25_scores(query: str, documents: Sequence[str], *, k1: float = 1.5, b: float = 0.75) -> np.ndarray:
-    """Okapi BM25 of ``query`` against each document (lower-cased word tokens; idf with +1 so it stays positive)."""
-    docs = [_tokens(d) for d in documents]
-    n = len(docs)
-    if n == 0:
-        return np.zeros(0)
-    avgdl = sum(len(d) for d in docs) / n or 1.0
-    df = Counter(t for d in docs for t in set(d))
-    q = _tokens(query)
-    out = np.zeros(n)
-    for j, d in enumerate(docs):
-        tf = Counter(d)
-        dl = len(d)
-        s = 0.0
-        for t in q:
-            f = tf.get(t)
-            if not f:
-                continue
-            idf = math.log((n - df[t] + 0.5) / (df[t] + 0.5) + 1.0)
-            s += idf * f * (k1 + 1) / (f + k1 * (1 - b + b * dl / avgdl))
-        out[j] = s
-    return out
 
 
 class PieceRetriever(EvidenceRetriever):
@@ -102,7 +73,8 @@ class PieceRetriever(EvidenceRetriever):
                 )
                 / 100.0
             )
-        return np.stack([bm25_scores(q, candidates) for q in queries])
+        index = BM25Index.build(candidates)
+        return np.stack([index.scores(q) for q in queries])
 
     @staticmethod
     def _evidence(p: Piece, score: float | None, **extra: Any) -> Evidence:

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from ..._lru import LRUCache
 from ...base import ClaimExtractor, EvidenceRetriever
 from ...errors import ConfigError, ParseError
 from ...llm.base import LLMClient
 from ...llm.json_reply import complete_json, json_from_reply
 from ...prompts import load_prompt
 from ...text import align, split_sentences
+from ...text.stopwords import STOP_WORDS
 from ...types import Claim, Evidence
 
 PARTS = ("arg1", "relation", "arg2")
@@ -130,11 +130,6 @@ def extract_triplets(
 # locating triplets in the text
 # ---------------------------------------------------------------------------------------------
 
-_STOP = frozenset(
-    """a an the of in on at to for from by with and or but is are was were be been being has have had do
-does did it its this that these those as into than then there their they he she his her him them which who whom whose
-what when where why how not no also such can could may might will would shall should""".split()
-)
 _WORDS = re.compile(r"\w+(?:[-'’.]\w+)*", re.UNICODE)
 
 
@@ -143,7 +138,7 @@ def _content_words(text: str) -> list[str]:
     for w in _WORDS.findall(text.lower().replace("’", "'")):
         if w.endswith("'s"):
             w = w[:-2]
-        if w and w not in _STOP and (len(w) > 2 or any(c.isdigit() for c in w)) and w not in out:
+        if w and w not in STOP_WORDS and (len(w) > 2 or any(c.isdigit() for c in w)) and w not in out:
             out.append(w)
     return out
 
@@ -313,15 +308,13 @@ class TripletRetriever(EvidenceRetriever):
         self.max_triplets = max_triplets
         self.max_tokens = max_tokens
         self.cache_size = cache_size
-        self._cache: OrderedDict[tuple, tuple[Evidence, ...]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._cache = LRUCache(cache_size)
 
     def reference_triplets(self, reference: str) -> tuple[Evidence, ...]:
         key = (reference, getattr(self.llm, "model_id", None), id(self.llm), self.prompt, self.max_triplets)
-        with self._lock:
-            if key in self._cache:
-                self._cache.move_to_end(key)
-                return self._cache[key]
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
         result = extract_triplets(
             self.llm, reference, prompt=self.prompt, max_triplets=self.max_triplets, max_tokens=self.max_tokens
         )
@@ -339,12 +332,7 @@ class TripletRetriever(EvidenceRetriever):
                 )
             )
         value = tuple(items)
-        if self.cache_size:
-            with self._lock:
-                self._cache[key] = value
-                self._cache.move_to_end(key)
-                while len(self._cache) > self.cache_size:
-                    self._cache.popitem(last=False)
+        self._cache.put(key, value)
         return value
 
     def retrieve(self, claims: Sequence[Claim], reference: str, *, question: str | None = None) -> list[list[Evidence]]:
