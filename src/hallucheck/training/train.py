@@ -34,6 +34,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .._files import file_sha256
 from ..errors import ConfigError, InputError, MissingDependencyError
 from .pairs import Pair, build_pairs, claim_text, read_rows, select_evidence
 
@@ -83,14 +84,6 @@ class TrainConfig:
     def fingerprint(self) -> str:
         keep = {k: v for k, v in dataclasses.asdict(self).items() if k not in ("out", "save_every", "max_steps")}
         return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:16]
-
-
-def file_sha256(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def base_model_path(base: str) -> Path:
