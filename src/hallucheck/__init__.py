@@ -5,6 +5,9 @@
 ...                         method="sim_overlap")
 
 Importing this package loads nothing heavy; models load on first use.
+
+Docstrings cite the papers by tag ("paper 000" to "paper 003", "thesis 004") with the section they
+follow; docs/references.md gives authors, year, venue and title for each tag.
 """
 
 from __future__ import annotations

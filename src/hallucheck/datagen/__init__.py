@@ -1,4 +1,4 @@
-"""Hallucinated data generator (thesis 004, §4.4-4.5, Appendix A.2).
+"""Hallucinated data generator (thesis 004, §4.4-4.5, Appendix A.2; see docs/references.md).
 
 From a (question, reference) pair the LLM writes, in one schema-constrained JSON reply, a
 faithful ("non-hallucinated") answer, a hallucinated answer that repeats it except for subtle

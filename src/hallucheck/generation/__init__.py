@@ -1,5 +1,5 @@
-"""Generation: DRAD (Su et al. 2024): Dynamic Retrieval Augmentation based on hallucination Detection,
-and the generation baselines of its Table 1.
+"""Generation: DRAD (Su et al. 2024, paper 003; see docs/references.md): Dynamic Retrieval
+Augmentation based on hallucination Detection, and the generation baselines of its Table 1.
 
 Each strategy is a small policy (:mod:`hallucheck.generation.policies`) driving one shared loop
 (:class:`DRADGenerator`). The answer is generated sentence by sentence. Each step asks the LLM (with token

@@ -41,9 +41,9 @@ from ..types import _Serialisable
 POOLINGS = ("avg", "min", "max", "first")
 # θ1: Table 5's best value (0.40; the paper reports no sensitivity between 0.40 and 0.50).
 DEFAULT_THETA1 = 0.4
-# θ2 (nats, full-vocabulary entropy, max pooling): not given in the paper; tuned on the 8 dev
-# questions of examples/drad with Qwen2.5-Coder-1.5B over {2, 3, 4, 6, none}: 2.0 gave the best
-# answer F1 (0.85 vs 0.73 / 0.60 / 0.60 / 0.60). See docs/benchmarks.md.
+# θ2 (nats, full-vocabulary entropy, max pooling): not given in the paper; tuned on the dev
+# questions of examples/drad with Qwen2.5-Coder-1.5B over {2, 3, 4, 6, none}, where 2.0 gave the
+# best answer F1 (the figures: docs/benchmarks.md, "θ2 tuning").
 DEFAULT_THETA2 = 2.0
 
 

@@ -5,8 +5,8 @@ of at most 2 with a small local judge. Each claim (an answer sentence) goes thro
 
 1. the **entity gate** (:class:`~hallucheck.stages.entity_check.EntityCheckVerifier`): a number,
    date or name of the claim that does not occur in the reference flags the claim with no LLM
-   call. On the HaluEval-QA dev set every one of the 79 answers this gate flags is labelled
-   hallucinated; the 1.5B judge is least reliable on exactly these facts.
+   call. On the HaluEval-QA dev set every answer this gate flags is labelled hallucinated (the
+   count is in docs/benchmarks.md); the 1.5B judge is least reliable on exactly these facts.
 2. the **judge** (:class:`~hallucheck.stages.nli.LLMNLIVerifier`) with the short
    ``cascade_nli.v1`` prompt: the evidence first (the whole reference when it is short, else the
    top-k reference sentences the retriever chose), then the claim, then a one-line question;
