@@ -19,18 +19,23 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, ClassVar, Sequence
+from typing import Callable, ClassVar, Protocol, Sequence
 
 from ..corpus import Passage
 from ..llm.base import TokenLogprob
 from ..text.segment import Span
 from .rhd import EntityUncertainty, RHDDetector, token_probability
 
-if TYPE_CHECKING:
-    from .generator import DRADGenerator
-
 # retrieve(query, reason) -> the passages found (recorded and streamed by the loop)
 Retrieve = Callable[[str, str], tuple[Passage, ...]]
+
+
+class Settings(Protocol):
+    """The generator parameters a policy may read (:class:`~hallucheck.generation.DRADGenerator` has them)."""
+
+    rhd: RHDDetector
+    m: int
+    tpr_threshold: float
 
 
 @dataclass(frozen=True)
@@ -71,7 +76,7 @@ class GenerationPolicy:
     uses_corpus: ClassVar[bool] = True
 
     @classmethod
-    def for_generator(cls, gen: DRADGenerator) -> GenerationPolicy:
+    def for_generator(cls, gen: Settings) -> GenerationPolicy:
         """The policy with the generator's parameters that it reads."""
         return cls()
 
@@ -136,7 +141,7 @@ class TPR(GenerationPolicy):
         self.threshold = threshold
 
     @classmethod
-    def for_generator(cls, gen: DRADGenerator) -> GenerationPolicy:
+    def for_generator(cls, gen: Settings) -> GenerationPolicy:
         return cls(gen.tpr_threshold)
 
     def revision(self, draft: Draft) -> tuple[Revision | None, list[EntityUncertainty]]:
@@ -166,7 +171,7 @@ class DRAD(GenerationPolicy):
         self.m = m
 
     @classmethod
-    def for_generator(cls, gen: DRADGenerator) -> GenerationPolicy:
+    def for_generator(cls, gen: Settings) -> GenerationPolicy:
         return cls(gen.rhd, gen.m)
 
     def revision(self, draft: Draft) -> tuple[Revision | None, list[EntityUncertainty]]:

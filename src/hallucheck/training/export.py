@@ -5,13 +5,10 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from .._files import file_sha256
-from .common import LABELS, _imports
-
-if TYPE_CHECKING:
-    from .train import TrainConfig
+from .common import LABELS, TrainConfig, _imports
 
 
 def export_onnx(checkpoint: str | Path, dest: str | Path, *, quantize: bool = True, opset: int = 17) -> Path:
