@@ -21,7 +21,13 @@ class Component:
     ``llm=`` when a configuration is loaded).
     """
 
-    registry_name: str = ""
+    @property
+    def registry_name(self) -> str:
+        """The registered ``name.vN`` of this component's class (see
+        :func:`hallucheck.registry.name_of`), or ``""`` when the class is not registered."""
+        from . import registry
+
+        return registry.name_of(type(self)) or ""
 
     def get_params(self) -> dict[str, Any]:
         params = {}
