@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
+import numbers
 from abc import ABC, abstractmethod
-from typing import Any, Iterable, Sequence
+from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
 from .errors import ConfigError, InputError
 from .types import Claim, Detection, Evidence, Mitigation, Verdict
@@ -13,13 +15,228 @@ from .types import Claim, Detection, Evidence, Mitigation, Verdict
 MAX_TEXT_CHARS = 2_000_000
 
 
+# -- declared parameters ------------------------------------------------------------------------
+
+
+class Constraint:
+    """One allowed form of a parameter value. A component declares, per parameter, a constraint
+    or a tuple of alternatives (any one accepting the value is enough); see
+    :attr:`Component.parameter_constraints`."""
+
+    def accepts(self, value: Any) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def describe(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{self.describe()}>"
+
+
+class Interval(Constraint):
+    """A number (``kind=float``: int or float; ``kind=int``: int only) in ``[low, high]``
+    (``None``: unbounded on that side). Booleans are never numbers here."""
+
+    def __init__(self, kind: type, low: float | None = None, high: float | None = None) -> None:
+        if kind not in (int, float):
+            raise TypeError("Interval kind is int or float")
+        self.kind, self.low, self.high = kind, low, high
+
+    def accepts(self, value: Any) -> bool:
+        if isinstance(value, bool):
+            return False
+        if not isinstance(value, numbers.Integral if self.kind is int else numbers.Real):
+            return False
+        return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+
+    def describe(self) -> str:
+        if self.kind is int:
+            if self.low == 1 and self.high is None:
+                return "a positive integer"
+            if self.low == 0 and self.high is None:
+                return "a non-negative integer"
+            if self.high is None:
+                return "an integer" if self.low is None else f"an integer >= {self.low:g}"
+            return (
+                f"an integer in [{self.low:g}, {self.high:g}]"
+                if self.low is not None
+                else f"an integer <= {self.high:g}"
+            )
+        if self.low is not None and self.high is not None:
+            return f"a number in [{self.low:g}, {self.high:g}]"
+        if self.low is not None:
+            return f"a number >= {self.low:g}"
+        return "a number" if self.high is None else f"a number <= {self.high:g}"
+
+
+class OneOf(Constraint):
+    """One of a few named values (``None`` may be one of them)."""
+
+    def __init__(self, *choices: Any) -> None:
+        self.choices = choices
+
+    def accepts(self, value: Any) -> bool:
+        try:
+            return any(value == c and type(value) is type(c) for c in self.choices)
+        except Exception:  # pragma: no cover - exotic __eq__
+            return False
+
+    def describe(self) -> str:
+        shown = [str(c) for c in self.choices]
+        return shown[0] if len(shown) == 1 else f"one of {', '.join(shown)}"
+
+
+class InstanceOf(Constraint):
+    """An instance of one of ``types`` (``bool``: described as true or false)."""
+
+    def __init__(self, *types: type, description: str = "") -> None:
+        self.types = types
+        self.description = description
+
+    def accepts(self, value: Any) -> bool:
+        if bool not in self.types and isinstance(value, bool) and not any(t is object for t in self.types):
+            return False
+        return isinstance(value, self.types)
+
+    def describe(self) -> str:
+        if self.description:
+            return self.description
+        if self.types == (bool,):
+            return "true or false"
+        names = {str: "a string", int: "an integer", float: "a number", dict: "a mapping", Mapping: "a mapping"}
+        return " or ".join(names.get(t, f"a {t.__name__}") for t in self.types)
+
+
+class ListOf(Constraint):
+    """A list or tuple whose items each satisfy ``item`` (``length``: exactly that many)."""
+
+    def __init__(self, item: Constraint, *, length: int | None = None) -> None:
+        self.item, self.length = item, length
+
+    def accepts(self, value: Any) -> bool:
+        if not isinstance(value, (list, tuple)):
+            return False
+        if self.length is not None and len(value) != self.length:
+            return False
+        return all(self.item.accepts(v) for v in value)
+
+    def describe(self) -> str:
+        inner = self.item.describe()
+        for one, many in (
+            ("a number", "numbers"),
+            ("an integer", "integers"),
+            ("a positive integer", "positive integers"),
+        ):
+            if inner.startswith(one + " ") or inner == one:
+                inner = many + inner[len(one) :]
+        if self.length == 2:
+            return f"a pair [low, high] of {inner}"
+        return f"a list of {inner}" if self.length is None else f"a list of {self.length} {inner}"
+
+
+NONE = OneOf(None)
+UNIT = Interval(float, 0.0, 1.0)
+BOOL = InstanceOf(bool)
+POSITIVE_INT = Interval(int, 1)
+TEXT = InstanceOf(str)
+
+Spec = Constraint | tuple[Constraint, ...]
+
+
+def _alternatives(spec: Spec) -> tuple[Constraint, ...]:
+    return spec if isinstance(spec, tuple) else (spec,)
+
+
+def describe_constraint(spec: Spec) -> str:
+    """Say what a declared parameter accepts, e.g. ``a number in [0, 1] or None``."""
+    return " or ".join(c.describe() for c in _alternatives(spec))
+
+
+def check_param(owner: str, name: str, value: Any, spec: Spec) -> Any:
+    """Raise :class:`~hallucheck.errors.ConfigError` unless one of ``spec``'s alternatives
+    accepts ``value``; the message names the parameter, its owner and what is allowed."""
+    if not any(c.accepts(value) for c in _alternatives(spec)):
+        raise ConfigError(f"The {name!r} parameter of {owner} must be {describe_constraint(spec)}; got {value!r}.")
+    return value
+
+
+def _init_parameters(cls: type) -> tuple[list[str], bool]:
+    sig = inspect.signature(cls.__init__)
+    names = [n for n, p in sig.parameters.items() if n != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    return names, any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
+
+
 class Component:
     """Plain class with keyword-only parameters stored as given; heavy work is lazy.
 
     ``to_dict()`` gives ``{"type": registry_name, "params": {...}}``; parameters that are
     components serialise recursively; the LLM client is not a parameter (it is passed as
     ``llm=`` when a configuration is loaded).
+
+    Parameters are declared in :attr:`parameter_constraints` and checked once, when the
+    component is constructed (directly, by a method, or from a saved configuration), before the
+    class's own ``__init__`` runs: an unknown or misspelt keyword gets a did-you-mean
+    :class:`~hallucheck.errors.ConfigError` (not a ``TypeError``), a value outside its declared
+    choice, range or type a message that says what is allowed. Checks that relate several
+    parameters stay in ``__init__``.
     """
+
+    #: ``{parameter: constraint or tuple of alternatives}``, e.g.
+    #: ``{"k": POSITIVE_INT, "threshold": (UNIT, NONE), "measure": OneOf("cosine", "overlap")}``.
+    #: Subclasses extend their parent's table (``{**Parent.parameter_constraints, ...}``).
+    parameter_constraints: ClassVar[Mapping[str, Spec]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        names, open_ended = _init_parameters(cls)
+        stray = sorted(set(cls.parameter_constraints) - set(names))
+        if stray and not open_ended:
+            raise TypeError(f"{cls.__name__}.parameter_constraints names no parameter of __init__: {', '.join(stray)}")
+        init = cls.__dict__.get("__init__")
+        if init is None or getattr(init, "_checks_parameters", False):
+            return
+
+        @functools.wraps(init)
+        def checked_init(self: Any, *args: Any, **params: Any) -> None:
+            if type(self).__init__ is checked_init:  # the outermost constructor checks, once
+                type(self).check_parameters(params)
+            init(self, *args, **params)
+
+        checked_init._checks_parameters = True  # type: ignore[attr-defined]
+        cls.__init__ = checked_init  # type: ignore[method-assign]
+
+    @classmethod
+    def check_parameters(cls, params: Mapping[str, Any]) -> None:
+        """Check keyword parameters against ``__init__``'s names and :attr:`parameter_constraints`."""
+        names, open_ended = _init_parameters(cls)
+        if not open_ended:
+            for key in params:
+                if key not in names:
+                    from .registry import unknown_param_message
+
+                    raise ConfigError(unknown_param_message(cls.__name__, key, names))
+        for key, spec in cls.parameter_constraints.items():
+            if key in params:
+                check_param(cls.__name__, key, params[key], spec)
+
+    @classmethod
+    def parameter_table(cls) -> list[dict[str, Any]]:
+        """One row per ``__init__`` parameter (the LLM client excepted): ``name``, ``default``
+        (or the string ``"required"``) and ``allowed`` (the declared constraint in words, ``""`` if
+        none is declared)."""
+        rows = []
+        for name, p in inspect.signature(cls.__init__).parameters.items():
+            if name in ("self", "llm") or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                continue
+            spec = cls.parameter_constraints.get(name)
+            rows.append(
+                {
+                    "name": name,
+                    "default": "required" if p.default is p.empty else p.default,
+                    "allowed": describe_constraint(spec) if spec is not None else "",
+                }
+            )
+        return rows
 
     @property
     def registry_name(self) -> str:
@@ -30,6 +247,7 @@ class Component:
         return registry.name_of(type(self)) or ""
 
     def get_params(self) -> dict[str, Any]:
+        """The constructor's parameters (not ``llm``) with their current values."""
         params = {}
         for name, p in inspect.signature(type(self).__init__).parameters.items():
             if name in ("self", "llm") or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
@@ -38,6 +256,8 @@ class Component:
         return params
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"type": registry_name, "params": {...}}``, rebuilt by :meth:`hallucheck.pipeline.Pipeline.from_dict`."""
+
         def plain(v: Any) -> Any:
             if isinstance(v, Component):
                 return v.to_dict()

@@ -612,6 +612,11 @@ def method_mitigates(name: str) -> bool:
 
 
 def cmd_methods(args: argparse.Namespace) -> int:
+    if getattr(args, "params", None):
+        from .registry import describe_parameters
+
+        print(describe_parameters(args.params))
+        return 0
     from . import DEFAULT_METHOD, list_methods
     from ._builtins import NEEDS_LLM, OPTIONAL_LLM
 
@@ -868,6 +873,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_compare)
 
     m = sub.add_parser("methods", help="list the registered methods")
+    m.add_argument("--params", metavar="NAME", help="print the parameter table of method NAME (or component NAME)")
     m.set_defaults(func=cmd_methods)
 
     k = sub.add_parser("cache", help="the LLM response cache: info (path, entries, size) or clear")
