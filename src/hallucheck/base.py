@@ -1,4 +1,12 @@
-"""Component base class and the four stage interfaces."""
+"""Component base class, declared parameters, and the four stage interfaces.
+
+A method is a :class:`~hallucheck.pipeline.Pipeline` of four stages: a :class:`ClaimExtractor`
+splits the answer into claims, an :class:`EvidenceRetriever` finds evidence for each in the
+reference, a :class:`Verifier` judges each claim against its evidence, and an optional
+:class:`Mitigator` revises the flagged claims. Each stage is a :class:`Component`: keyword-only
+parameters declared in ``parameter_constraints`` and checked at construction, serialised by
+``to_dict()`` under the name its registry entry gives it.
+"""
 
 from __future__ import annotations
 
@@ -323,18 +331,38 @@ def check_text(value: Any, field: str, *, allow_empty: bool = False, need_words:
 
 
 class ClaimExtractor(Component, ABC):
+    """Stage 1: the checkable claims of an answer (sentences, semantic pieces, triplets...).
+
+    Each :class:`~hallucheck.types.Claim` has offsets into the answer: ``answer[start:end]`` is
+    the claim's text, or the sentence a rewritten claim came from. A claim the extractor could not
+    make (an LLM reply that did not parse) is still emitted, with ``meta["error"]``, so that the
+    verifier reports an error verdict rather than the claim vanishing."""
+
     @abstractmethod
     def extract(self, answer: str, *, question: str | None = None) -> list[Claim]:
         """Return the claims of ``answer`` with offsets into it."""
 
 
 class EvidenceRetriever(Component, ABC):
+    """Stage 2: for each claim, the parts of the reference to judge it against.
+
+    Returns one list per claim, in claim order (possibly empty); each
+    :class:`~hallucheck.types.Evidence` has offsets into the reference and, when ranked, a
+    similarity ``score`` (higher = more similar)."""
+
     @abstractmethod
     def retrieve(self, claims: Sequence[Claim], reference: str, *, question: str | None = None) -> list[list[Evidence]]:
         """Return, for each claim, candidate evidence with offsets into ``reference``."""
 
 
 class Verifier(Component, ABC):
+    """Stage 3: one :class:`~hallucheck.types.Verdict` per claim, in claim order.
+
+    A verdict's ``score`` is in [0, 1] (higher = more likely hallucinated) or ``None``. When the
+    verifier cannot judge a claim (a reply that does not parse after repair and retry, a failed
+    backend) the verdict has ``status="error"``, no label and no score: nothing is guessed, and
+    :meth:`aggregate` never calls such an answer grounded."""
+
     @abstractmethod
     def verify(
         self,
@@ -353,6 +381,8 @@ class Verifier(Component, ABC):
 
 
 def aggregate_any(verdicts: Sequence[Verdict]) -> tuple[bool | None, float | None]:
+    """Any flagged claim flags the answer; with none flagged but some errors the answer is
+    unverified (``None``); the score is the highest claim score."""
     ok = [v for v in verdicts if v.status == "ok"]
     scores = [v.score for v in ok if v.score is not None]
     score = max(scores) if scores else (None if verdicts else 0.0)
@@ -364,6 +394,12 @@ def aggregate_any(verdicts: Sequence[Verdict]) -> tuple[bool | None, float | Non
 
 
 class Mitigator(Component, ABC):
+    """Stage 4 (optional): revise an answer's flagged claims.
+
+    Returns a :class:`~hallucheck.types.Mitigation` whose ``edits`` are offsets into the
+    original answer; :meth:`hallucheck.pipeline.Pipeline.mitigate` re-checks the revision with the
+    same detector. What the mitigator tried and could not do goes in ``notes``."""
+
     @abstractmethod
     def mitigate(self, detection: Detection) -> Mitigation:
         """Revise ``detection.answer`` so that flagged claims are fixed or removed.
