@@ -334,9 +334,10 @@ class ClaimExtractor(Component, ABC):
     """Stage 1: the checkable claims of an answer (sentences, semantic pieces, triplets...).
 
     Each :class:`~hallucheck.types.Claim` has offsets into the answer: ``answer[start:end]`` is
-    the claim's text, or the sentence a rewritten claim came from. A claim the extractor could not
-    make (an LLM reply that did not parse) is still emitted, with ``meta["error"]``, so that the
-    verifier reports an error verdict rather than the claim vanishing."""
+    the claim's text, or the sentence a rewritten claim came from. When an LLM reply about a
+    sentence does not parse, the extractor should still emit a claim for it with ``meta["error"]``
+    (as ``hsp_pieces`` does) so that the verifier reports an error verdict rather than the claim
+    vanishing or the whole detection failing."""
 
     @abstractmethod
     def extract(self, answer: str, *, question: str | None = None) -> list[Claim]:
