@@ -26,7 +26,7 @@ class Topk(EvidenceRetriever):
     parameter_constraints = {
         "k": POSITIVE_INT,
         "threshold": (UNIT, NONE),
-        "order": OneOf("score", "reference"),
+        "order": OneOf("score", "reference", hint="'score' ranks by similarity."),
         "band": (OneOf("auto"), ListOf(UNIT, length=2), NONE),
         "strict": BOOL,
     }
@@ -61,7 +61,7 @@ def test_valid_parameters_pass_and_the_constructor_runs():
         ({"k": 2.0}, "must be a positive integer; got 2.0"),
         ({"threshold": 1.5}, r"must be a number in \[0, 1\] or None; got 1.5"),
         ({"threshold": "0.5"}, r"must be a number in \[0, 1\] or None; got '0.5'"),
-        ({"order": "random"}, "must be one of score, reference; got 'random'"),
+        ({"order": "random"}, "must be one of score, reference; got 'random'. 'score' ranks by similarity.$"),
         ({"band": [0.2]}, r"must be auto or a pair \[low, high\] of numbers in \[0, 1\] or None; got \[0.2\]"),
         ({"strict": "False"}, "'strict' parameter of Topk must be true or false; got 'False'"),
     ],

@@ -78,10 +78,12 @@ class Interval(Constraint):
 
 
 class OneOf(Constraint):
-    """One of a few named values (``None`` may be one of them)."""
+    """One of a few named values (``None`` may be one of them); ``hint`` is added to the error
+    message (e.g. what each choice means)."""
 
-    def __init__(self, *choices: Any) -> None:
+    def __init__(self, *choices: Any, hint: str = "") -> None:
         self.choices = choices
+        self.hint = hint
 
     def accepts(self, value: Any) -> bool:
         try:
@@ -163,8 +165,12 @@ def describe_constraint(spec: Spec) -> str:
 def check_param(owner: str, name: str, value: Any, spec: Spec) -> Any:
     """Raise :class:`~hallucheck.errors.ConfigError` unless one of ``spec``'s alternatives
     accepts ``value``; the message names the parameter, its owner and what is allowed."""
-    if not any(c.accepts(value) for c in _alternatives(spec)):
-        raise ConfigError(f"The {name!r} parameter of {owner} must be {describe_constraint(spec)}; got {value!r}.")
+    alternatives = _alternatives(spec)
+    if not any(c.accepts(value) for c in alternatives):
+        hints = "".join(f" {c.hint}" for c in alternatives if getattr(c, "hint", ""))
+        raise ConfigError(
+            f"The {name!r} parameter of {owner} must be {describe_constraint(spec)}; got {value!r}.{hints}"
+        )
     return value
 
 
