@@ -144,3 +144,45 @@ def test_a_name_is_a_method_first_and_kind_name_picks_a_component():
     assert registry.describe_parameters("sentences").startswith("extractor sentences.v1")
     with pytest.raises(ConfigError, match="No method or component is named 'sentencs'. Did you mean 'sentences'?"):
         registry.describe_parameters("sentencs")
+
+
+COMPONENTS = [
+    pytest.param(kind, e.name, id=f"{kind}:{e.name}")
+    for kind in ("extractor", "retriever", "verifier", "mitigator")
+    for e in registry.available(kind)
+]
+
+
+@pytest.mark.parametrize("kind, name", COMPONENTS)
+def test_registered_components_take_their_name_from_the_entry(kind, name):
+    cls = registry.get(kind, name)
+    assert "registry_name" not in vars(cls), f"{cls.__name__} names itself; the registry entry does"
+    assert registry.name_of(cls) == registry.entry(kind, name).qualified
+
+
+@pytest.mark.parametrize("kind, name", COMPONENTS)
+def test_every_declared_constraint_is_enforced_at_construction(kind, name):
+    cls = registry.get(kind, name)
+    for key in cls.parameter_constraints:
+        with pytest.raises(ConfigError, match=f"'{key}' parameter of {cls.__name__} must be"):
+            cls(**{key: object()})  # no declared form accepts an arbitrary object
+
+
+def test_the_declared_table_is_printed_for_a_stage():
+    text = registry.describe_parameters("verifier:similarity")
+    assert "measure" in text and "one of cosine, overlap, hybrid" in text and "a number in [0, 1]" in text
+    method = registry.describe_parameters("sim_overlap")
+    assert "t2                   0.1        a number in [0, 1]" in method
+
+
+@pytest.mark.parametrize(
+    "factory, params, message",
+    [
+        ("nli_llm", {"calibrate": "False"}, "'calibrate' parameter of LLMNLIVerifier must be true or false"),
+        ("conli_nli", {"prefill": "yes"}, "'prefill' parameter of ConliNLIVerifier must be one of None, True, False"),
+        ("ce_cascade", {"band": [0.2, 1.4]}, r"'band' parameter of CECascadeVerifier must be auto or a pair"),
+    ],
+)
+def test_stage_values_are_checked_on_direct_construction_too(factory, params, message):
+    with pytest.raises(ConfigError, match=message):
+        registry.get("verifier", factory)(**params)

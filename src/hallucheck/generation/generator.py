@@ -7,7 +7,7 @@ import os
 import time
 from typing import Any, Callable, Sequence
 
-from ..base import Component, check_unit
+from ..base import BOOL, UNIT, Component, Interval, OneOf
 from ..corpus import Corpus, Passage
 from ..errors import BackendError, ConfigError, InputError
 from ..llm.base import LLMClient, LLMResponse, Message, TokenLogprob, usage_scope
@@ -54,7 +54,20 @@ class DRADGenerator(Component):
     instead (False: accept every revision as the paper does).
     """
 
+    # the generator entries (drad, nor, srr, flr, tpr) are factory functions, not this class, so its
+    # configuration name is its own
     registry_name = "drad"
+    parameter_constraints = {
+        "method": OneOf(*METHODS),
+        "m": Interval(int, 1),
+        "k": Interval(int, 1),
+        "tpr_threshold": UNIT,
+        "max_tokens": Interval(int, 1),
+        "step_tokens": Interval(int, 4),
+        "top_logprobs": Interval(int, 0),
+        "continuation": OneOf(*CONTINUATIONS),
+        "check_revisions": BOOL,
+    }
 
     def __init__(
         self,
@@ -78,26 +91,6 @@ class DRADGenerator(Component):
         ner_model: Any = None,
         check_revisions: bool = True,
     ) -> None:
-        if method not in METHODS:
-            raise ConfigError(f"Unknown generation method {method!r}; use one of {', '.join(METHODS)}.")
-        for name, value, low in (
-            ("m", m, 1),
-            ("k", k, 1),
-            ("max_tokens", max_tokens, 1),
-            ("step_tokens", step_tokens, 4),
-            ("top_logprobs", top_logprobs, 0),
-        ):
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ConfigError(
-                    f"The {name!r} parameter of DRADGenerator must be an integer >= {low}; got {value!r}."
-                )
-        check_unit("DRADGenerator", "tpr_threshold", tpr_threshold)
-        if continuation not in CONTINUATIONS:
-            raise ConfigError(
-                f"continuation must be one of {', '.join(repr(c) for c in CONTINUATIONS)}; got {continuation!r}."
-            )
-        if not isinstance(check_revisions, bool):
-            raise ConfigError(f"check_revisions must be true or false; got {check_revisions!r}.")
         if llm is None:
             raise ConfigError(
                 "DRADGenerator needs llm=: a client from hallucheck.llm.make_llm('embedded') or "

@@ -31,7 +31,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from ..base import Component, check_choice, check_unit
+from ..base import NONE, UNIT, Component, Interval, OneOf
 from ..errors import ConfigError, InputError
 from ..llm.base import TokenLogprob
 from ..models.ner import DEFAULT_SPACY_MODEL, Entity
@@ -248,7 +248,15 @@ class RHDDetector(Component):
     name, or a callable ``text -> [Entity]`` (tests).
     """
 
+    # not a registered component (it needs token log-probabilities, see hallucheck._builtins): its
+    # configuration name is its own
     registry_name = "drad_rhd"
+    parameter_constraints = {
+        "threshold": UNIT,
+        "entropy_threshold": (Interval(float, 0), NONE),
+        "prob_pooling": OneOf(*POOLINGS),
+        "entropy_pooling": OneOf(*POOLINGS),
+    }
 
     def __init__(
         self,
@@ -260,18 +268,6 @@ class RHDDetector(Component):
         labels: Sequence[str] | None = None,
         ner_model: str | NER = DEFAULT_SPACY_MODEL,
     ) -> None:
-        check_unit("RHDDetector", "threshold", threshold)
-        if entropy_threshold is not None and (
-            isinstance(entropy_threshold, bool)
-            or not isinstance(entropy_threshold, (int, float))
-            or entropy_threshold < 0
-        ):
-            raise ConfigError(
-                f"The 'entropy_threshold' parameter of RHDDetector must be a number >= 0 (nats) or None; "
-                f"got {entropy_threshold!r}."
-            )
-        check_choice("RHDDetector", "prob_pooling", prob_pooling, POOLINGS)
-        check_choice("RHDDetector", "entropy_pooling", entropy_pooling, POOLINGS)
         self.threshold = threshold
         self.entropy_threshold = entropy_threshold
         self.prob_pooling = prob_pooling

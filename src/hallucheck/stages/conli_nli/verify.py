@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
-from ...base import Verifier, check_unit
+from ...base import BOOL, POSITIVE_INT, UNIT, Interval, OneOf, Verifier
 from ...errors import BackendError, ConfigError
 from ...llm.base import LLMClient, Message
 from ...prompts import load_prompt
@@ -53,7 +53,14 @@ class ConliNLIVerifier(Verifier):
     item has no label and the reply's own "(0)." item is used.)
     """
 
-    registry_name = "conli_nli.v1"
+    parameter_constraints = {
+        "batch_size": POSITIVE_INT,
+        "entity_level": BOOL,
+        "use_logprobs": OneOf(None, True, False),
+        "threshold": UNIT,
+        "max_tokens_per_hypothesis": Interval(int, 16),
+        "prefill": OneOf(None, True, False),
+    }
 
     def __init__(
         self,
@@ -69,19 +76,6 @@ class ConliNLIVerifier(Verifier):
         max_tokens_per_hypothesis: int = 200,
         prefill: bool | None = None,
     ) -> None:
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ConfigError(
-                f"The 'batch_size' parameter of ConliNLIVerifier must be a positive integer; got {batch_size!r}."
-            )
-        if (
-            isinstance(max_tokens_per_hypothesis, bool)
-            or not isinstance(max_tokens_per_hypothesis, int)
-            or max_tokens_per_hypothesis < 16
-        ):
-            raise ConfigError(
-                "The 'max_tokens_per_hypothesis' parameter of ConliNLIVerifier must be an integer >= 16; "
-                f"got {max_tokens_per_hypothesis!r}."
-            )
         if isinstance(entity_categories, str):
             entity_categories = (entity_categories,)
         unknown = [c for c in entity_categories if c not in CONLI_CATEGORIES and c not in SPACY_LABELS]
@@ -90,23 +84,15 @@ class ConliNLIVerifier(Verifier):
                 f"Unknown entity categories {unknown} for ConliNLIVerifier. Use the paper's "
                 f"{', '.join(CONLI_CATEGORIES)} or spaCy labels ({', '.join(sorted(SPACY_LABELS))})."
             )
-        if use_logprobs not in (None, True, False):
-            raise ConfigError(
-                f"The 'use_logprobs' parameter of ConliNLIVerifier must be None, True or False; got {use_logprobs!r}."
-            )
         self.llm = llm
         self.batch_size = batch_size
         self.entity_level = bool(entity_level)
         self.entity_categories = tuple(entity_categories)
         self.entity_model = entity_model
         self.use_logprobs = use_logprobs
-        self.threshold = check_unit("ConliNLIVerifier", "threshold", threshold)
+        self.threshold = float(threshold)
         self.prompt = prompt
         self.max_tokens_per_hypothesis = max_tokens_per_hypothesis
-        if prefill not in (None, True, False):
-            raise ConfigError(
-                f"The 'prefill' parameter of ConliNLIVerifier must be None, True or False; got {prefill!r}."
-            )
         self.prefill = prefill
         load_prompt(prompt)
 

@@ -8,7 +8,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..._lru import LRUCache
-from ...base import ClaimExtractor, check_choice, check_unit
+from ...base import BOOL, POSITIVE_INT, UNIT, ClaimExtractor, OneOf
 from ...errors import ConfigError, ParseError
 from ...llm.base import LLMClient
 from ...models.ner import DEFAULT_SPACY_MODEL
@@ -71,7 +71,15 @@ class HierarchicalPieceExtractor(ClaimExtractor):
     kept in the LRU.
     """
 
-    registry_name = "hsp_pieces.v1"
+    parameter_constraints = {
+        "levels": OneOf(*LEVELS),
+        "unit": OneOf(*UNITS),
+        "filter_entities": BOOL,
+        "max_tokens": POSITIVE_INT,
+        "max_pieces": POSITIVE_INT,
+        "min_overlap": UNIT,
+        "cache_size": POSITIVE_INT,
+    }
 
     def __init__(
         self,
@@ -89,21 +97,14 @@ class HierarchicalPieceExtractor(ClaimExtractor):
         min_overlap: float = 0.5,
         cache_size: int = 4096,
     ) -> None:
-        check_choice("HierarchicalPieceExtractor", "levels", levels, LEVELS)
-        check_choice("HierarchicalPieceExtractor", "unit", unit, UNITS)
         if isinstance(entity_types, str) or not all(t in ENTITY_TYPES for t in entity_types) or not entity_types:
             raise ConfigError(
                 f"The 'entity_types' parameter of HierarchicalPieceExtractor must be a non-empty list of "
                 f"{', '.join(ENTITY_TYPES)}; got {entity_types!r}."
             )
-        for name, value in (("max_tokens", max_tokens), ("max_pieces", max_pieces), ("cache_size", cache_size)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(
-                    f"The {name!r} parameter of HierarchicalPieceExtractor must be a positive integer; got {value!r}."
-                )
         load_prompt(prompt)
         load_prompt(repair_prompt)
-        self.min_overlap = check_unit("HierarchicalPieceExtractor", "min_overlap", min_overlap)
+        self.min_overlap = float(min_overlap)
         self.llm = llm
         self.levels = levels
         self.unit = unit

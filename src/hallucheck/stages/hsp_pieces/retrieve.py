@@ -7,7 +7,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ...base import EvidenceRetriever, check_choice
+from ...base import POSITIVE_INT, EvidenceRetriever, OneOf
 from ...errors import ConfigError
 from ...llm.base import LLMClient
 from ...text import split_sentences
@@ -26,7 +26,7 @@ class PieceRetriever(EvidenceRetriever):
     ``"fuzzy"`` (Levenshtein ratio) or ``"bm25"``.
     """
 
-    registry_name = "hsp_evidence.v1"
+    parameter_constraints = {"k": POSITIVE_INT, "matcher": OneOf(*MATCHERS)}
 
     def __init__(
         self,
@@ -37,9 +37,6 @@ class PieceRetriever(EvidenceRetriever):
         matcher: str = "embedding",
         embedder: str = "minilm",
     ) -> None:
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ConfigError(f"The 'k' parameter of PieceRetriever must be a positive integer; got {k!r}.")
-        check_choice("PieceRetriever", "matcher", matcher, MATCHERS)
         if extractor is None:
             extractor = HierarchicalPieceExtractor(llm=llm)
         elif isinstance(extractor, Mapping):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ..._lru import LRUCache
-from ...base import ClaimExtractor, EvidenceRetriever
+from ...base import BOOL, POSITIVE_INT, ClaimExtractor, EvidenceRetriever, Interval
 from ...errors import ConfigError, ParseError
 from ...llm.base import LLMClient
 from ...llm.json_reply import complete_json, json_from_reply
@@ -228,7 +228,7 @@ def format_triplets(triplets: Sequence[Sequence[str]]) -> str:
 class TripletExtractor(ClaimExtractor):
     """Answer -> triplet claims (thesis §3.2), each located in the answer sentence it came from."""
 
-    registry_name = "triplets.v1"
+    parameter_constraints = {"max_triplets": POSITIVE_INT, "max_tokens": POSITIVE_INT, "use_question": BOOL}
 
     def __init__(
         self,
@@ -239,10 +239,6 @@ class TripletExtractor(ClaimExtractor):
         max_tokens: int = 1024,
         use_question: bool = True,
     ) -> None:
-        if not isinstance(max_triplets, int) or max_triplets < 1:
-            raise ConfigError(
-                f"The 'max_triplets' parameter of TripletExtractor must be a positive integer; got {max_triplets!r}."
-            )
         load_prompt(prompt)
         self.llm = llm
         self.prompt = prompt
@@ -283,7 +279,7 @@ class TripletRetriever(EvidenceRetriever):
     (reference, model, prompt version, max_triplets), so answers sharing a reference pay for its
     extraction once per run. Evidence offsets are the reference sentence of each triplet."""
 
-    registry_name = "reference_triplets.v1"
+    parameter_constraints = {"max_triplets": POSITIVE_INT, "max_tokens": POSITIVE_INT, "cache_size": Interval(int, 0)}
 
     def __init__(
         self,
@@ -294,14 +290,6 @@ class TripletRetriever(EvidenceRetriever):
         max_tokens: int = 2048,
         cache_size: int = 256,
     ) -> None:
-        if not isinstance(max_triplets, int) or max_triplets < 1:
-            raise ConfigError(
-                f"The 'max_triplets' parameter of TripletRetriever must be a positive integer; got {max_triplets!r}."
-            )
-        if not isinstance(cache_size, int) or cache_size < 0:
-            raise ConfigError(
-                f"The 'cache_size' parameter of TripletRetriever must be an integer >= 0; got {cache_size!r}."
-            )
         load_prompt(prompt)
         self.llm = llm
         self.prompt = prompt

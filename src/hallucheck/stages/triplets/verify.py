@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ...base import Verifier
+from ...base import BOOL, NONE, POSITIVE_INT, Verifier
 from ...errors import BackendError, ConfigError
 from ...llm.base import LLMClient, LLMResponse, Message
 from ...llm.json_reply import fit_max_tokens
@@ -51,7 +51,12 @@ class BatchedTripletVerifier(Verifier):
     fit). ``label_scores=True`` adds continuous scores with a log-probability backend (see the
     module notes); otherwise scores are 1.0 / 0.0 from the parsed verdicts."""
 
-    registry_name = "triplet_set.v1"
+    parameter_constraints = {
+        "label_scores": BOOL,
+        "context_tokens": (POSITIVE_INT, NONE),
+        "max_triplets_per_request": (POSITIVE_INT, NONE),
+        "tokens_per_verdict": (POSITIVE_INT, NONE),
+    }
 
     def __init__(
         self,
@@ -65,15 +70,6 @@ class BatchedTripletVerifier(Verifier):
     ) -> None:
         self.variant = normalise_variant(variant)
         load_prompt(variant_prompt(self.variant))
-        for name, value in (
-            ("context_tokens", context_tokens),
-            ("max_triplets_per_request", max_triplets_per_request),
-            ("tokens_per_verdict", tokens_per_verdict),
-        ):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise ConfigError(
-                    f"The {name!r} parameter of BatchedTripletVerifier must be a positive integer or None; got {value!r}."
-                )
         self.llm = llm
         self.label_scores = bool(label_scores)
         self.context_tokens = context_tokens
@@ -343,7 +339,7 @@ class SingleTripletVerifier(Verifier):
     otherwise the one-word reply is parsed (score 1.0 / 0.0), retried once, and an error if it
     still names neither label (``use_logprobs`` forces either path)."""
 
-    registry_name = "triplet_single.v1"
+    parameter_constraints = {"use_logprobs": (BOOL, NONE), "max_tokens": POSITIVE_INT}
 
     def __init__(
         self,
