@@ -90,7 +90,7 @@ def _targets(module: str, is_package: bool, node: ast.stmt, known: set[str]) -> 
 
 
 # command-line entry modules allowed to import each other lazily (see the module docstring)
-COMMAND_LAYER = ("hallucheck.cli", "hallucheck.serve.command", "hallucheck.serve.app")
+COMMAND_LAYER = ("hallucheck.cli", "hallucheck.serve.command")
 
 
 def _direct_statements(body: list[ast.stmt]):

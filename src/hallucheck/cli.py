@@ -261,14 +261,13 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 def _load_pipeline(args: argparse.Namespace) -> tuple[Any, Any]:
     from . import load_method
-    from ._builtins import NEEDS_LLM
     from .registry import entry
 
     params = _parse_params(args.param)
     method = entry("method", args.method)  # unknown name -> did-you-mean before any model loads
     if args.llm == "none":
         return load_method(method.qualified, llm="none", **params), None
-    llm = _make_llm(args) if method.name in NEEDS_LLM else None
+    llm = _make_llm(args) if method.needs_llm else None
     return load_method(method.qualified, llm=llm, **params), llm
 
 
@@ -599,16 +598,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def method_mitigates(name: str) -> bool:
-    """True when the method's pipeline has a mitigator (``hallucheck mitigate`` works with it).
-    Read from the method itself, built with a scripted LLM: stages load models lazily, so this
-    loads nothing and calls no LLM. A method that cannot be built so counts as not mitigating."""
-    from .llm.fake import FakeLLM
-    from .registry import create, entry
+    """True when the method's pipeline has a mitigator (see :func:`hallucheck.registry.mitigates`)."""
+    from .registry import mitigates
 
-    try:
-        return getattr(create("method", entry("method", name).qualified, llm=FakeLLM()), "mitigator", None) is not None
-    except Exception:
-        return False
+    return mitigates(name)
 
 
 def cmd_methods(args: argparse.Namespace) -> int:
@@ -617,23 +610,23 @@ def cmd_methods(args: argparse.Namespace) -> int:
 
         print(describe_parameters(args.params))
         return 0
-    from . import DEFAULT_METHOD, list_methods
-    from ._builtins import NEEDS_LLM, OPTIONAL_LLM
+    from . import DEFAULT_METHOD
+    from .registry import available, mitigates
 
-    rows = list_methods()
-    width = max(len(n) for n, _ in rows)
-    for name, summary in rows:
+    rows = available("method")
+    width = max(len(e.name) for e in rows)
+    for e in rows:
         tags = []
-        if name in OPTIONAL_LLM:
+        if e.needs_llm and e.llm_optional:
             tags.append("LLM optional: --llm none")
-        elif name in NEEDS_LLM:
+        elif e.needs_llm:
             tags.append("LLM")
-        if method_mitigates(name):
+        if mitigates(e.name):
             tags.append("mitigates")
-        if name == DEFAULT_METHOD:
+        if e.name == DEFAULT_METHOD:
             tags.append("default")
         tag = f" [{', '.join(tags)}]" if tags else ""
-        print(f"{name:<{width}}  {summary}{tag}")
+        print(f"{e.name:<{width}}  {e.summary}{tag}")
     return 0
 
 
@@ -680,7 +673,7 @@ def cmd_cache(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import DEFAULT_METHOD, DEFAULT_MITIGATION_METHOD
+    from . import DEFAULT_METHOD, DEFAULT_MITIGATION_METHOD, registry
 
     parser = argparse.ArgumentParser(
         prog="hallucheck", description="Find and fix ungrounded hallucinations in LLM answers."
@@ -834,7 +827,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument(
         "--method",
         default="drad",
-        choices=("drad", "nor", "srr", "flr", "tpr"),
+        choices=[e.name for e in registry.available("generator")],
         help="drad (default), nor (no retrieval), srr (retrieve once), flr (every sentence), tpr (low-probability token)",
     )
     a.add_argument(

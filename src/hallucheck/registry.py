@@ -41,7 +41,8 @@ class Entry:
     ``needs_llm``: it uses an LLM (a method gets the embedded one from :func:`hallucheck.load_method`
     when none is given); ``llm_optional``: it uses an LLM when it has one and also runs without
     (``llm="none"``, ``--llm none``); ``mitigates``: the method's pipeline has a mitigator
-    (``hallucheck mitigate`` works with it).
+    (``hallucheck mitigate`` works with it); ``None`` when the registration does not say
+    (:func:`mitigates` then builds the method to find out).
     """
 
     kind: str
@@ -51,7 +52,7 @@ class Entry:
     summary: str = ""
     needs_llm: bool = False
     llm_optional: bool = False
-    mitigates: bool = False
+    mitigates: bool | None = None
 
     @property
     def qualified(self) -> str:
@@ -88,7 +89,7 @@ def register(
     summary: str = "",
     needs_llm: bool = False,
     llm_optional: bool = False,
-    mitigates: bool = False,
+    mitigates: bool | None = None,
 ) -> Any:
     """Register ``target`` (a class or factory, or its ``"module:attr"`` path) as ``kind`` ``name``.
 
@@ -169,6 +170,23 @@ def create(kind: str, name: str, /, **params: Any) -> Any:
     factory = get(kind, name)
     check_params(factory, name, params)
     return factory(**params)
+
+
+def mitigates(name: str) -> bool:
+    """True when method ``name``'s pipeline has a mitigator (``hallucheck mitigate`` works with it).
+
+    Read from the entry when its registration says; otherwise from the method itself, built with a
+    scripted LLM (stages load models lazily, so this loads nothing and calls no LLM). A method that
+    cannot be built so counts as not mitigating."""
+    found = entry("method", name)
+    if found.mitigates is not None:
+        return found.mitigates
+    from .llm.fake import FakeLLM
+
+    try:
+        return getattr(create("method", found.qualified, llm=FakeLLM()), "mitigator", None) is not None
+    except Exception:
+        return False
 
 
 def name_of(component: Any) -> str | None:
