@@ -290,21 +290,13 @@ class Component:
 
 
 def check_unit(owner: str, name: str, value: float) -> float:
-    """Validate a [0, 1] parameter with a message that says what is allowed."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
-        raise ConfigError(f"The {name!r} parameter of {owner} must be a number in [0, 1]; got {value!r}.")
-    return float(value)
+    """Validate a [0, 1] value outside a parameter table (components declare ``UNIT`` instead)."""
+    return float(check_param(owner, name, value, UNIT))
 
 
 def check_choice(owner: str, name: str, value: Any, allowed: Iterable[str], hint: str = "") -> Any:
-    """Validate a parameter that takes one of a few named values, with a message that lists them."""
-    allowed = tuple(allowed)
-    if value not in allowed:
-        raise ConfigError(
-            f"The {name!r} parameter of {owner} must be one of {', '.join(allowed)}; got {value!r}."
-            + (f" {hint}" if hint else "")
-        )
-    return value
+    """Validate a named choice outside a parameter table (components declare ``OneOf`` instead)."""
+    return check_param(owner, name, value, OneOf(*allowed, hint=hint))
 
 
 def check_text(value: Any, field: str, *, allow_empty: bool = False, need_words: bool = False) -> str:
