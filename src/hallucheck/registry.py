@@ -77,7 +77,7 @@ class Entry:
 
 _ENTRIES: dict[str, dict[str, dict[int, Entry]]] = {k: {} for k in KINDS}
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
-_NAMES_OF: dict[type, str | None] = {}  # class -> qualified name (cleared by register)
+_NAMES_OF: dict[type, str] = {}  # class -> qualified name (cleared by register)
 
 
 def register(
@@ -197,26 +197,27 @@ def name_of(component: Any) -> str | None:
     cls = component if isinstance(component, type) else type(component)
     if cls in _NAMES_OF:
         return _NAMES_OF[cls]
+    entries = [e for kind in COMPONENT_KINDS for versions in _ENTRIES[kind].values() for e in versions.values()]
     path = f"{cls.__module__}:{cls.__qualname__}"
-    found: Entry | None = None
-    for kind in COMPONENT_KINDS:
-        for versions in _ENTRIES[kind].values():
-            for e in versions.values():
-                if e.target is cls or e.target == path:
-                    found = e if found is None or e.version > found.version else found
-    if found is None:  # a class whose entry names it through another module (e.g. a re-export after a move)
-        for kind in COMPONENT_KINDS:
-            for versions in _ENTRIES[kind].values():
-                for e in versions.values():
-                    if isinstance(e.target, str) and e.target.partition(":")[0] in sys.modules:
-                        try:
-                            same = e.load() is cls
-                        except (ImportError, AttributeError):
-                            same = False
-                        if same and (found is None or e.version > found.version):
-                            found = e
-    _NAMES_OF[cls] = found.qualified if found is not None else None
+    found = [e for e in entries if e.target is cls or e.target == path]
+    if not found:  # an entry may name the class through another module (a package re-exporting it)
+        found = [e for e in entries if _loaded_target(e) is cls]
+    if not found:
+        return None  # not cached: the module that names it may be imported later
+    _NAMES_OF[cls] = max(found, key=lambda e: e.version).qualified
     return _NAMES_OF[cls]
+
+
+def _loaded_target(e: Entry) -> Any:
+    """The entry's target if its module is already imported (nothing new is imported), else None."""
+    if callable(e.target):
+        return e.target
+    if e.target.partition(":")[0] not in sys.modules:
+        return None
+    try:
+        return e.load()
+    except (ImportError, AttributeError):
+        return None
 
 
 def check_params(factory: Callable[..., Any], name: str, params: dict[str, Any]) -> None:
@@ -241,9 +242,6 @@ def unknown_param_message(owner: str, key: str, allowed: list[str]) -> str:
     hint = f" Did you mean {close[0]!r}?" if close else ""
     return f"{owner!r} has no parameter {key!r}.{hint} Parameters: {', '.join(allowed)}."
 
-
-# kept under its old private name for callers outside this module
-_check_params = check_params
 
 _BOOL = {"bool", "bool | None", "None | bool", "Optional[bool]", bool}
 
