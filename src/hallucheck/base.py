@@ -174,7 +174,9 @@ def check_param(owner: str, name: str, value: Any, spec: Spec) -> Any:
     return value
 
 
+@functools.lru_cache(maxsize=None)
 def _init_parameters(cls: type) -> tuple[list[str], bool]:
+    """``__init__``'s keyword names (not ``self``) and whether it takes ``**kwargs`` (per class, cached)."""
     sig = inspect.signature(cls.__init__)
     names = [n for n, p in sig.parameters.items() if n != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     return names, any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
