@@ -186,3 +186,8 @@ def test_the_declared_table_is_printed_for_a_stage():
 def test_stage_values_are_checked_on_direct_construction_too(factory, params, message):
     with pytest.raises(ConfigError, match=message):
         registry.get("verifier", factory)(**params)
+
+
+def test_a_factory_function_lists_its_signature():
+    text = registry.describe_parameters("generator:drad")
+    assert text.startswith("generator drad.v1: DRAD") and "corpus  required" in text

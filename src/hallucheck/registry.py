@@ -284,8 +284,18 @@ def _rows(rows: list[tuple[str, str, str]], indent: str) -> list[str]:
     return [f"{indent}{a:<{w1}}  {b:<{w2}}  {c}".rstrip() for a, b, c in rows]
 
 
+def _signature_table(factory: Any) -> list[dict[str, Any]]:
+    """A factory function's parameters (no declared constraints: its components check them)."""
+    rows = []
+    for key, p in inspect.signature(factory).parameters.items():
+        if key in ("self", "llm") or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        rows.append({"name": key, "default": "required" if p.default is p.empty else p.default, "allowed": ""})
+    return rows
+
+
 def _component_rows(obj: Any, values: dict[str, Any] | None = None) -> list[tuple[str, str, str]]:
-    table = obj.parameter_table() if hasattr(obj, "parameter_table") else []
+    table = obj.parameter_table() if hasattr(obj, "parameter_table") else _signature_table(obj)
     out = []
     for row in table:
         value = values.get(row["name"], row["default"]) if values is not None else row["default"]
