@@ -26,8 +26,8 @@ sys.path.insert(0, str(ROOT / "src"))
 from hallucheck.cli import _parse_params  # noqa: E402
 from hallucheck.corpus import Corpus  # noqa: E402
 from hallucheck.eval.qa import run_qa  # noqa: E402
+from hallucheck.generation import DRADGenerator  # noqa: E402
 from hallucheck.llm import make_llm  # noqa: E402
-from hallucheck.methods.drad import DRADGenerator  # noqa: E402
 
 HEAD = "| method | n | EM | F1 | yes/no acc | retrievals / q | corrections / q | LLM calls / q | tokens / q | s / q |"
 SEP = "|---|---|---|---|---|---|---|---|---|---|"

@@ -117,7 +117,7 @@ def test_shipped_question_set_is_well_formed():
 
 
 def test_generate_says_when_the_passages_do_not_hold_the_revision(corpus, monkeypatch, capsys):
-    from hallucheck.methods.drad import NOT_FOUND
+    from hallucheck.generation import NOT_FOUND
 
     draft = toks(
         ("The", 0.9, 0.1),

@@ -10,7 +10,7 @@ import pytest
 
 from hallucheck.corpus import BM25Index, Corpus, chunk_text
 from hallucheck.errors import ConfigError, InputError
-from hallucheck.stages.hsp_pieces import bm25_scores
+from hallucheck.text.bm25 import bm25_scores
 
 DOCS = [
     "The lighthouse of Port Aldermere was lit in 1791 by Ansel Marrow.",

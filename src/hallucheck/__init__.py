@@ -5,6 +5,9 @@
 ...                         method="sim_overlap")
 
 Importing this package loads nothing heavy; models load on first use.
+
+Docstrings cite the papers by tag ("paper 000" to "paper 003", "thesis 004") with the section they
+follow; docs/references.md gives authors, year, venue and title for each tag.
 """
 
 from __future__ import annotations
@@ -41,23 +44,21 @@ def load_method(name: str = DEFAULT_METHOD, *, llm: Any = None, **params: Any) -
     :func:`hallucheck.llm.make_llm` or a spec string (``"embedded"``, ``"openai:MODEL"``, or ``"none"``
     for no LLM with a method that can run without one, such as the default ``ce_cascade``)."""
     from . import registry
-    from ._builtins import NEEDS_LLM
 
     entry = registry.entry("method", name)
     if llm == "none":
-        from ._builtins import OPTIONAL_LLM
-
-        if entry.name in NEEDS_LLM and entry.name not in OPTIONAL_LLM:
+        if not entry.runs_without_llm:
+            optional = sorted(e.name for e in registry.available("method") if e.needs_llm and e.llm_optional)
             raise ConfigError(
                 f"Method {entry.name!r} needs an LLM; llm='none' works only with methods that can run "
-                f"without one ({', '.join(sorted(OPTIONAL_LLM))}) or need none (see `hallucheck methods`)."
+                f"without one ({', '.join(optional)}) or need none (see `hallucheck methods`)."
             )
         return registry.create("method", entry.qualified, llm=None, **params)
     if isinstance(llm, str):
         from .llm import make_llm
 
         llm = make_llm(llm)
-    if llm is None and entry.name in NEEDS_LLM:
+    if llm is None and entry.needs_llm:
         from .llm import make_llm
 
         llm = make_llm("embedded")

@@ -1,10 +1,20 @@
-"""Component base class and the four stage interfaces."""
+"""Component base class, declared parameters, and the four stage interfaces.
+
+A method is a :class:`~hallucheck.pipeline.Pipeline` of four stages: a :class:`ClaimExtractor`
+splits the answer into claims, an :class:`EvidenceRetriever` finds evidence for each in the
+reference, a :class:`Verifier` judges each claim against its evidence, and an optional
+:class:`Mitigator` revises the flagged claims. Each stage is a :class:`Component`: keyword-only
+parameters declared in ``parameter_constraints`` and checked at construction, serialised by
+``to_dict()`` under the name its registry entry gives it.
+"""
 
 from __future__ import annotations
 
+import functools
 import inspect
+import numbers
 from abc import ABC, abstractmethod
-from typing import Any, Iterable, Sequence
+from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
 from .errors import ConfigError, InputError
 from .types import Claim, Detection, Evidence, Mitigation, Verdict
@@ -13,17 +23,247 @@ from .types import Claim, Detection, Evidence, Mitigation, Verdict
 MAX_TEXT_CHARS = 2_000_000
 
 
+# -- declared parameters ------------------------------------------------------------------------
+
+
+class Constraint:
+    """One allowed form of a parameter value. A component declares, per parameter, a constraint
+    or a tuple of alternatives (any one accepting the value is enough); see
+    :attr:`Component.parameter_constraints`."""
+
+    def accepts(self, value: Any) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def describe(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{self.describe()}>"
+
+
+class Interval(Constraint):
+    """A number (``kind=float``: int or float; ``kind=int``: int only) in ``[low, high]``
+    (``None``: unbounded on that side). Booleans are never numbers here."""
+
+    def __init__(self, kind: type, low: float | None = None, high: float | None = None) -> None:
+        if kind not in (int, float):
+            raise TypeError("Interval kind is int or float")
+        self.kind, self.low, self.high = kind, low, high
+
+    def accepts(self, value: Any) -> bool:
+        if isinstance(value, bool):
+            return False
+        if not isinstance(value, numbers.Integral if self.kind is int else numbers.Real):
+            return False
+        return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+
+    def describe(self) -> str:
+        if self.kind is int:
+            if self.low == 1 and self.high is None:
+                return "a positive integer"
+            if self.low == 0 and self.high is None:
+                return "a non-negative integer"
+            if self.high is None:
+                return "an integer" if self.low is None else f"an integer >= {self.low:g}"
+            return (
+                f"an integer in [{self.low:g}, {self.high:g}]"
+                if self.low is not None
+                else f"an integer <= {self.high:g}"
+            )
+        if self.low is not None and self.high is not None:
+            return f"a number in [{self.low:g}, {self.high:g}]"
+        if self.low is not None:
+            return f"a number >= {self.low:g}"
+        return "a number" if self.high is None else f"a number <= {self.high:g}"
+
+
+class OneOf(Constraint):
+    """One of a few named values (``None`` may be one of them); ``hint`` is added to the error
+    message (e.g. what each choice means)."""
+
+    def __init__(self, *choices: Any, hint: str = "") -> None:
+        self.choices = choices
+        self.hint = hint
+
+    def accepts(self, value: Any) -> bool:
+        try:
+            return any(value == c and type(value) is type(c) for c in self.choices)
+        except Exception:  # pragma: no cover - exotic __eq__
+            return False
+
+    def describe(self) -> str:
+        shown = [str(c) for c in self.choices]
+        return shown[0] if len(shown) == 1 else f"one of {', '.join(shown)}"
+
+
+class InstanceOf(Constraint):
+    """An instance of one of ``types`` (``bool``: described as true or false)."""
+
+    def __init__(self, *types: type, description: str = "") -> None:
+        self.types = types
+        self.description = description
+
+    def accepts(self, value: Any) -> bool:
+        if bool not in self.types and isinstance(value, bool) and not any(t is object for t in self.types):
+            return False
+        return isinstance(value, self.types)
+
+    def describe(self) -> str:
+        if self.description:
+            return self.description
+        if self.types == (bool,):
+            return "true or false"
+        names = {str: "a string", int: "an integer", float: "a number", dict: "a mapping", Mapping: "a mapping"}
+        return " or ".join(names.get(t, f"a {t.__name__}") for t in self.types)
+
+
+class ListOf(Constraint):
+    """A list or tuple whose items each satisfy ``item`` (``length``: exactly that many)."""
+
+    def __init__(self, item: Constraint, *, length: int | None = None) -> None:
+        self.item, self.length = item, length
+
+    def accepts(self, value: Any) -> bool:
+        if not isinstance(value, (list, tuple)):
+            return False
+        if self.length is not None and len(value) != self.length:
+            return False
+        return all(self.item.accepts(v) for v in value)
+
+    def describe(self) -> str:
+        inner = self.item.describe()
+        for one, many in (
+            ("a number", "numbers"),
+            ("an integer", "integers"),
+            ("a positive integer", "positive integers"),
+        ):
+            if inner.startswith(one + " ") or inner == one:
+                inner = many + inner[len(one) :]
+        if self.length == 2:
+            return f"a pair [low, high] of {inner}"
+        return f"a list of {inner}" if self.length is None else f"a list of {self.length} {inner}"
+
+
+NONE = OneOf(None)
+UNIT = Interval(float, 0.0, 1.0)
+BOOL = InstanceOf(bool)
+POSITIVE_INT = Interval(int, 1)
+TEXT = InstanceOf(str)
+
+Spec = Constraint | tuple[Constraint, ...]
+
+
+def _alternatives(spec: Spec) -> tuple[Constraint, ...]:
+    return spec if isinstance(spec, tuple) else (spec,)
+
+
+def describe_constraint(spec: Spec) -> str:
+    """Say what a declared parameter accepts, e.g. ``a number in [0, 1] or None``."""
+    return " or ".join(c.describe() for c in _alternatives(spec))
+
+
+def check_param(owner: str, name: str, value: Any, spec: Spec) -> Any:
+    """Raise :class:`~hallucheck.errors.ConfigError` unless one of ``spec``'s alternatives
+    accepts ``value``; the message names the parameter, its owner and what is allowed."""
+    alternatives = _alternatives(spec)
+    if not any(c.accepts(value) for c in alternatives):
+        hints = "".join(f" {c.hint}" for c in alternatives if getattr(c, "hint", ""))
+        raise ConfigError(
+            f"The {name!r} parameter of {owner} must be {describe_constraint(spec)}; got {value!r}.{hints}"
+        )
+    return value
+
+
+@functools.lru_cache(maxsize=None)
+def _init_parameters(cls: type) -> tuple[list[str], bool]:
+    """``__init__``'s keyword names (not ``self``) and whether it takes ``**kwargs`` (per class, cached)."""
+    sig = inspect.signature(cls.__init__)
+    names = [n for n, p in sig.parameters.items() if n != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    return names, any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
+
+
 class Component:
     """Plain class with keyword-only parameters stored as given; heavy work is lazy.
 
     ``to_dict()`` gives ``{"type": registry_name, "params": {...}}``; parameters that are
     components serialise recursively; the LLM client is not a parameter (it is passed as
     ``llm=`` when a configuration is loaded).
+
+    Parameters are declared in :attr:`parameter_constraints` and checked once, when the
+    component is constructed (directly, by a method, or from a saved configuration), before the
+    class's own ``__init__`` runs: an unknown or misspelt keyword gets a did-you-mean
+    :class:`~hallucheck.errors.ConfigError` (not a ``TypeError``), a value outside its declared
+    choice, range or type a message that says what is allowed. Checks that relate several
+    parameters stay in ``__init__``.
     """
 
-    registry_name: str = ""
+    #: ``{parameter: constraint or tuple of alternatives}``, e.g.
+    #: ``{"k": POSITIVE_INT, "threshold": (UNIT, NONE), "measure": OneOf("cosine", "overlap")}``.
+    #: Subclasses extend their parent's table (``{**Parent.parameter_constraints, ...}``).
+    parameter_constraints: ClassVar[Mapping[str, Spec]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        names, open_ended = _init_parameters(cls)
+        stray = sorted(set(cls.parameter_constraints) - set(names))
+        if stray and not open_ended:
+            raise TypeError(f"{cls.__name__}.parameter_constraints names no parameter of __init__: {', '.join(stray)}")
+        init = cls.__dict__.get("__init__")
+        if init is None or getattr(init, "_checks_parameters", False):
+            return
+
+        @functools.wraps(init)
+        def checked_init(self: Any, *args: Any, **params: Any) -> None:
+            if type(self).__init__ is checked_init:  # the outermost constructor checks, once
+                type(self).check_parameters(params)
+            init(self, *args, **params)
+
+        checked_init._checks_parameters = True  # type: ignore[attr-defined]
+        cls.__init__ = checked_init  # type: ignore[method-assign]
+
+    @classmethod
+    def check_parameters(cls, params: Mapping[str, Any]) -> None:
+        """Check keyword parameters against ``__init__``'s names and :attr:`parameter_constraints`."""
+        names, open_ended = _init_parameters(cls)
+        if not open_ended:
+            for key in params:
+                if key not in names:
+                    from .registry import unknown_param_message
+
+                    raise ConfigError(unknown_param_message(cls.__name__, key, names))
+        for key, spec in cls.parameter_constraints.items():
+            if key in params:
+                check_param(cls.__name__, key, params[key], spec)
+
+    @classmethod
+    def parameter_table(cls) -> list[dict[str, Any]]:
+        """One row per ``__init__`` parameter (the LLM client excepted): ``name``, ``default``
+        (or the string ``"required"``) and ``allowed`` (the declared constraint in words, ``""`` if
+        none is declared)."""
+        rows = []
+        for name, p in inspect.signature(cls.__init__).parameters.items():
+            if name in ("self", "llm") or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                continue
+            spec = cls.parameter_constraints.get(name)
+            rows.append(
+                {
+                    "name": name,
+                    "default": "required" if p.default is p.empty else p.default,
+                    "allowed": describe_constraint(spec) if spec is not None else "",
+                }
+            )
+        return rows
+
+    @property
+    def registry_name(self) -> str:
+        """The registered ``name.vN`` of this component's class (see
+        :func:`hallucheck.registry.name_of`), or ``""`` when the class is not registered."""
+        from . import registry
+
+        return registry.name_of(type(self)) or ""
 
     def get_params(self) -> dict[str, Any]:
+        """The constructor's parameters (not ``llm``) with their current values."""
         params = {}
         for name, p in inspect.signature(type(self).__init__).parameters.items():
             if name in ("self", "llm") or p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
@@ -32,6 +272,8 @@ class Component:
         return params
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"type": registry_name, "params": {...}}``, rebuilt by :meth:`hallucheck.pipeline.Pipeline.from_dict`."""
+
         def plain(v: Any) -> Any:
             if isinstance(v, Component):
                 return v.to_dict()
@@ -50,21 +292,13 @@ class Component:
 
 
 def check_unit(owner: str, name: str, value: float) -> float:
-    """Validate a [0, 1] parameter with a message that says what is allowed."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
-        raise ConfigError(f"The {name!r} parameter of {owner} must be a number in [0, 1]; got {value!r}.")
-    return float(value)
+    """Validate a [0, 1] value outside a parameter table (components declare ``UNIT`` instead)."""
+    return float(check_param(owner, name, value, UNIT))
 
 
 def check_choice(owner: str, name: str, value: Any, allowed: Iterable[str], hint: str = "") -> Any:
-    """Validate a parameter that takes one of a few named values, with a message that lists them."""
-    allowed = tuple(allowed)
-    if value not in allowed:
-        raise ConfigError(
-            f"The {name!r} parameter of {owner} must be one of {', '.join(allowed)}; got {value!r}."
-            + (f" {hint}" if hint else "")
-        )
-    return value
+    """Validate a named choice outside a parameter table (components declare ``OneOf`` instead)."""
+    return check_param(owner, name, value, OneOf(*allowed, hint=hint))
 
 
 def check_text(value: Any, field: str, *, allow_empty: bool = False, need_words: bool = False) -> str:
@@ -97,18 +331,39 @@ def check_text(value: Any, field: str, *, allow_empty: bool = False, need_words:
 
 
 class ClaimExtractor(Component, ABC):
+    """Stage 1: the checkable claims of an answer (sentences, semantic pieces, triplets...).
+
+    Each :class:`~hallucheck.types.Claim` has offsets into the answer: ``answer[start:end]`` is
+    the claim's text, or the sentence a rewritten claim came from. When an LLM reply about a
+    sentence does not parse, the extractor should still emit a claim for it with ``meta["error"]``
+    (as ``hsp_pieces`` does) so that the verifier reports an error verdict rather than the claim
+    vanishing or the whole detection failing."""
+
     @abstractmethod
     def extract(self, answer: str, *, question: str | None = None) -> list[Claim]:
         """Return the claims of ``answer`` with offsets into it."""
 
 
 class EvidenceRetriever(Component, ABC):
+    """Stage 2: for each claim, the parts of the reference to judge it against.
+
+    Returns one list per claim, in claim order (possibly empty); each
+    :class:`~hallucheck.types.Evidence` has offsets into the reference and, when ranked, a
+    similarity ``score`` (higher = more similar)."""
+
     @abstractmethod
     def retrieve(self, claims: Sequence[Claim], reference: str, *, question: str | None = None) -> list[list[Evidence]]:
         """Return, for each claim, candidate evidence with offsets into ``reference``."""
 
 
 class Verifier(Component, ABC):
+    """Stage 3: one :class:`~hallucheck.types.Verdict` per claim, in claim order.
+
+    A verdict's ``score`` is in [0, 1] (higher = more likely hallucinated) or ``None``. When the
+    verifier cannot judge a claim (a reply that does not parse after repair and retry, a failed
+    backend) the verdict has ``status="error"``, no label and no score: nothing is guessed, and
+    :meth:`aggregate` never calls such an answer grounded."""
+
     @abstractmethod
     def verify(
         self,
@@ -127,6 +382,8 @@ class Verifier(Component, ABC):
 
 
 def aggregate_any(verdicts: Sequence[Verdict]) -> tuple[bool | None, float | None]:
+    """Any flagged claim flags the answer; with none flagged but some errors the answer is
+    unverified (``None``); the score is the highest claim score."""
     ok = [v for v in verdicts if v.status == "ok"]
     scores = [v.score for v in ok if v.score is not None]
     score = max(scores) if scores else (None if verdicts else 0.0)
@@ -138,6 +395,12 @@ def aggregate_any(verdicts: Sequence[Verdict]) -> tuple[bool | None, float | Non
 
 
 class Mitigator(Component, ABC):
+    """Stage 4 (optional): revise an answer's flagged claims.
+
+    Returns a :class:`~hallucheck.types.Mitigation` whose ``edits`` are offsets into the
+    original answer; :meth:`hallucheck.pipeline.Pipeline.mitigate` re-checks the revision with the
+    same detector. What the mitigator tried and could not do goes in ``notes``."""
+
     @abstractmethod
     def mitigate(self, detection: Detection) -> Mitigation:
         """Revise ``detection.answer`` so that flagged claims are fixed or removed.

@@ -261,14 +261,13 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 def _load_pipeline(args: argparse.Namespace) -> tuple[Any, Any]:
     from . import load_method
-    from ._builtins import NEEDS_LLM
     from .registry import entry
 
     params = _parse_params(args.param)
     method = entry("method", args.method)  # unknown name -> did-you-mean before any model loads
     if args.llm == "none":
         return load_method(method.qualified, llm="none", **params), None
-    llm = _make_llm(args) if method.name in NEEDS_LLM else None
+    llm = _make_llm(args) if method.needs_llm else None
     return load_method(method.qualified, llm=llm, **params), llm
 
 
@@ -494,7 +493,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from .generate import main_generate
+    from .datagen import main_generate_data as main_generate
 
     return main_generate(args, llm=_make_llm(args))
 
@@ -544,7 +543,7 @@ def render_generation(result: Any, *, color: bool = False) -> str:
 
 def cmd_generate_answer(args: argparse.Namespace) -> int:
     from .corpus import Corpus
-    from .methods.drad import DRADGenerator
+    from .generation import DRADGenerator
 
     if args.question is None and args.questions is None:
         raise InputError(
@@ -599,36 +598,35 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def method_mitigates(name: str) -> bool:
-    """True when the method's pipeline has a mitigator (``hallucheck mitigate`` works with it).
-    Read from the method itself, built with a scripted LLM: stages load models lazily, so this
-    loads nothing and calls no LLM. A method that cannot be built so counts as not mitigating."""
-    from .llm.fake import FakeLLM
-    from .registry import create, entry
+    """True when the method's pipeline has a mitigator (see :func:`hallucheck.registry.mitigates`)."""
+    from .registry import mitigates
 
-    try:
-        return getattr(create("method", entry("method", name).qualified, llm=FakeLLM()), "mitigator", None) is not None
-    except Exception:
-        return False
+    return mitigates(name)
 
 
 def cmd_methods(args: argparse.Namespace) -> int:
-    from . import DEFAULT_METHOD, list_methods
-    from ._builtins import NEEDS_LLM, OPTIONAL_LLM
+    if getattr(args, "params", None):
+        from .registry import describe_parameters
 
-    rows = list_methods()
-    width = max(len(n) for n, _ in rows)
-    for name, summary in rows:
+        print(describe_parameters(args.params))
+        return 0
+    from . import DEFAULT_METHOD
+    from .registry import available, mitigates
+
+    rows = available("method")
+    width = max(len(e.name) for e in rows)
+    for e in rows:
         tags = []
-        if name in OPTIONAL_LLM:
+        if e.needs_llm and e.llm_optional:
             tags.append("LLM optional: --llm none")
-        elif name in NEEDS_LLM:
+        elif e.needs_llm:
             tags.append("LLM")
-        if method_mitigates(name):
+        if mitigates(e.name):
             tags.append("mitigates")
-        if name == DEFAULT_METHOD:
+        if e.name == DEFAULT_METHOD:
             tags.append("default")
         tag = f" [{', '.join(tags)}]" if tags else ""
-        print(f"{name:<{width}}  {summary}{tag}")
+        print(f"{e.name:<{width}}  {e.summary}{tag}")
     return 0
 
 
@@ -675,7 +673,7 @@ def cmd_cache(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import DEFAULT_METHOD, DEFAULT_MITIGATION_METHOD
+    from . import DEFAULT_METHOD, DEFAULT_MITIGATION_METHOD, registry
 
     parser = argparse.ArgumentParser(
         prog="hallucheck", description="Find and fix ungrounded hallucinations in LLM answers."
@@ -806,7 +804,7 @@ def build_parser() -> argparse.ArgumentParser:
     ck.set_defaults(func=cmd_check)
 
     g = sub.add_parser("generate-data", help="make a labelled hallucinated-answer dataset (thesis 004 generator)")
-    from .generate import add_generate_arguments
+    from .datagen import add_generate_data_arguments as add_generate_arguments
 
     add_generate_arguments(g)
     llm_options(g)
@@ -829,7 +827,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument(
         "--method",
         default="drad",
-        choices=("drad", "nor", "srr", "flr", "tpr"),
+        choices=[e.name for e in registry.available("generator")],
         help="drad (default), nor (no retrieval), srr (retrieve once), flr (every sentence), tpr (low-probability token)",
     )
     a.add_argument(
@@ -868,6 +866,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_compare)
 
     m = sub.add_parser("methods", help="list the registered methods")
+    m.add_argument("--params", metavar="NAME", help="print the parameter table of method NAME (or component NAME)")
     m.set_defaults(func=cmd_methods)
 
     k = sub.add_parser("cache", help="the LLM response cache: info (path, entries, size) or clear")

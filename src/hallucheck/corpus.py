@@ -7,8 +7,7 @@ al. 2024, §4.4: Wikipedia "segmented into 100-token passages"): whole sentences
 until the next one would overflow, a longer sentence is cut at word boundaries, and a
 passage never crosses a blank line unless the paragraph before is tiny (a heading).
 
-The BM25 index (an inverted index with the scoring of
-:func:`hallucheck.stages.hsp_pieces.bm25_scores`: same tokens, k1, b and idf) is saved as
+The BM25 index (:class:`hallucheck.text.bm25.BM25Index`, the one BM25 of hallucheck) is saved as
 JSON, by default under ``<cache dir>/corpora/`` named by a fingerprint of the files' bytes
 and the chunking settings, and reused while the corpus is unchanged; any change to a file
 builds a new index.
@@ -22,19 +21,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import re
 import warnings
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
-import numpy as np
-
 from .errors import ConfigError, InputError
-from .stages.hsp_pieces import _tokens as bm25_tokens
+from .text.bm25 import BM25Index
 from .text.segment import split_sentences, words
 from .types import _Serialisable
 
@@ -104,65 +99,6 @@ def chunk_text(text: str, *, passage_words: int = 100, min_paragraph_words: int 
     if cur:
         spans.append((cur[0], cur[1]))
     return spans
-
-
-# -- BM25 inverted index ----------------------------------------------------------------------
-class BM25Index:
-    """Okapi BM25 over fixed documents, scored exactly like :func:`~hallucheck.stages.hsp_pieces.bm25_scores`
-    (which re-tokenises every document per query) but from postings, so a query costs only
-    the documents that share a term with it."""
-
-    def __init__(
-        self,
-        postings: Mapping[str, Sequence[Sequence[int]]],
-        doc_lengths: Sequence[int],
-        *,
-        k1: float = 1.5,
-        b: float = 0.75,
-    ) -> None:
-        self.postings = {t: [(int(d), int(f)) for d, f in p] for t, p in postings.items()}
-        self.doc_lengths = [int(x) for x in doc_lengths]
-        self.k1 = float(k1)
-        self.b = float(b)
-        n = len(self.doc_lengths)
-        self.avgdl = (sum(self.doc_lengths) / n if n else 0.0) or 1.0
-
-    @classmethod
-    def build(cls, documents: Sequence[str], *, k1: float = 1.5, b: float = 0.75) -> "BM25Index":
-        postings: dict[str, list[tuple[int, int]]] = {}
-        lengths = []
-        for j, doc in enumerate(documents):
-            toks = bm25_tokens(doc)
-            lengths.append(len(toks))
-            for t, f in Counter(toks).items():
-                postings.setdefault(t, []).append((j, f))
-        return cls(postings, lengths, k1=k1, b=b)
-
-    def scores(self, query: str) -> np.ndarray:
-        n = len(self.doc_lengths)
-        out = np.zeros(n)
-        for t in bm25_tokens(query):  # repeated query terms count again, as in bm25_scores
-            plist = self.postings.get(t)
-            if not plist:
-                continue
-            df = len(plist)
-            idf = math.log((n - df + 0.5) / (df + 0.5) + 1.0)
-            for d, f in plist:
-                dl = self.doc_lengths[d]
-                out[d] += idf * f * (self.k1 + 1) / (f + self.k1 * (1 - self.b + self.b * dl / self.avgdl))
-        return out
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "k1": self.k1,
-            "b": self.b,
-            "doc_lengths": self.doc_lengths,
-            "postings": {t: [list(x) for x in p] for t, p in self.postings.items()},
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "BM25Index":
-        return cls(d["postings"], d["doc_lengths"], k1=d["k1"], b=d["b"])
 
 
 # -- reading files ----------------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextvars
+import inspect
 import time
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -207,27 +208,38 @@ class Pipeline(Component):
 
     @classmethod
     def from_dict(cls, config: Mapping[str, Any], *, llm: LLMClient | None = None) -> "Pipeline":
-        """Rebuild a pipeline saved with ``to_dict()``; LLM-backed stages get ``llm``."""
-        if config.get("type") != "pipeline":
-            raise ConfigError(f"Not a pipeline configuration (type={config.get('type')!r}).")
-        params = dict(config.get("params") or {})
+        """Rebuild a pipeline saved with ``to_dict()``; LLM-backed stages get ``llm``.
+
+        Each stage goes through the same checks as a constructed one: an unknown stage type or a
+        misspelt parameter name gets a did-you-mean :class:`~hallucheck.errors.ConfigError`, a
+        value outside its declared range or choices a message saying what is allowed."""
+        if not isinstance(config, Mapping) or config.get("type") != "pipeline":
+            got = config.get("type") if isinstance(config, Mapping) else type(config).__name__
+            raise ConfigError(f"Not a pipeline configuration (type={got!r}).")
+        params = config.get("params") or {}
+        if not isinstance(params, Mapping):
+            raise ConfigError(f"A pipeline configuration's 'params' is a mapping; got {type(params).__name__}.")
+        allowed = ["extractor", "retriever", "verifier", "mitigator", "name"]
+        for key in params:
+            if key not in allowed:
+                raise ConfigError(registry.unknown_param_message("pipeline", key, allowed))
         stages: dict[str, Any] = {}
-        for key, kind in (
-            ("extractor", "extractor"),
-            ("retriever", "retriever"),
-            ("verifier", "verifier"),
-            ("mitigator", "mitigator"),
-        ):
+        for key in ("extractor", "retriever", "verifier", "mitigator"):
             spec = params.get(key)
-            stages[key] = None if spec is None else build_component(kind, spec, llm=llm)
+            stages[key] = None if spec is None else build_component(key, spec, llm=llm)
         return cls(name=params.get("name", "custom"), llm=llm, **stages)
 
 
 def build_component(kind: str, spec: Mapping[str, Any], *, llm: LLMClient | None = None) -> Any:
-    factory = registry.get(kind, spec["type"])
+    """Build the ``kind`` component a configuration describes (``{"type": "name.vN", "params": {...}}``),
+    checking its parameter names with a did-you-mean; ``llm`` goes to stages that take one."""
+    if not isinstance(spec, Mapping) or not isinstance(spec.get("type"), str):
+        raise ConfigError(f'A {kind} configuration is {{"type": NAME, "params": {{...}}}}; got {spec!r}.')
     params = dict(spec.get("params") or {})
-    import inspect
-
+    if "llm" in params:
+        raise ConfigError(f"The LLM is not a {kind} parameter: pass llm= when the configuration is loaded.")
+    factory = registry.get(kind, spec["type"])
+    registry.check_params(factory, spec["type"], params)
     if "llm" in inspect.signature(factory).parameters:
         params["llm"] = llm
     return factory(**params)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hallucheck.corpus import Corpus
-from hallucheck.methods.drad import DRADGenerator
+from hallucheck.generation import DRADGenerator
 
 from .conftest import need
 

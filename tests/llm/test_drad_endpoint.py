@@ -11,9 +11,9 @@ import pytest
 
 from hallucheck.corpus import Corpus
 from hallucheck.errors import BackendError
+from hallucheck.generation import NOT_FOUND, DRADGenerator
 from hallucheck.llm.base import LLMRequest, Message
 from hallucheck.llm.openai_compat import OpenAICompatLLM
-from hallucheck.methods.drad import NOT_FOUND, DRADGenerator
 from hallucheck.models.ner import Entity
 
 from .conftest import Recorded, Reply

@@ -71,7 +71,7 @@ def test_nli_and_single_logit_checkpoints(tmp_path, make_tiny_encoder):
 
 
 def test_onnx_export_round_trip_matches_pytorch(tiny_encoder, tmp_path):
-    from hallucheck.training.train import export_onnx
+    from hallucheck.training.export import export_onnx
 
     out = export_onnx(tiny_encoder, tmp_path / "onnx")
     assert (out / "model.onnx").is_file() and (out / "model.int8.onnx").is_file() and (out / "tokenizer.json").is_file()

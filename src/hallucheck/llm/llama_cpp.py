@@ -182,14 +182,6 @@ def ensure_gguf(spec: ModelSpec, cache_dir: Path | None = None, *, progress: boo
     return target
 
 
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 22):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def available_cores() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))

@@ -26,7 +26,7 @@ from ..stages.piece_repair import PieceRepairMitigator
 # Tuned with benchmarks/tune_cascade.py on dev rows held apart from those docs/benchmarks.md
 # reports (HaluEval-QA rows 40-139, HaluEval-summarisation 40-79, SummEdits 40-159, SummEval
 # 40-119; embedded 1.5B judge): 0.82 maximises the mean of balanced accuracy and macro F1 over the
-# four (mean BA 73.0, macro F1 71.4, against 69.4 / 61.2 with the most likely label deciding).
+# four, well above the most likely label deciding (the sweep: docs/benchmarks.md).
 # The QA and summary optima were close, so both tasks start from the same value; tune your own
 # (`--param threshold=...`, `--param qa_threshold=...`) for a stronger judge.
 THRESHOLD: float | None = 0.82

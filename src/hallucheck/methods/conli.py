@@ -1,4 +1,4 @@
-"""CoNLI (Lei et al. 2023, paper 001): Chain of Natural Language Inference.
+"""CoNLI (Lei et al. 2023, paper 001; see docs/references.md): Chain of Natural Language Inference.
 
 Detection agent: split the answer into sentences and select hypotheses; judge each against
 the whole reference with the Appendix D chain-of-thought NLI prompt ([C] entailment, [I]
@@ -17,8 +17,8 @@ ceil(sentences / batch_size) + ceil(entities of the grounded sentences / batch_s
 retry for hypotheses missing from a reply; with log-probability scoring, one scoring call per
 hypothesis more (it re-sends the prompt: counted in the usage, nearly free in time on
 llama.cpp, which reuses its KV cache). So on short inputs the Token Expansion Ratio is large:
-a one-sentence QA answer over a 60-token passage costs about 44x its input with scoring
-(about 22x without). ``benchmarks/bench_conli.py`` measures it.
+a one-sentence QA answer over a short passage costs many times its input.
+``benchmarks/bench_conli.py`` measures it; docs/benchmarks.md has the figures.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""DelucionQA detectors (Sadat et al. 2023, paper 002, §4.1-4.3).
+"""DelucionQA detectors (Sadat et al. 2023, paper 002, §4.1-4.3; see docs/references.md).
 
 Thresholds default to the paper's values tuned on DelucionQA dev: T1 = 0.6 (cosine),
 T2 = 0.1 (overlap), (T1, T2) = (0.1, 0.9) (hybrid), T3 = 0.2 (keyword match).

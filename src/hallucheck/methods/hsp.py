@@ -1,4 +1,5 @@
-"""HSP: hierarchical semantic piece detection and mitigation (Liu et al. 2025, paper 000, Algorithm 1).
+"""HSP: hierarchical semantic piece detection and mitigation (Liu et al. 2025, paper 000, Algorithm 1;
+see docs/references.md).
 
     SP_r <- HierarchicalSemanticExtractor(Ref)        HierarchicalPieceExtractor (reference side, cached)
     SP_o <- HierarchicalSemanticExtractor(Output)     HierarchicalPieceExtractor (answer side)

@@ -1,4 +1,5 @@
-"""Triplet-based hallucination detection (thesis 004: "knowledge-level" checking with LLMs).
+"""Triplet-based hallucination detection (thesis 004: "knowledge-level" checking with LLMs; see
+docs/references.md).
 
 - ``triplet``: the thesis' method. The LLM decomposes the answer and the reference into
   ``(arg1, relation, arg2)`` triplets (§3.2), then checks ALL answer triplets against ALL

@@ -153,10 +153,3 @@ def get_embedder(name: str = "minilm") -> Embedder:
     raise ConfigError(
         f"Unknown embedder {name!r}. Use 'minilm' (embedded) or 'st:<sentence-transformers model or path>'."
     )
-
-
-def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Cosine similarities of unit vectors: rows of ``a`` against rows of ``b``."""
-    if a.size == 0 or b.size == 0:
-        return np.zeros((a.shape[0], b.shape[0]), dtype=np.float32)
-    return a @ b.T

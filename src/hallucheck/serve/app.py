@@ -407,10 +407,10 @@ class ServerState:
     def pipeline(self, method: str | None, params: dict[str, Any]) -> Any:
         """The configured method (cached per name and parameters: models load once per process)."""
         from .. import load_method
-        from .._builtins import NEEDS_LLM
         from ..registry import entry
 
-        name = entry("method", method or self.config.method).name  # unknown -> did-you-mean (ConfigError)
+        found = entry("method", method or self.config.method)  # unknown -> did-you-mean (ConfigError)
+        name = found.name
         if "llm" in params:
             raise InputError(
                 "The LLM is the server's (hallucheck serve --llm ...); it is not a method parameter.",
@@ -425,7 +425,7 @@ class ServerState:
         if llm is None:
             pipe = load_method(name, llm="none", **params)
         else:
-            pipe = load_method(name, llm=llm if name in NEEDS_LLM else None, **params)
+            pipe = load_method(name, llm=llm if found.needs_llm else None, **params)
         with self._lock:
             self._pipelines[key] = pipe
             while len(self._pipelines) > 32:
@@ -434,21 +434,19 @@ class ServerState:
 
     def methods(self) -> list[dict[str, Any]]:
         if self._methods is None:
-            from .. import list_methods
-            from .._builtins import NEEDS_LLM, OPTIONAL_LLM
-            from ..cli import method_mitigates
+            from ..registry import available, mitigates
 
             rows = []
-            for name, summary in list_methods():
-                needs = name in NEEDS_LLM and name not in OPTIONAL_LLM
+            for e in available("method"):
+                needs = not e.runs_without_llm
                 rows.append(
                     {
-                        "name": name,
-                        "summary": summary,
+                        "name": e.name,
+                        "summary": e.summary,
                         "needs_llm": needs,
-                        "uses_llm": name in NEEDS_LLM,
-                        "mitigates": method_mitigates(name),
-                        "default": name == self.config.method,
+                        "uses_llm": e.needs_llm,
+                        "mitigates": mitigates(e.name),
+                        "default": e.name == self.config.method,
                         "available": not (needs and self.config.llm is None),
                     }
                 )

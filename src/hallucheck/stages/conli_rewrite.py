@@ -38,7 +38,7 @@ from typing import Sequence
 
 from rapidfuzz import fuzz
 
-from ..base import Mitigator, check_choice
+from ..base import Interval, Mitigator, OneOf
 from ..errors import ConfigError, ParseError
 from ..llm.base import LLMClient, Message, usage_scope
 from ..prompts import load_prompt
@@ -122,7 +122,7 @@ def align_sentences(original: Sequence[str], rewritten: Sequence[str]) -> list[t
 class ConliRewriteMitigator(Mitigator):
     """The CoNLI mitigation agent with verified, sentence-local edits (see module doc)."""
 
-    registry_name = "conli_rewrite.v1"
+    parameter_constraints = {"unchanged": OneOf(*UNCHANGED), "max_tokens": Interval(int, 16)}
 
     def __init__(
         self,
@@ -132,11 +132,6 @@ class ConliRewriteMitigator(Mitigator):
         unchanged: str = "remove",
         max_tokens: int = 4096,
     ) -> None:
-        check_choice("ConliRewriteMitigator", "unchanged", unchanged, UNCHANGED)
-        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 16:
-            raise ConfigError(
-                f"The 'max_tokens' parameter of ConliRewriteMitigator must be an integer >= 16; got {max_tokens!r}."
-            )
         self.llm = llm
         self.prompt = prompt
         self.unchanged = unchanged

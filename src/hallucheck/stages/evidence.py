@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..base import EvidenceRetriever
-from ..errors import ConfigError
+from ..base import POSITIVE_INT, TEXT, EvidenceRetriever
 from ..text import split_sentences
 from ..types import Claim, Evidence
 
@@ -20,8 +19,6 @@ def reference_sentences(reference: str) -> list[Evidence]:
 class AllSentencesRetriever(EvidenceRetriever):
     """Every reference sentence is a candidate for every claim (DelucionQA's exhaustive pairing)."""
 
-    registry_name = "all_sentences.v1"
-
     def retrieve(self, claims: Sequence[Claim], reference: str, *, question: str | None = None) -> list[list[Evidence]]:
         sents = reference_sentences(reference)
         return [list(sents) for _ in claims]
@@ -30,8 +27,6 @@ class AllSentencesRetriever(EvidenceRetriever):
 class WholeReferenceRetriever(EvidenceRetriever):
     """The whole reference (without surrounding whitespace) is the evidence of every claim:
     whole-text NLI such as CoNLI and the HSP paper's prompt baseline."""
-
-    registry_name = "whole_reference.v1"
 
     def retrieve(self, claims: Sequence[Claim], reference: str, *, question: str | None = None) -> list[list[Evidence]]:
         stripped = reference.strip()
@@ -45,11 +40,9 @@ class WholeReferenceRetriever(EvidenceRetriever):
 class EmbeddingRetriever(EvidenceRetriever):
     """Top-k reference sentences per claim by embedding cosine similarity."""
 
-    registry_name = "embedding_topk.v1"
+    parameter_constraints = {"k": POSITIVE_INT, "embedder": TEXT}
 
     def __init__(self, *, k: int = 3, embedder: str = "minilm") -> None:
-        if not isinstance(k, int) or k < 1:
-            raise ConfigError(f"The 'k' parameter of EmbeddingRetriever must be a positive integer; got {k!r}.")
         self.k = k
         self.embedder = embedder
 
@@ -79,8 +72,6 @@ class CompactRetriever(EmbeddingRetriever):
     claim, so a backend's prefix cache serves all claims); otherwise the top-``k`` sentences by
     embedding cosine, given in reference order (reading order helps an LLM judge)."""
 
-    registry_name = "compact.v1"
-
     def retrieve(self, claims: Sequence[Claim], reference: str, *, question: str | None = None) -> list[list[Evidence]]:
         if len(reference_sentences(reference)) <= self.k:
             return WholeReferenceRetriever().retrieve(claims, reference, question=question)
@@ -92,11 +83,9 @@ class LexicalRetriever(EvidenceRetriever):
     reference when it has at most ``k`` sentences): the premise the trained cross-encoder sees
     (:func:`hallucheck.training.pairs.select_evidence`). No model, no embedding."""
 
-    registry_name = "lexical_topk.v1"
+    parameter_constraints = {"k": POSITIVE_INT}
 
     def __init__(self, *, k: int = 3) -> None:
-        if not isinstance(k, int) or isinstance(k, bool) or k < 1:
-            raise ConfigError(f"The 'k' parameter of LexicalRetriever must be a positive integer; got {k!r}.")
         self.k = k
 
     def retrieve(self, claims: Sequence[Claim], reference: str, *, question: str | None = None) -> list[list[Evidence]]:

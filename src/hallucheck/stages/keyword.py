@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from ..base import Verifier, aggregate_any, check_unit
+from ..base import POSITIVE_INT, UNIT, Verifier, aggregate_any
 from ..errors import BackendError, ConfigError, ParseError
 from ..llm.base import LLMClient
 from ..prompts import load_prompt
@@ -72,7 +72,7 @@ def keyword_in(keyword: str, reference_norm: str) -> bool:
 class KeywordVerifier(Verifier):
     """LLM keyword extraction + exact matching against the reference, threshold ``t3``."""
 
-    registry_name = "keyword_match.v1"
+    parameter_constraints = {"t3": UNIT, "max_tokens": POSITIVE_INT}
 
     def __init__(
         self,
@@ -84,7 +84,7 @@ class KeywordVerifier(Verifier):
         max_tokens: int = 200,
     ) -> None:
         self.llm = llm
-        self.t3 = check_unit("KeywordVerifier", "t3", t3)
+        self.t3 = float(t3)
         self.prompt = prompt
         self.repair_prompt = repair_prompt
         self.max_tokens = max_tokens

@@ -6,7 +6,7 @@ Generic over the prompt: any prompt file with ``${premise}`` and ``${hypothesis}
 ``- `` bulleted list, most similar first) and always comes before the hypothesis, so a backend
 that reuses the common prompt prefix pays little for the instructions.
 
-The label is chosen with :func:`hallucheck.stages.judge.judge`: by log-probability when the
+The label is chosen with :func:`hallucheck.llm.labels.judge`: by log-probability when the
 backend gives them (a probability per label), else by strict parsing of the reply with one
 repair round. A reply that still names no label is an error verdict that keeps the raw reply.
 
@@ -47,17 +47,21 @@ from __future__ import annotations
 import threading
 from typing import Sequence
 
-from ..base import ClaimExtractor, Verifier, check_choice, check_unit
+from ..base import BOOL, NONE, POSITIVE_INT, UNIT, ClaimExtractor, OneOf, Verifier
 from ..errors import ConfigError
 from ..llm.base import LLMClient
+from ..llm.labels import judge
 from ..prompts import load_prompt
 from ..types import Claim, Evidence, Verdict
 from .evidence import WholeReferenceRetriever
-from .judge import judge
 
 NLI_LABELS: tuple[str, ...] = ("Entailment", "Neutral", "Contradiction")
 TO_LABEL = {"Entailment": "supported", "Neutral": "unverifiable", "Contradiction": "contradicted"}
 FLAG_ON = {"contradiction": frozenset({"Contradiction"}), "ungrounded": frozenset({"Contradiction", "Neutral"})}
+# the declared choice of every verifier with a ``flag_on`` parameter
+FLAG_ON_CHOICE = OneOf(
+    *FLAG_ON, hint="'contradiction' flags Contradiction only (HSP); 'ungrounded' also flags Neutral (CoNLI)."
+)
 
 
 def format_premise(evidence: Sequence[Evidence]) -> str:
@@ -83,10 +87,17 @@ class LLMNLIVerifier(Verifier):
     ``"Relationship: "`` for the few-shot A.4 prompt).
     """
 
-    registry_name = "nli_llm.v1"
     # with calibration, a claim whose label probabilities are within this total variation distance of
     # the content-free ones could not be judged (not a parameter: it is a floor of sense, not a tuning knob)
     DEGENERATE_SHIFT = 0.02
+
+    parameter_constraints = {
+        "flag_on": FLAG_ON_CHOICE,
+        "threshold": (UNIT, NONE),
+        "use_logprobs": (BOOL, NONE),
+        "calibrate": BOOL,
+        "max_tokens": POSITIVE_INT,
+    }
 
     def __init__(
         self,
@@ -100,19 +111,6 @@ class LLMNLIVerifier(Verifier):
         calibrate: bool = False,
         max_tokens: int = 16,
     ) -> None:
-        check_choice(
-            "LLMNLIVerifier",
-            "flag_on",
-            flag_on,
-            FLAG_ON,
-            "'contradiction' flags Contradiction only (HSP); 'ungrounded' also flags Neutral (CoNLI).",
-        )
-        if threshold is not None:
-            check_unit("LLMNLIVerifier", "threshold", threshold)
-        if not isinstance(max_tokens, int) or max_tokens < 1:
-            raise ConfigError(
-                f"The 'max_tokens' parameter of LLMNLIVerifier must be a positive integer; got {max_tokens!r}."
-            )
         self.llm = llm
         self.prompt = prompt
         self.flag_on = flag_on
@@ -270,8 +268,6 @@ class LLMNLIVerifier(Verifier):
 class WholeAnswerExtractor(ClaimExtractor):
     """The whole answer is one claim (whole-answer NLI, e.g. the prompt baseline)."""
 
-    registry_name = "nli_whole_answer.v1"
-
     def extract(self, answer: str, *, question: str | None = None) -> list[Claim]:
         stripped = answer.strip()
         if not stripped:
@@ -282,6 +278,7 @@ class WholeAnswerExtractor(ClaimExtractor):
 
 __all__ = [
     "FLAG_ON",
+    "FLAG_ON_CHOICE",
     "NLI_LABELS",
     "LLMNLIVerifier",
     "WholeAnswerExtractor",

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from ..base import Mitigator
+from ..base import POSITIVE_INT, Mitigator, OneOf
 from ..errors import BackendError, ConfigError, ParseError
 from ..llm.base import LLMClient, usage_scope
 from ..prompts import load_prompt
@@ -145,7 +145,7 @@ def _check_llm(llm: LLMClient | None, who: str) -> LLMClient:
 class PieceRepairMitigator(Mitigator):
     """HSP's mitigator: repair the sentence behind each flagged piece with the A.3 prompt."""
 
-    registry_name = "piece_repair.v1"
+    parameter_constraints = {"locate": OneOf("embedding", "source"), "max_tokens": POSITIVE_INT}
 
     def __init__(
         self,
@@ -156,18 +156,10 @@ class PieceRepairMitigator(Mitigator):
         locate: str = "embedding",
         max_tokens: int = 512,
     ) -> None:
-        if locate not in ("embedding", "source"):
-            raise ConfigError(
-                f"The 'locate' parameter of PieceRepairMitigator must be 'embedding' or 'source'; got {locate!r}."
-            )
         template = load_prompt(prompt)
         missing = {"premises", "hypothesis"} - template.variables
         if missing:
             raise ConfigError(f"The repair prompt {template.name} lacks the placeholders {', '.join(sorted(missing))}.")
-        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-            raise ConfigError(
-                f"The 'max_tokens' parameter of PieceRepairMitigator must be a positive integer; got {max_tokens!r}."
-            )
         self.llm = llm
         self.prompt = prompt
         self.embedder = embedder
@@ -233,7 +225,7 @@ class PieceRepairMitigator(Mitigator):
 class PromptRewriteMitigator(Mitigator):
     """The prompt baseline's mitigator (A.5): rewrite the whole answer against the whole reference."""
 
-    registry_name = "prompt_rewrite.v1"
+    parameter_constraints = {"max_tokens": POSITIVE_INT}
 
     def __init__(
         self, *, llm: LLMClient | None = None, prompt: str = "prompt_repair.v1", max_tokens: int = 1024
@@ -243,10 +235,6 @@ class PromptRewriteMitigator(Mitigator):
         if missing:
             raise ConfigError(
                 f"The rewrite prompt {template.name} lacks the placeholders {', '.join(sorted(missing))}."
-            )
-        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-            raise ConfigError(
-                f"The 'max_tokens' parameter of PromptRewriteMitigator must be a positive integer; got {max_tokens!r}."
             )
         self.llm = llm
         self.prompt = prompt

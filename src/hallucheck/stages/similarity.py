@@ -18,13 +18,12 @@ is >= 0.5 exactly when the sentence is flagged.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import Any, Sequence
 
 import numpy as np
 
-from ..base import Verifier, check_choice, check_unit
+from .._lru import LRUCache
+from ..base import UNIT, Interval, OneOf, Verifier
 from ..errors import ConfigError
 from ..text import words
 from ..types import Claim, Evidence, Verdict
@@ -84,43 +83,25 @@ def overlap_ratio(
     return min(1.0, counted / n)
 
 
-class _EmbeddingLRU:
-    """Process-wide cache of sentence vectors (references repeat across examples)."""
-
-    def __init__(self, size: int = 20000) -> None:
-        self.size = size
-        self._data: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def encode(self, embedder: Any, texts: Sequence[str]) -> np.ndarray:
-        name = getattr(embedder, "name", type(embedder).__name__)
-        with self._lock:
-            missing = list(dict.fromkeys(t for t in texts if (name, t) not in self._data))
-        if missing:
-            vecs = embedder.encode(missing)
-            with self._lock:
-                for t, v in zip(missing, vecs):
-                    self._data[(name, t)] = v
-                while len(self._data) > self.size:
-                    self._data.popitem(last=False)
-        with self._lock:
-            rows = []
-            for t in texts:
-                self._data.move_to_end((name, t))
-                rows.append(self._data[(name, t)])
-        return np.stack(rows) if rows else np.zeros((0, 384), dtype=np.float32)
-
-
-_LRU = _EmbeddingLRU()
+# process-wide cache of sentence vectors (references repeat across examples)
+_EMBEDDINGS = LRUCache(20000)
 
 
 def embed_cached(embedder: Any, texts: Sequence[str]) -> np.ndarray:
-    return _LRU.encode(embedder, texts)
+    """``embedder.encode(texts)`` as one array, encoding only the texts not cached for this embedder."""
+    name = getattr(embedder, "name", type(embedder).__name__)
+    vecs = {t: _EMBEDDINGS.get((name, t)) for t in dict.fromkeys(texts)}
+    missing = [t for t, v in vecs.items() if v is None]
+    if missing:
+        for t, v in zip(missing, embedder.encode(missing)):
+            vecs[t] = v
+            _EMBEDDINGS.put((name, t), v)
+    rows = [vecs[t] for t in texts]
+    return np.stack(rows) if rows else np.zeros((0, 384), dtype=np.float32)
 
 
 def clear_embedding_cache() -> None:
-    with _LRU._lock:
-        _LRU._data.clear()
+    _EMBEDDINGS.clear()
 
 
 class SimilarityVerifier(Verifier):
@@ -131,7 +112,13 @@ class SimilarityVerifier(Verifier):
     every reference sentence); the best match is kept as the verdict's evidence.
     """
 
-    registry_name = "similarity.v1"
+    parameter_constraints = {
+        "measure": OneOf(*MEASURES),
+        "t1": UNIT,
+        "t2": UNIT,
+        "min_phrase_words": Interval(int, 0),
+        "min_phrase_fraction": UNIT,
+    }
 
     def __init__(
         self,
@@ -143,17 +130,14 @@ class SimilarityVerifier(Verifier):
         min_phrase_words: int = 4,
         min_phrase_fraction: float = 0.3,
     ) -> None:
-        check_choice("SimilarityVerifier", "measure", measure, MEASURES)
         self.measure = measure
-        self.t1 = check_unit("SimilarityVerifier", "t1", t1)
-        self.t2 = check_unit("SimilarityVerifier", "t2", t2)
+        self.t1 = float(t1)
+        self.t2 = float(t2)
         if measure == "hybrid" and (self.t1 == 0 or self.t2 == 0):
             raise ConfigError("The hybrid measure needs t1 > 0 and t2 > 0.")
-        if not isinstance(min_phrase_words, int) or min_phrase_words < 0:
-            raise ConfigError(f"'min_phrase_words' must be a non-negative integer; got {min_phrase_words!r}.")
         self.embedder = embedder
         self.min_phrase_words = min_phrase_words
-        self.min_phrase_fraction = check_unit("SimilarityVerifier", "min_phrase_fraction", min_phrase_fraction)
+        self.min_phrase_fraction = float(min_phrase_fraction)
 
     def _cosines(self, claims: Sequence[Claim], cands: Sequence[Sequence[Evidence]]) -> list[np.ndarray]:
         from ..models.embeddings import get_embedder

@@ -39,15 +39,10 @@ from typing import Iterable, Iterator, Sequence
 
 from ..errors import InputError
 from ..text import split_sentences
+from ..text.stopwords import STOP_WORDS
 
 HALLUCINATED_SENTENCE_WEIGHT = 0.7
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset(
-    "a an the of and or in on at to for by from with as is are was were be been being it its this that these those "
-    "he she they them his her their we our you your i me my not no but if then than so such which who whom whose what "
-    "when where why how all any each both few more most other some can could will would shall should may might must "
-    "do does did has have had there here also into over under about after before between during up down out off".split()
-)
 
 
 @dataclass(frozen=True)
@@ -77,7 +72,7 @@ def claim_text(sentence: str, question: str | None) -> str:
 
 
 def content_words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.lower()) if w not in _STOP]
+    return [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
 
 
 def select_evidence(claim: str, reference: str, *, k: int = 3, sentences: Sequence[str] | None = None) -> str:

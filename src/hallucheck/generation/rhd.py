@@ -31,7 +31,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from ..base import Component, check_choice, check_unit
+from ..base import NONE, UNIT, Component, Interval, OneOf
 from ..errors import ConfigError, InputError
 from ..llm.base import TokenLogprob
 from ..models.ner import DEFAULT_SPACY_MODEL, Entity
@@ -41,9 +41,9 @@ from ..types import _Serialisable
 POOLINGS = ("avg", "min", "max", "first")
 # θ1: Table 5's best value (0.40; the paper reports no sensitivity between 0.40 and 0.50).
 DEFAULT_THETA1 = 0.4
-# θ2 (nats, full-vocabulary entropy, max pooling): not given in the paper; tuned on the 8 dev
-# questions of examples/drad with Qwen2.5-Coder-1.5B over {2, 3, 4, 6, none}: 2.0 gave the best
-# answer F1 (0.85 vs 0.73 / 0.60 / 0.60 / 0.60). See docs/benchmarks.md.
+# θ2 (nats, full-vocabulary entropy, max pooling): not given in the paper; tuned on the dev
+# questions of examples/drad with Qwen2.5-Coder-1.5B over {2, 3, 4, 6, none}, where 2.0 gave the
+# best answer F1 (the figures: docs/benchmarks.md, "θ2 tuning").
 DEFAULT_THETA2 = 2.0
 
 
@@ -248,7 +248,15 @@ class RHDDetector(Component):
     name, or a callable ``text -> [Entity]`` (tests).
     """
 
+    # not a registered component (it needs token log-probabilities, see hallucheck._builtins): its
+    # configuration name is its own
     registry_name = "drad_rhd"
+    parameter_constraints = {
+        "threshold": UNIT,
+        "entropy_threshold": (Interval(float, 0), NONE),
+        "prob_pooling": OneOf(*POOLINGS),
+        "entropy_pooling": OneOf(*POOLINGS),
+    }
 
     def __init__(
         self,
@@ -260,18 +268,6 @@ class RHDDetector(Component):
         labels: Sequence[str] | None = None,
         ner_model: str | NER = DEFAULT_SPACY_MODEL,
     ) -> None:
-        check_unit("RHDDetector", "threshold", threshold)
-        if entropy_threshold is not None and (
-            isinstance(entropy_threshold, bool)
-            or not isinstance(entropy_threshold, (int, float))
-            or entropy_threshold < 0
-        ):
-            raise ConfigError(
-                f"The 'entropy_threshold' parameter of RHDDetector must be a number >= 0 (nats) or None; "
-                f"got {entropy_threshold!r}."
-            )
-        check_choice("RHDDetector", "prob_pooling", prob_pooling, POOLINGS)
-        check_choice("RHDDetector", "entropy_pooling", entropy_pooling, POOLINGS)
         self.threshold = threshold
         self.entropy_threshold = entropy_threshold
         self.prob_pooling = prob_pooling

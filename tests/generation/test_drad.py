@@ -11,9 +11,9 @@ import pytest
 from hallucheck import registry
 from hallucheck.corpus import Corpus
 from hallucheck.errors import BackendError, ConfigError, InputError
+from hallucheck.generation import DRADGenerator, GenerationResult, extract_answer
 from hallucheck.llm.base import TokenLogprob
 from hallucheck.llm.fake import FakeLLM
-from hallucheck.methods.drad import DRADGenerator, GenerationResult, extract_answer
 from hallucheck.models.ner import Entity
 
 CORPUS = Corpus.from_texts(
@@ -266,7 +266,7 @@ def test_continuation_mode_follows_the_backend():
 
 
 # -- issue 11, item 15: generation through an endpoint ----------------------------------------
-from hallucheck.methods.drad import NOT_FOUND, strip_restatement  # noqa: E402
+from hallucheck.generation import NOT_FOUND, strip_restatement  # noqa: E402
 
 
 def test_strip_restatement():

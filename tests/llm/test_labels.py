@@ -2,7 +2,7 @@ import pytest
 
 from hallucheck.errors import BackendError, ConfigError
 from hallucheck.llm import FakeLLM
-from hallucheck.stages.judge import judge, parse_label
+from hallucheck.llm.labels import judge, parse_label
 from hallucheck.text.edits import apply_edits
 from hallucheck.types import Edit
 

@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 
 import pytest
 
-from hallucheck.errors import ConfigError, InputError, ParseError
-from hallucheck.generate import (
+from hallucheck import cli
+from hallucheck.datagen import (
     HALLUCINATION_TYPES,
-    add_generate_arguments,
     generate_dataset,
     label_triplets,
-    main_generate,
     normalise_types,
     novel_details,
     parse_llm_labels,
     parse_sample,
     read_ids,
 )
+from hallucheck.errors import ConfigError, ParseError
 from hallucheck.llm import FakeLLM
 from hallucheck.prompts import load_prompt
 
@@ -235,27 +233,22 @@ def test_no_labelled_triplet_is_flagged_for_review():
     assert meta["hallucinated_triplets"] == 0 and "check this row by hand" in meta["warning"]
 
 
-def test_main_generate_cli_options(tmp_path, capsys):
+def test_generate_data_command(tmp_path, capsys, monkeypatch):
+    """`hallucheck generate-data` with the CLI's shared LLM options and client set-up."""
     src = tmp_path / "in.jsonl"
     src.write_text("\n".join(json.dumps(r) for r in ROWS) + "\n")
     out = tmp_path / "out.jsonl"
-    parser = add_generate_arguments(argparse.ArgumentParser(), llm_options=True)
-    args = parser.parse_args(
-        [
-            "--input",
-            str(src),
-            "--out",
-            str(out),
-            "--types",
-            "absolute",
-            "detail",
-            "--limit",
-            "1",
-            "--include-faithful",
-            "--quiet",
-        ]
-    )
-    assert main_generate(args, llm=generator_llm()) == 0
+    built = []
+
+    def make_llm(args):
+        built.append((args.llm, args.base_url, args.no_cache, args.quiet))
+        return generator_llm()
+
+    monkeypatch.setattr(cli, "_make_llm", make_llm)
+    argv = ["generate-data", "--input", str(src), "--out", str(out), "--types", "absolute", "detail"]
+    argv += ["--limit", "1", "--include-faithful", "--quiet", "--llm", "openai:m", "--base-url", "http://h/v1"]
+    assert cli.main(argv) == 0
+    assert built == [("openai:m", "http://h/v1", False, True)]
     assert [json.loads(x)["id"] for x in out.read_text().splitlines()] == [
         "q1-absolute_fabrication",
         "q1-absolute_fabrication-faithful",
@@ -266,11 +259,10 @@ def test_main_generate_cli_options(tmp_path, capsys):
     # an interrupted write leaves a partial line: the next run starts on a fresh line and skips what is done
     with open(out, "a") as f:
         f.write('{"id": "q2-absolute_fabrication", "ans')
-    args = parser.parse_args(["--input", str(src), "--out", str(out), "--types", "absolute", "--quiet"])
-    assert main_generate(args, llm=generator_llm()) == 0
+    assert cli.main(["generate-data", "--input", str(src), "--out", str(out), "--types", "absolute", "--quiet"]) == 0
     ids = read_ids(out)
     assert "q2-absolute_fabrication" in ids and len(ids) == 5
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "a", "question": "q"}\n')
-    with pytest.raises(InputError, match="needs a non-empty 'reference'"):
-        main_generate(parser.parse_args(["--input", str(bad), "--out", str(out)]), llm=generator_llm())
+    assert cli.main(["generate-data", "--input", str(bad), "--out", str(out)]) == 2
+    assert "needs a non-empty 'reference'" in capsys.readouterr().err

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
 from ..errors import BackendError, UnreadableReply
-from ..llm.base import LLMClient, Message, as_messages
+from .base import LLMClient, Message, as_messages
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,7 @@ import math
 import pytest
 
 from hallucheck.errors import ConfigError, InputError
-from hallucheck.llm.base import TokenLogprob
-from hallucheck.models.ner import Entity
-from hallucheck.stages.drad_rhd import (
+from hallucheck.generation.rhd import (
     RHDDetector,
     RHDReport,
     align_tokens,
@@ -18,6 +16,8 @@ from hallucheck.stages.drad_rhd import (
     tokens_from_openai,
     topk_entropy,
 )
+from hallucheck.llm.base import TokenLogprob
+from hallucheck.models.ner import Entity
 
 
 def ner(text):

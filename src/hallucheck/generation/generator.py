@@ -1,0 +1,489 @@
+"""The generation loop shared by DRAD and its baselines (see :mod:`hallucheck.generation`): draft
+a few tokens, examine the complete sentences, and revise the one the policy flags."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any, Callable, Sequence
+
+from ..base import BOOL, UNIT, Component, Interval, OneOf
+from ..corpus import Corpus, Passage
+from ..errors import BackendError, ConfigError, InputError
+from ..llm.base import LLMClient, LLMResponse, Message, TokenLogprob, usage_scope
+from ..prompts import load_prompt
+from ..text.segment import split_sentences
+from .continuation import (
+    ANSWER_PROMPT,
+    CONTINUATIONS,
+    CONTINUE_PROMPT,
+    LOGPROB_BACKENDS,
+    NO_ENDPOINT_STATUS,
+    TEXT_PROMPT,
+    TEXT_STOP,
+    drop_chars,
+    passages_context,
+    strip_restatement,
+    transcript,
+)
+from .policies import METHODS, POLICIES, Draft, GenerationPolicy
+from .results import NOT_FOUND, Correction, GenerationEvent, GenerationResult, Retrieval, extract_answer
+from .rhd import DEFAULT_THETA1, DEFAULT_THETA2, EntityUncertainty, RHDDetector, align_tokens
+
+
+class DRADGenerator(Component):
+    """Retrieval-augmented generation with DRAD or one of its baselines (``method``).
+
+    ``corpus``: a :class:`~hallucheck.corpus.Corpus` or a path to load one from.
+    ``threshold`` (θ1) / ``entropy_threshold`` (θ2, nats) / ``prob_pooling`` /
+    ``entropy_pooling`` / ``entity_labels`` configure RHD; ``m``: tokens on each side of a
+    hallucinated entity in the SEK query (Eq. 5; not given in the paper); ``k``: passages per
+    retrieval (top-3, §4.2); ``tpr_threshold``: TPR's token probability threshold;
+    ``max_tokens``: answer length budget; ``step_tokens``: tokens per draft step;
+    ``top_logprobs``: alternatives requested per token (used for the top-k entropy where the
+    backend gives no full entropy); ``continuation``: ``"prefix"`` (the answer so far is a
+    trailing assistant message the model continues), ``"instruct"`` (it is quoted in the
+    request; a restatement of it at the start of the reply is removed), ``"completion"`` (the
+    prompt as plain text, continued by the backend's text-completions endpoint) or ``"auto"``
+    (prefix for llama.cpp and the fake LLM, and for OpenAI-compatible clients whose
+    ``extra_body`` sets vLLM's ``continue_final_message``; completion for other
+    OpenAI-compatible clients when the method continues an answer (drad, tpr, flr), falling
+    back to instruct when the server has no completions endpoint; instruct otherwise).
+    ``check_revisions``: reject a revision holding a name, date or number that the passages
+    retrieved for it do not support (see :meth:`_unsupported`), and say :data:`NOT_FOUND`
+    instead (False: accept every revision as the paper does).
+    """
+
+    # the generator entries (drad, nor, srr, flr, tpr) are factory functions, not this class, so its
+    # configuration name is its own
+    registry_name = "drad"
+    parameter_constraints = {
+        "method": OneOf(*METHODS),
+        "m": Interval(int, 1),
+        "k": Interval(int, 1),
+        "tpr_threshold": UNIT,
+        "max_tokens": Interval(int, 1),
+        "step_tokens": Interval(int, 4),
+        "top_logprobs": Interval(int, 0),
+        "continuation": OneOf(*CONTINUATIONS),
+        "check_revisions": BOOL,
+    }
+
+    def __init__(
+        self,
+        *,
+        llm: LLMClient,
+        corpus: Corpus | str | os.PathLike[str],
+        method: str = "drad",
+        threshold: float = DEFAULT_THETA1,
+        entropy_threshold: float | None = DEFAULT_THETA2,
+        prob_pooling: str = "avg",
+        entropy_pooling: str = "max",
+        entity_labels: Sequence[str] | None = None,
+        m: int = 10,
+        k: int = 3,
+        tpr_threshold: float = 0.4,
+        max_tokens: int = 128,
+        step_tokens: int = 48,
+        top_logprobs: int = 20,
+        continuation: str = "auto",
+        temperature: float = 0.0,
+        ner_model: Any = None,
+        check_revisions: bool = True,
+    ) -> None:
+        if llm is None:
+            raise ConfigError(
+                "DRADGenerator needs llm=: a client from hallucheck.llm.make_llm('embedded') or "
+                "make_llm('openai:MODEL', base_url=...)."
+            )
+        if continuation == "completion" and not getattr(llm, "supports_text_completion", False):
+            raise ConfigError(
+                f"continuation='completion' needs a backend with a text-completions endpoint (an "
+                f"OpenAI-compatible server such as vLLM or llama.cpp); {type(llm).__name__} has none."
+            )
+        rhd_kwargs: dict[str, Any] = {} if ner_model is None else {"ner_model": ner_model}
+        self.rhd = RHDDetector(
+            threshold=threshold,
+            entropy_threshold=entropy_threshold,
+            prob_pooling=prob_pooling,
+            entropy_pooling=entropy_pooling,
+            labels=entity_labels,
+            **rhd_kwargs,
+        )
+        self.llm = llm
+        self.corpus = corpus
+        self.method = method
+        self.threshold = threshold
+        self.entropy_threshold = entropy_threshold
+        self.prob_pooling = prob_pooling
+        self.entropy_pooling = entropy_pooling
+        self.entity_labels = entity_labels
+        self.m = m
+        self.k = k
+        self.tpr_threshold = tpr_threshold
+        self.max_tokens = max_tokens
+        self.step_tokens = step_tokens
+        self.top_logprobs = top_logprobs
+        self.continuation = continuation
+        self.temperature = temperature
+        self.ner_model = ner_model
+        self.check_revisions = check_revisions
+        self._corpus: Corpus | None = corpus if isinstance(corpus, Corpus) else None
+        self._no_completions = False  # set when the server answered /completions with 404/405/501
+
+    def get_params(self) -> dict[str, Any]:
+        params = super().get_params()
+        params["corpus"] = (
+            self._corpus.root
+            if self._corpus is not None and not isinstance(self.corpus, (str, os.PathLike))
+            else str(self.corpus)
+        )
+        if callable(params.get("ner_model")):
+            params["ner_model"] = getattr(params["ner_model"], "__name__", "callable")
+        return params
+
+    @property
+    def policy(self) -> GenerationPolicy:
+        """The strategy named by ``method``, with this generator's parameters."""
+        return POLICIES[self.method].for_generator(self)
+
+    # -- helpers --------------------------------------------------------------------------------
+    def _get_corpus(self) -> Corpus:
+        if self._corpus is None:
+            self._corpus = Corpus.load(self.corpus)
+        return self._corpus
+
+    def _mode(self) -> str:
+        if self.continuation != "auto":
+            return self.continuation
+        from ..llm.fake import FakeLLM
+
+        if isinstance(self.llm, FakeLLM) or type(self.llm).__name__ == "LlamaCppLLM":
+            return "prefix"
+        if (getattr(self.llm, "extra_body", None) or {}).get("continue_final_message"):
+            return "prefix"
+        if (
+            getattr(self.llm, "supports_text_completion", False)
+            and not self._no_completions
+            and not self.policy.one_shot
+        ):  # a one-shot policy (nor, srr) never continues an answer: chat is fine
+            return "completion"
+        return "instruct"
+
+    def _call(
+        self, question: str, prefix: str, passages: Sequence[Passage] | None, max_tokens: int
+    ) -> tuple[str, tuple[TokenLogprob, ...], LLMResponse]:
+        """Continue ``prefix``; return (text to append, its tokens, response)."""
+        context = passages_context(passages)
+        want = self.top_logprobs if self.policy.needs_logprobs else None
+        mode = self._mode()
+        if mode == "completion":
+            # a prompt ending in a space tokenises badly: send the prefix without it; the model's own
+            # leading space is then dropped (the prefix has one)
+            text_prompt = transcript(
+                load_prompt(ANSWER_PROMPT).render(context=context, question=question), prefix.rstrip()
+            )
+            try:
+                response = self.llm.complete_text(
+                    text_prompt,
+                    prompt=TEXT_PROMPT,
+                    max_tokens=max_tokens,
+                    temperature=self.temperature,
+                    logprobs=want,
+                    stop=TEXT_STOP,
+                )
+            except BackendError as exc:
+                if self.continuation != "auto" or getattr(exc, "status", None) not in NO_ENDPOINT_STATUS:
+                    raise
+                self._no_completions = (
+                    True  # no completions endpoint here (e.g. OpenAI's chat models): chat from now on
+                )
+                return self._call(question, prefix, passages, max_tokens)
+            self._check_logprobs(response, want)
+            tokens = tuple(response.logprobs or ())
+            text = response.text
+            if (not prefix or prefix[-1].isspace()) and text[:1].isspace():  # "Answer:" + " The": the answer is "The"
+                n = len(text) - len(text.lstrip())
+                text, tokens = text[n:], drop_chars(text, tokens, n)
+            return text, tokens, response
+        if mode == "prefix" or not prefix:
+            name = ANSWER_PROMPT
+            messages: tuple[Message, ...] = load_prompt(name).render(context=context, question=question)
+            if prefix:
+                messages = messages + (Message("assistant", prefix),)
+        else:
+            name = CONTINUE_PROMPT
+            messages = load_prompt(name).render(context=context, question=question, partial=prefix)
+        response = self.llm.complete(
+            messages, prompt=name, max_tokens=max_tokens, temperature=self.temperature, logprobs=want
+        )
+        self._check_logprobs(response, want)
+        text = response.text
+        tokens = tuple(response.logprobs or ())
+        if mode == "instruct" and prefix:
+            # a chat model asked to continue often starts again: "The lighthouse was built in 1791."
+            # after "The lighthouse was built in"; keep only what is new
+            n = len(text) - len(text.lstrip("\n"))
+            n += strip_restatement(prefix, text[n:])
+            text, tokens = text[n:], drop_chars(text, tokens, n)
+            if (
+                text
+                and not prefix[-1].isspace()
+                and not text[0].isspace()
+                and (text[0].isalnum() or text[0] in "(\"'“")
+            ):
+                text = " " + text
+        return text, tokens, response
+
+    def _check_logprobs(self, response: LLMResponse, want: int | None) -> None:
+        if want is not None and response.logprobs is None:
+            raise BackendError(
+                f"The LLM backend {self.llm.model_id!r} returned no token log-probabilities, which "
+                f"{self.method.upper()} needs. Use {' or '.join(LOGPROB_BACKENDS)}; or the baselines "
+                "nor, srr, flr that do not need them."
+            )
+
+    def _unsupported(
+        self,
+        text: str,
+        cut: int,
+        end: int,
+        passages: Sequence[Passage],
+        question: str,
+        sentence_start: int | None = None,
+    ) -> list[str]:
+        """The names, dates and numbers of the revision ``text[cut:end]`` that the passages do
+        not support (entity_check's test: numbers by value, names by their words).
+
+        A fact is supported when the question or ``text[:cut]`` already holds it, or when a
+        passage holds it together with one of the names of the same sentence outside the
+        revision (if it has any): "built in 1689" about the Grey Needle is not supported by a
+        passage saying that a church was built in 1689."""
+        from ..stages.entity_check import _NUMBER, NER_LABELS, EntityCheckVerifier, _content_words, _numbers
+
+        if not text[cut:end].strip():
+            return []
+        supported_by = EntityCheckVerifier.supported_by
+        s0 = cut if sentence_start is None else sentence_start
+        found = [e for e in self.rhd.entities(text[:end]) if e.label in NER_LABELS]
+        ents = [e for e in found if e.end > cut and e.start < end]
+        others = [e.text for e in found if e.start >= s0 and e.end <= cut]  # the sentence's names before the revision
+        facts = [e.text for e in ents]
+        facts += [
+            m.group() for m in _NUMBER.finditer(text, cut, end) if not any(e.start <= m.start() < e.end for e in ents)
+        ]
+        prior = question + "\n" + text[:cut]
+        prior_nw = (_numbers(prior), set(_content_words(prior)))
+        texts = [f"{p.title or ''}: {p.text}" for p in passages]
+        passage_nw = [(_numbers(t), set(_content_words(t))) for t in texts]
+        missing: list[str] = []
+        for f in facts:
+            if f in missing or supported_by(f, *prior_nw):
+                continue
+            holders = [nw for nw in passage_nw if supported_by(f, *nw)]
+            if not any(not others or any(supported_by(o, *nw) for o in others) for nw in holders):
+                missing.append(f)
+        return missing
+
+    def _retrieve(
+        self, query: str, reason: str, retrievals: list[Retrieval], emit: Callable[[GenerationEvent], None]
+    ) -> tuple[Passage, ...]:
+        q = query.strip()
+        passages = tuple(self._get_corpus().search(q, k=self.k)) if q else ()
+        r = Retrieval(reason, q, passages)
+        retrievals.append(r)
+        emit(GenerationEvent("retrieval", "", r))
+        return passages
+
+    def _budget(self, answer: str) -> int:
+        return self.max_tokens - self.llm.count_tokens(answer) if answer else self.max_tokens
+
+    # -- the loop ---------------------------------------------------------------------------------
+    def generate(self, question: str, *, on_event: Callable[[GenerationEvent], None] | None = None) -> GenerationResult:
+        """Answer ``question``; ``on_event`` receives each retrieval, accepted sentence and correction."""
+        if not isinstance(question, str) or not question.strip():
+            raise InputError("The question is empty: give the question to answer (--question TEXT).", field="question")
+        question = question.strip()
+        policy = self.policy
+        if policy.uses_corpus:
+            self._get_corpus()  # fail on a bad corpus before any generation
+        emit = on_event or (lambda ev: None)
+        t0 = time.perf_counter()
+        retrievals: list[Retrieval] = []
+        corrections: list[Correction] = []
+        scored: list[EntityUncertainty] = []
+        history: list[tuple[tuple[int, int], TokenLogprob]] = []  # accepted tokens with spans in the answer
+        answer = ""
+        calls = 0
+
+        def retrieve(query: str, reason: str) -> tuple[Passage, ...]:
+            return self._retrieve(query, reason, retrievals, emit)
+
+        fixed = policy.first_passages(question, retrieve)
+        last_sentence = ""
+        with usage_scope() as tally:
+            finished = False
+            max_steps = max(4, self.max_tokens)
+            for _ in range(max_steps):
+                budget = self._budget(answer)
+                if finished or budget <= 0:
+                    break
+                passages = policy.step_passages(question, last_sentence, fixed, retrieve)
+                one_shot = policy.one_shot
+                text, tokens, response = self._call(
+                    question, answer, passages, budget if one_shot else min(self.step_tokens, budget)
+                )
+                calls += 1
+                base = len(answer)
+                full = answer + text
+                spans = align_tokens(text, tokens, offset=base)
+                sents = [s for s in split_sentences(full) if s.end > base and full[max(s.start, base) : s.end].strip()]
+                if not sents:
+                    break
+                stopped = response.finish_reason == "stop"
+                complete = sents if (stopped or one_shot) else sents[:-1]
+                if not complete:  # one sentence longer than a step: accept what there is
+                    complete = sents[:1]
+                complete = policy.accept(complete)
+                advanced = False
+                revised = repeated = False
+                said = {_norm(x.text) for x in split_sentences(answer)}
+                for s in complete:
+                    s_start, s_end = max(s.start, base), s.end
+                    if _norm(full[s_start:s_end]) in said:
+                        # a sentence the answer already holds (a chat model that starts its answer
+                        # again): nothing new will follow; stop rather than loop on it
+                        finished = repeated = True
+                        break
+                    idx = [i for i, (a, b) in enumerate(spans) if a < s_end and b > s_start]
+                    fix, ents = policy.revision(Draft(full, s_start, s_end, tokens, spans, idx, history, len(answer)))
+                    if fix is None:
+                        scored.extend(ents)
+                        history.extend((spans[i], tokens[i]) for i in idx if spans[i][0] < s_end)
+                        emit(GenerationEvent("sentence", full[len(answer) : s_end]))
+                        answer = full[:s_end]
+                        last_sentence = full[s_start:s_end]
+                        said.add(_norm(last_sentence))
+                        advanced = True
+                        continue
+                    cut, trigger = fix.cut, fix.trigger
+                    hist_before = history + [
+                        (spans[i], tokens[i])
+                        for i in range(len(tokens))
+                        if spans[i][0] >= len(answer) and spans[i][1] <= cut
+                    ]
+                    got = retrieve(fix.query, trigger)
+                    prefix = full[:cut]
+                    rtext, rtokens, rresp = self._call(
+                        question, prefix, got, min(self.step_tokens, max(1, self._budget(prefix)))
+                    )
+                    calls += 1
+                    new_full = prefix + rtext
+                    rspans = align_tokens(rtext, rtokens, offset=cut)
+                    after = [
+                        x
+                        for x in split_sentences(new_full)
+                        if x.end > cut and new_full[max(x.start, cut) : x.end].strip()
+                    ]
+                    end = after[0].end if after else len(new_full.rstrip())
+                    end = max(end, cut)
+                    if _norm(new_full[s_start:end]) in said:  # the revision repeats a sentence of the answer
+                        finished = repeated = True
+                        break
+                    missing = (
+                        self._unsupported(new_full, cut, end, got, question, s_start) if self.check_revisions else []
+                    )
+                    if missing:
+                        # the passages do not hold the answer: say so rather than keep a new unsupported entity
+                        keep = full[:s_start] if full[:s_start].strip() else ""
+                        sep = " " if keep and not keep[-1].isspace() else ""
+                        corr = Correction(
+                            sentence_start=s_start,
+                            start=len(keep) + len(sep),
+                            end=len(keep) + len(sep) + len(NOT_FOUND),
+                            original=full[s_start:s_end],
+                            revised=NOT_FOUND,
+                            trigger=trigger,
+                            retrieval=retrievals[-1],
+                            entities=fix.entities,
+                            uncertain_tokens=fix.uncertain_tokens,
+                            unsupported=tuple(missing),
+                            rejected=new_full[cut:end],
+                        )
+                        corrections.append(corr)
+                        emit(GenerationEvent("correction", (keep + sep + NOT_FOUND)[len(answer) :], corr))
+                        answer = keep + sep + NOT_FOUND
+                        finished = advanced = revised = True
+                        break
+                    corr = Correction(
+                        sentence_start=s_start,
+                        start=cut,
+                        end=end,
+                        original=full[s_start:s_end],
+                        revised=new_full[cut:end],
+                        trigger=trigger,
+                        retrieval=retrievals[-1],
+                        entities=fix.entities,
+                        uncertain_tokens=fix.uncertain_tokens,
+                    )
+                    corrections.append(corr)
+                    history = hist_before + [(rspans[i], rtokens[i]) for i in range(len(rtokens)) if rspans[i][0] < end]
+                    emit(GenerationEvent("correction", new_full[len(answer) : end], corr))
+                    answer = new_full[:end]
+                    last_sentence = new_full[min(s_start, end) : end]
+                    # the revision replaces one sentence: go on drafting unless the draft ended with it
+                    finished = (
+                        stopped and s is sents[-1] and rresp.finish_reason == "stop" and not new_full[end:].strip()
+                    )
+                    advanced = revised = True
+                    break
+                if not revised and not repeated:
+                    finished = one_shot or (stopped and len(complete) == len(sents))
+                if not advanced:
+                    break
+            usage = tally.usage
+        return GenerationResult(
+            question=question,
+            answer=answer,
+            short_answer=extract_answer(answer),
+            method=self.method,
+            retrievals=tuple(retrievals),
+            corrections=tuple(corrections),
+            entities=tuple(scored),
+            usage=usage,
+            seconds=time.perf_counter() - t0,
+            llm_calls=calls,
+            params=self.to_dict()["params"],
+        )
+
+
+def generate(
+    question: str,
+    *,
+    corpus: Corpus | str | os.PathLike[str],
+    llm: LLMClient,
+    method: str = "drad",
+    on_event: Callable[[GenerationEvent], None] | None = None,
+    **params: Any,
+) -> GenerationResult:
+    """One-call form: ``DRADGenerator(llm=llm, corpus=corpus, method=method, **params).generate(question)``."""
+    return DRADGenerator(llm=llm, corpus=corpus, method=method, **params).generate(question, on_event=on_event)
+
+
+def _factory(method: str) -> Callable[..., DRADGenerator]:
+    def make(*, llm: LLMClient, corpus: Corpus | str, **params: Any) -> DRADGenerator:
+        return DRADGenerator(llm=llm, corpus=corpus, method=method, **params)
+
+    make.__name__ = method
+    make.__doc__ = f"DRADGenerator with method={method!r}."
+    return make
+
+
+drad, nor, srr, flr, tpr = (_factory(x) for x in METHODS)
+
+
+def _norm(sentence: str) -> str:
+    return " ".join(sentence.split()).casefold()
+
+
+__all__ = ["DRADGenerator", "drad", "flr", "generate", "nor", "srr", "tpr"]

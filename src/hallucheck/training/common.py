@@ -1,0 +1,68 @@
+"""What training and export share: the run's settings, the optional dependencies and the model's
+label map."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ConfigError, MissingDependencyError
+
+TRAIN_HINT = "pip install -c requirements/constraints.txt 'hallucheck[train]'"
+LABELS = {0: "supported", 1: "hallucinated"}
+
+
+def _imports() -> tuple[Any, Any]:
+    try:
+        import torch
+        import transformers
+    except ImportError:
+        raise MissingDependencyError("PyTorch and transformers (for hallucheck train)", TRAIN_HINT) from None
+    return torch, transformers
+
+
+@dataclass
+class TrainConfig:
+    """Everything that decides the trained model (recorded in the model card)."""
+
+    train_files: list[str]
+    out: str
+    base: str = "minilm"
+    dev_files: list[str] = field(default_factory=list)
+    dev_limit: int | None = None
+    epochs: int = 2
+    batch_size: int = 16
+    lr: float = 5e-5
+    weight_decay: float = 0.01
+    warmup: float = 0.06
+    max_length: int = 256
+    k: int = 3
+    rules_per_reference: int = 2
+    answer_pairs: bool = True
+    compress_share: float = 0.0
+    max_pairs: int | None = None
+    seed: int = 0
+    patience: int = 1
+    save_every: int = 200
+    max_steps: int | None = None  # stop after this many optimiser steps in all (tests, smoke runs)
+
+    def check(self) -> None:
+        if not self.train_files:
+            raise ConfigError("hallucheck train needs at least one training file (--data FILE.jsonl).")
+        for name in ("epochs", "batch_size", "max_length", "k", "save_every"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise ConfigError(f"The training parameter {name!r} must be a positive integer; got {v!r}.")
+        if not (isinstance(self.lr, (int, float)) and 0 < self.lr < 1):
+            raise ConfigError(f"The learning rate must be in (0, 1); got {self.lr!r}.")
+        if not 0 <= self.warmup < 1:
+            raise ConfigError(f"warmup is a share of the steps in [0, 1); got {self.warmup!r}.")
+        if self.patience < 0:
+            raise ConfigError(f"patience must be >= 0; got {self.patience!r}.")
+
+    def fingerprint(self) -> str:
+        keep = {k: v for k, v in dataclasses.asdict(self).items() if k not in ("out", "save_every", "max_steps")}
+        return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:16]

@@ -1,0 +1,202 @@
+"""The import graph of ``hallucheck`` has no cycle.
+
+Each module's imports are read with :mod:`ast` (nothing is imported). An edge ``a -> b`` is an
+import in ``a`` of the ``hallucheck`` module ``b``; ``importlib.import_module("hallucheck.x")``
+with a literal name counts as an import. ``if TYPE_CHECKING:`` blocks never run and are left
+out. A submodule's implicit import of its parent package is not an edge (Python initialises the
+parent first; every package would otherwise be in a cycle with its children).
+
+Function-local (lazy) imports: they are how the package defers heavy and optional dependencies,
+and they run after every module has finished importing, so they cannot observe a
+half-initialised module. But they do hide dependency cycles between layers (the registry once
+imported its built-in table lazily while the table imported the registry). So two checks:
+
+- module-level imports (what runs when a module is imported, including top-level ``if``/``try``
+  blocks): no cycle at all;
+- all imports, function-local included: no cycle either, except among the command-line entry
+  modules listed in ``COMMAND_LAYER`` (``hallucheck serve`` reuses the CLI's LLM option helper
+  while the CLI dispatches to it); a cycle that reaches any other module fails.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import hallucheck
+
+ROOT = Path(hallucheck.__file__).resolve().parent
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in ROOT.rglob("*.py"):
+        rel = path.relative_to(ROOT.parent).with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _module_level(body: list[ast.stmt]):
+    """Statements that run at import: the body, and the bodies of top-level if/try/with blocks."""
+    for node in body:
+        if isinstance(node, ast.If):
+            if not _is_type_checking(node.test):
+                yield from _module_level(node.body)
+            yield from _module_level(node.orelse)
+        elif isinstance(node, ast.Try):
+            for block in (node.body, node.orelse, node.finalbody, *(h.body for h in node.handlers)):
+                yield from _module_level(block)
+        elif isinstance(node, ast.With):
+            yield from _module_level(node.body)
+        else:
+            yield node
+
+
+def _targets(module: str, is_package: bool, node: ast.stmt, known: set[str]) -> set[str]:
+    """The hallucheck modules ``node`` imports (module-level calls of import_module included)."""
+    found: set[str] = set()
+    if isinstance(node, ast.Import):
+        found.update(a.name for a in node.names)
+    elif isinstance(node, ast.ImportFrom):
+        if node.level:
+            package = module.split(".") if is_package else module.split(".")[:-1]
+            base = package[: len(package) - (node.level - 1)]
+            name = ".".join(base + ([node.module] if node.module else []))
+        else:
+            name = node.module or ""
+        for alias in node.names:
+            sub = f"{name}.{alias.name}"
+            found.add(sub if sub in known else name)
+    for call in ast.walk(node) if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else ():
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, (ast.Attribute, ast.Name))
+            and getattr(call.func, "attr", getattr(call.func, "id", "")) == "import_module"
+            and call.args
+            and isinstance(call.args[0], ast.Constant)
+            and isinstance(call.args[0].value, str)
+        ):
+            found.add(call.args[0].value)
+    return {m for m in found if m in known and m != module}
+
+
+# command-line entry modules allowed to import each other lazily (see the module docstring)
+COMMAND_LAYER = ("hallucheck.cli", "hallucheck.serve.command")
+
+
+def _direct_statements(body: list[ast.stmt]):
+    """Module-level statements, without descending into functions or classes' methods."""
+    for node in _module_level(body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if isinstance(node, ast.ClassDef):
+            yield from (n for n in node.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+            continue
+        yield node
+
+
+def _all_statements(body: list[ast.stmt]):
+    """Every import and import_module call, at any depth except ``if TYPE_CHECKING:`` blocks."""
+    for node in _module_level(body):
+        for sub in ast.walk(node):
+            if isinstance(sub, (ast.Import, ast.ImportFrom)):
+                yield sub
+            elif isinstance(sub, ast.Call):
+                yield ast.Expr(sub)
+
+
+def import_graph(*, lazy: bool = False) -> dict[str, set[str]]:
+    """``{module: modules it imports}``; ``lazy``: function-local imports count too."""
+    modules = _modules()
+    known = set(modules)
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        edges: set[str] = set()
+        for node in (_all_statements if lazy else _direct_statements)(tree.body):
+            edges |= _targets(name, path.name == "__init__.py", node, known)
+        graph[name] = edges
+    return graph
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's algorithm (iterative): the components with more than one module, or a self-loop."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    comp = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        comp.append(member)
+                        if member == node:
+                            break
+                    if len(comp) > 1 or node in graph.get(node, ()):
+                        out.append(sorted(comp))
+    return out
+
+
+def test_the_graph_is_read_from_every_module():
+    graph = import_graph()
+    assert {"hallucheck", "hallucheck.registry", "hallucheck._builtins", "hallucheck.pipeline"} <= set(graph)
+    assert "hallucheck.registry" in graph["hallucheck.pipeline"]  # `from . import registry`
+    assert "hallucheck._builtins" in graph["hallucheck.registry"]
+    assert not graph["hallucheck._builtins"], "the built-in table imports nothing"
+
+
+def test_the_module_level_import_graph_has_no_cycle():
+    cycles = strongly_connected(import_graph())
+    assert not cycles, "import cycles among hallucheck modules: " + "; ".join(" <-> ".join(c) for c in cycles)
+
+
+def test_lazy_imports_close_no_cycle_outside_the_command_layer():
+    graph = import_graph(lazy=True)
+    assert "hallucheck._builtins" in graph["hallucheck.registry"]
+
+    def command(module: str) -> bool:
+        return any(module == m or module.startswith(m + ".") for m in COMMAND_LAYER)
+
+    cycles = [c for c in strongly_connected(graph) if not all(command(m) for m in c)]
+    assert not cycles, "import cycles (function-local imports included): " + "; ".join(" <-> ".join(c) for c in cycles)
+
+
+def test_a_cycle_is_found():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert strongly_connected(graph) == [["a", "b", "c"]]
