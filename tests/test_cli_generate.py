@@ -31,7 +31,7 @@ def corpus(tmp_path, monkeypatch):
 
 
 def use(monkeypatch, llm):
-    monkeypatch.setattr(cli, "_make_llm", lambda args: llm)
+    monkeypatch.setattr("hallucheck.llm.make_llm", lambda *a, **k: llm)
     return llm
 
 
