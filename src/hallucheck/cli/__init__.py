@@ -14,6 +14,7 @@ re-exported so that ``from hallucheck.cli import ...`` keeps working.
 
 from __future__ import annotations
 
+from ..eval.api import data_file as _data_file
 from ._common import (
     EXIT_GROUNDED,
     EXIT_HALLUCINATED,
@@ -28,6 +29,7 @@ from ._common import (
     _positive_float,
     _Style,
     _use_color,
+    llm_options,
     read_text_file,
 )
 from ._main import build_parser, main
@@ -35,7 +37,7 @@ from .cache import cmd_cache
 from .check import cmd_check
 from .compare import cmd_compare
 from .detect import _inputs, _json_passages, cmd_detect, exit_code, render_detection
-from .evaluate import _data_file, cmd_eval
+from .evaluate import cmd_eval
 from .generate import cmd_generate_answer, render_generation
 from .generate_data import cmd_generate
 from .methods import cmd_methods, method_mitigates
@@ -71,6 +73,7 @@ __all__ = [
     "_load_pipeline",
     "_looks_like_path",
     "_make_llm",
+    "llm_options",
     "_parse_params",
     "_positive_float",
     "_Style",

@@ -111,20 +111,25 @@ def _parse_params(pairs: Sequence[str]) -> dict[str, Any]:
     return params
 
 
+def llm_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of :func:`hallucheck.llm.make_llm` that the LLM options describe."""
+    extra = {"timeout": args.timeout, "max_retries": args.max_retries} if args.llm.startswith("openai:") else {}
+    return {
+        "base_url": args.base_url,
+        "api_key_env": args.api_key_env,
+        "cache": None if args.no_cache else "default",
+        "progress": not args.quiet,
+        **extra,
+    }
+
+
 def _make_llm(args: argparse.Namespace) -> Any:
     from ..llm import make_llm
 
-    extra = {"timeout": args.timeout, "max_retries": args.max_retries} if args.llm.startswith("openai:") else {}
-    return make_llm(
-        args.llm,
-        base_url=args.base_url,
-        api_key_env=args.api_key_env,
-        cache=None if args.no_cache else "default",
-        progress=not args.quiet,
-        **extra,
-    )
+    return make_llm(args.llm, **llm_options(args))
 
 
+# -- output -----------------------------------------------------------------------------------
 class _Style:
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
@@ -138,16 +143,11 @@ def _use_color(args: argparse.Namespace) -> bool:
 
 
 def _load_pipeline(args: argparse.Namespace) -> tuple[Any, Any]:
-    from .. import load_method
-    from .._builtins import NEEDS_LLM
-    from ..registry import entry
+    """(pipeline, LLM client or None) from --method, --param and the LLM options."""
+    from ..eval.api import method_and_llm
 
     params = _parse_params(args.param)
-    method = entry("method", args.method)  # unknown name -> did-you-mean before any model loads
-    if args.llm == "none":
-        return load_method(method.qualified, llm="none", **params), None
-    llm = _make_llm(args) if method.name in NEEDS_LLM else None
-    return load_method(method.qualified, llm=llm, **params), llm
+    return method_and_llm(args.method, params=params, llm=args.llm, llm_options=llm_options(args))
 
 
 # -- option groups several commands share ------------------------------------------------------

@@ -1,19 +1,19 @@
-"""``hallucheck check``: check a file of answers without labels (resumable; a CI gate with ``--fail-above``)."""
+"""``hallucheck check``: check a file of answers without labels (resumable; a CI gate with ``--fail-above``).
+The run itself is :func:`hallucheck.eval.check_file`; this module parses its arguments and prints the outcome."""
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
-from ..errors import InputError
 from ._common import (
     EXIT_HALLUCINATED,
     EXIT_UNVERIFIED,
     _int_at_least,
-    _load_pipeline,
+    _parse_params,
     add_llm_options,
     add_method_options,
+    llm_options,
 )
 
 
@@ -53,51 +53,36 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from pathlib import Path
+    from ..eval.api import check_file
 
-    from ..eval.check import check_exit_code, finish_check, load_check_rows, run_check
-    from ..eval.runner import StopRun, build_manifest
-
-    if args.fail_above is not None and not 0.0 <= args.fail_above <= 1.0:
-        raise InputError(
-            f"--fail-above takes a share of rows in [0, 1] (e.g. 0.05 for 5 %); got {args.fail_above}.",
-            field="fail_above",
-        )
-    rows = load_check_rows(args.file, encoding=args.encoding, limit=args.limit)
-    pipeline, llm = _load_pipeline(args)
-    name = Path(args.file).stem
-    out = Path(args.out or os.path.join("runs", f"check-{pipeline.name}-{name}"))
-    manifest = build_manifest(pipeline, data=name, data_path=args.file, split=None, limit=args.limit, llm=llm)
-    manifest["command"] = "check"
-    print(f"Checking {len(rows)} rows of {args.file} with {pipeline.name} -> {out}", file=sys.stderr)
-    stopped = None
-    try:
-        summary = run_check(
-            pipeline,
-            rows,
-            out_dir=out,
-            manifest=manifest,
-            workers=args.workers,
-            max_errors=args.max_errors,
-            progress=not args.quiet,
-            count_tokens=llm.count_tokens if llm is not None else None,
-            retry_failed=args.retry_failed,
-            table_format=args.format,
-        )
-    except StopRun as exc:
-        stopped = str(exc)
-        summary = finish_check(out, rows, table_format=args.format, manifest=manifest)
+    run = check_file(
+        args.file,
+        args.method,
+        params=_parse_params(args.param),
+        llm=args.llm,
+        llm_options=llm_options(args),
+        out=args.out,
+        table_format=args.format,
+        fail_above=args.fail_above,
+        limit=args.limit,
+        workers=args.workers,
+        max_errors=args.max_errors,
+        retry_failed=args.retry_failed,
+        encoding=args.encoding,
+        progress=not args.quiet,
+    )
+    summary = run.summary
     share = summary["flagged_share"]
     print(
-        f"{pipeline.name} on {name}: {summary['rows']} rows, {summary['hallucinated']} hallucinated, "
+        f"{run.method} on {run.name}: {summary['rows']} rows, {summary['hallucinated']} hallucinated, "
         f"{summary['grounded']} grounded, {summary['unverified']} could not be verified, {summary['errors']} errors; "
         f"flagged share {'–' if share is None else format(100 * share, '.1f') + ' %'} of the verified rows"
         + (f" (gate: --fail-above {100 * args.fail_above:g} %)" if args.fail_above is not None else "")
     )
-    print("wrote " + ", ".join(summary["files"]))
-    code = check_exit_code(summary, args.fail_above)
-    if stopped:
-        print(f"hallucheck: {stopped}", file=sys.stderr)
+    print("wrote " + ", ".join(run.files))
+    code = run.exit_code
+    if run.stopped:
+        print(f"hallucheck: {run.stopped}", file=sys.stderr)
     if code == EXIT_UNVERIFIED:
         missing = summary["rows"] - summary["done"]
         print(

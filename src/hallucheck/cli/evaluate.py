@@ -1,14 +1,12 @@
-"""``hallucheck eval``: measure a method on a labelled dataset (resumable)."""
+"""``hallucheck eval``: measure a method on a labelled dataset (resumable). The run itself is
+:func:`hallucheck.eval.evaluate`; this module parses its arguments and prints the outcome."""
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
 
-from ..errors import InputError
-from ._common import EXIT_UNVERIFIED, _int_at_least, _load_pipeline, add_llm_options, add_method_options
+from ._common import EXIT_UNVERIFIED, _int_at_least, _parse_params, add_llm_options, add_method_options, llm_options
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -47,110 +45,45 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_llm_options(p)
 
 
-def _data_file(spec: str) -> str | None:
-    from pathlib import Path
-
-    from ..eval import datasets
-
-    p = Path(spec).expanduser()
-    if p.exists():
-        return str(p)
-    for d in datasets._data_dirs():
-        if (d / f"{spec}.jsonl").is_file():
-            return str(d / f"{spec}.jsonl")
-    return None
-
-
 def cmd_eval(args: argparse.Namespace) -> int:
-    from pathlib import Path
+    from ..eval.api import evaluate
 
-    from ..eval.datasets import load_dataset
-    from ..eval.mitigation import mitigation_metrics
-    from ..eval.report import compute_metrics, write_report
-    from ..eval.runner import StopRun, build_manifest, run_eval
-
-    examples = load_dataset(args.data, split=args.split, limit=args.limit, offset=args.offset)
-    pipeline, llm = _load_pipeline(args)
-    data_name = Path(args.data).stem if os.path.exists(args.data) else args.data
-    out = Path(
-        args.out or os.path.join("runs", f"{pipeline.name}-{data_name}" + (f"-{args.split}" if args.split else ""))
-    )
-    manifest = build_manifest(
-        pipeline,
-        data=data_name,
-        data_path=_data_file(args.data),
+    run = evaluate(
+        args.data,
+        args.method,
+        params=_parse_params(args.param),
+        llm=args.llm,
+        llm_options=llm_options(args),
+        out=args.out,
         split=args.split,
         limit=args.limit,
         offset=args.offset,
-        llm=llm,
+        workers=args.workers,
+        max_errors=args.max_errors,
+        threshold=args.threshold,
+        threshold_from=args.threshold_from,
+        mitigate=args.mitigate,
+        retry_failed=args.retry_failed,
+        progress=not args.quiet,
     )
-    threshold = args.threshold
-    if args.threshold_from:
-        tuned_file = Path(args.threshold_from) / "metrics.json"
-        if not tuned_file.is_file():
-            raise InputError(
-                f"--threshold-from {args.threshold_from}: there is no {tuned_file} (give the --out directory "
-                "of an earlier eval run).",
-                field="threshold_from",
-            )
-        try:
-            tuned = json.loads(tuned_file.read_text(encoding="utf-8"))
-            oracle = tuned.get("oracle_threshold")
-            threshold = float(oracle["threshold"]) if oracle else None
-        except (ValueError, UnicodeDecodeError, TypeError, KeyError, AttributeError) as exc:
-            raise InputError(
-                f"{tuned_file} is not a readable metrics file ({type(exc).__name__}: {exc}).", field="threshold_from"
-            ) from None
-        if threshold is None:
-            raise InputError(f"{args.threshold_from}/metrics.json has no tuned threshold (the run had no scores).")
-        manifest["threshold_from"] = str(args.threshold_from)
-    print(f"Evaluating {pipeline.name} on {data_name}: {len(examples)} examples -> {out}", file=sys.stderr)
-    stopped = None
-    try:
-        records = run_eval(
-            pipeline,
-            examples,
-            out_dir=out,
-            manifest=manifest,
-            workers=args.workers,
-            max_errors=args.max_errors,
-            progress=not args.quiet,
-            count_tokens=llm.count_tokens if llm is not None else None,
-            mitigate=args.mitigate,
-            retry_failed=args.retry_failed,
-        )
-    except StopRun as exc:
-        from ..eval.runner import read_results
-
-        stopped = str(exc)
-        done = {r["id"]: r for r in read_results(out)}
-        records = [done[e.id] for e in examples if e.id in done]
-    metrics = compute_metrics(records, threshold=threshold)
-    if args.mitigate:
-        metrics["mitigation"] = mitigation_metrics(records)
-    metrics["complete"] = len(records) == len(examples)
-    files = write_report(out, records, metrics, manifest)
+    metrics = run.metrics
     d = metrics.get("decisions") or {}
     sc = metrics.get("scores") or {}
-    summary = (
-        f"{pipeline.name} on {data_name}: n={metrics['examples']} errors={metrics['errors']} "
-        f"unverified={metrics['unverified']}"
-    )
+    summary = f"{run.method} on {run.data}: n={metrics['examples']} errors={metrics['errors']} unverified={metrics['unverified']}"
     if d:
         ba = d.get("balanced_accuracy")
         summary += f"  macro-F1={100 * d['macro_f1']:.1f}  BA={'undefined' if ba is None else format(100 * ba, '.1f')}"
     if sc:
         summary += f"  AUROC={100 * sc['auroc']:.1f}"
     print(summary)
-    print("wrote " + ", ".join(str(f) for f in files))
-    if stopped:
-        print(f"hallucheck: {stopped}", file=sys.stderr)
+    print("wrote " + ", ".join(str(f) for f in run.files))
+    if run.stopped:
+        print(f"hallucheck: {run.stopped}", file=sys.stderr)
         return EXIT_UNVERIFIED
-    failed = metrics["errors"] + metrics["unverified"]
-    if failed or not metrics["complete"]:
+    if not run.ok:
         # the run did not verify everything: not a success, whatever the metrics of the rest say
         print(
-            f"hallucheck: {failed} of {len(examples)} examples could not be verified (errors={metrics['errors']}, "
+            f"hallucheck: {run.failed} of {run.examples} examples could not be verified (errors={metrics['errors']}, "
             f"unverified={metrics['unverified']}); rerun the same command to retry them (see --no-retry-failed).",
             file=sys.stderr,
         )
