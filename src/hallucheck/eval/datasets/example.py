@@ -109,7 +109,7 @@ class Example:
         meta = {} if meta is None else meta
         reference = d.get("reference")
         if passages_key is not None:
-            from ..text.passages import SEP, check_passages
+            from ...text.passages import SEP, check_passages
 
             passages = list(check_passages(d[passages_key], field=passages_key))
             if not isinstance(meta, Mapping):
