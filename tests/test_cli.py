@@ -150,7 +150,7 @@ def test_mitigate_prints_diff_and_rechecked_verdicts(tmp_path, monkeypatch, caps
         ["[Reason] The reference says 2.4 bar.\n[Final Sentence] Inflate the front tyres to 2.4 bar."],
         label_scores=[entail, {"Entailment": -1.2, "Neutral": -1.2, "Contradiction": -0.9}],
     )  # claim, content-free
-    monkeypatch.setattr(cli, "_make_llm", lambda args: llm)
+    monkeypatch.setattr("hallucheck.llm.make_llm", lambda *a, **k: llm)
     code = cli.main(
         [
             "mitigate",
@@ -188,7 +188,7 @@ def test_mitigate_leaves_a_grounded_answer_unchanged(tmp_path, monkeypatch, caps
             {"Entailment": -1.2, "Neutral": -1.2, "Contradiction": -0.9},
         ],
     )  # claim, content-free
-    monkeypatch.setattr(cli, "_make_llm", lambda args: llm)
+    monkeypatch.setattr("hallucheck.llm.make_llm", lambda *a, **k: llm)
     code = cli.main(
         [
             "mitigate",

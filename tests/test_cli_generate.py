@@ -31,7 +31,7 @@ def corpus(tmp_path, monkeypatch):
 
 
 def use(monkeypatch, llm):
-    monkeypatch.setattr(cli, "_make_llm", lambda args: llm)
+    monkeypatch.setattr("hallucheck.llm.make_llm", lambda *a, **k: llm)
     return llm
 
 
@@ -149,3 +149,20 @@ def test_generate_says_when_the_passages_do_not_hold_the_revision(corpus, monkey
         and NOT_FOUND in out
         and "rejected:  ' Tomas Vell.' (no retrieved passage supports 'Tomas Vell')" in out
     )
+
+
+def test_generate_method_choices_are_the_registry_generators(monkeypatch, capsys):
+    from hallucheck import registry
+
+    registry.available("generator")  # built-ins registered
+    entries = {k: dict(v) for k, v in registry._ENTRIES["generator"].items()}
+    monkeypatch.setitem(registry._ENTRIES, "generator", entries)
+    registry.register("generator", "zz_gen", lambda **kw: None, summary="test strategy")
+    with pytest.raises(SystemExit):
+        cli.main(["generate", "--help"])
+    shown = capsys.readouterr().out
+    assert "{drad,flr,nor,srr,tpr,zz_gen}" in shown and "zz_gen: test strategy" in shown
+    # a name the registry does not hold is a usage error, as before
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["generate", "--corpus", ".", "--question", "Q?", "--method", "nope"])
+    assert stop.value.code == 2 and "invalid choice: 'nope'" in capsys.readouterr().err

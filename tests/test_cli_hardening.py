@@ -44,7 +44,7 @@ def test_unexpected_exception_exits_3_with_one_line_and_debug_shows_traceback(mo
     def boom(args):
         raise RuntimeError("boom\nsecond line")
 
-    monkeypatch.setattr(cli, "cmd_methods", boom)
+    monkeypatch.setattr(cli.methods, "cmd_methods", boom)
     assert main(["methods"]) == 3
     line = one_line_error(capsys.readouterr().err)
     assert "RuntimeError: boom" in line and "--debug" in line and "second line" not in line
@@ -163,7 +163,7 @@ def test_eval_against_a_dead_endpoint_exits_3_and_a_rerun_retries(tmp_path, data
     dead = FakeLLM(
         lambda req: BackendError("Cannot reach the LLM endpoint http://127.0.0.1:9/v1", url="http://127.0.0.1:9/v1")
     )
-    monkeypatch.setattr(cli, "_make_llm", lambda args: dead)
+    monkeypatch.setattr("hallucheck.llm.make_llm", lambda *a, **k: dead)
     out = tmp_path / "run"
     argv = ["eval", "--method", "keyword_match", "--data", data_file, "--out", str(out), "--quiet"]
     assert main(argv) == 3
@@ -171,7 +171,7 @@ def test_eval_against_a_dead_endpoint_exits_3_and_a_rerun_retries(tmp_path, data
     assert "unverified=2" in captured.out and "2 of 2 examples could not be verified" in captured.err
     # the endpoint is back: the rerun retries both (failed examples do not count as done)
     alive = FakeLLM(lambda req: "head office, Delhi" if "Delhi" in req.messages[-1].content else "casinos, Macau")
-    monkeypatch.setattr(cli, "_make_llm", lambda args: alive)
+    monkeypatch.setattr("hallucheck.llm.make_llm", lambda *a, **k: alive)
     assert main(argv) == 0
     assert "errors=0 unverified=0" in capsys.readouterr().out
     latest = {r["id"]: r for r in read_results(out)}
@@ -185,7 +185,7 @@ def test_eval_against_a_dead_endpoint_exits_3_and_a_rerun_retries(tmp_path, data
 def test_triplet_unparseable_reply_exits_3_could_not_verify(ref_file, monkeypatch, capsys):
     from hallucheck.llm import FakeLLM
 
-    monkeypatch.setattr(cli, "_make_llm", lambda args: FakeLLM(lambda req: "I cannot do that {{{"))
+    monkeypatch.setattr("hallucheck.llm.make_llm", lambda *a, **k: FakeLLM(lambda req: "I cannot do that {{{"))
     code = main(
         ["detect", "--reference", ref_file, "--answer", "The Oberoi Group is based in Mumbai.", "--method", "triplet"]
     )
@@ -283,6 +283,6 @@ def test_a_closed_pipe_stops_quietly(monkeypatch, capsys):
     def broken(args):
         raise BrokenPipeError(32, "Broken pipe")
 
-    monkeypatch.setattr(cli, "cmd_methods", broken)
+    monkeypatch.setattr(cli.methods, "cmd_methods", broken)
     assert main(["methods"]) == 141
     assert capsys.readouterr().err == ""

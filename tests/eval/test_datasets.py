@@ -712,3 +712,42 @@ def test_load_dataset_hf_prefix(monkeypatch):
     monkeypatch.setitem(sys.modules, "datasets", None)
     with pytest.raises(MissingDependencyError):
         load_dataset("hf:halubench")
+
+
+def test_the_format_table_names_the_layout_load_dataset_uses(tmp_path):
+    from hallucheck.eval.datasets import DIR_FORMATS, FILE_FORMATS, detect_format
+
+    def write(name, text):
+        p = tmp_path / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+        return p
+
+    shared = {"id": "a", "dataset": "t", "task": "qa", "reference": "R.", "answer": "A.", "label": 0}
+    cases = {
+        "shared.jsonl": (json.dumps(shared) + "\n", "jsonl"),
+        "qa.json": (json.dumps({"knowledge": "K", "right_answer": "r", "hallucinated_answer": "h"}), "halueval_qa"),
+        "summ.jsonl": (
+            json.dumps({"document": "D", "right_summary": "r", "hallucinated_summary": "h"}) + "\n",
+            "halueval_summarization",
+        ),
+        "edits.json": (json.dumps([{"doc": "D", "summary": "S", "label": 1}]), "summedits"),
+        "d.csv": ("a,b\n", "delucionqa_csv"),
+        "x_raw_response.tsv": ("a\tb\n", "summeval_tsv"),
+        "rt/response.jsonl": ("", "ragtruth"),
+    }
+    write("rt/source_info.jsonl", "")
+    for name, (text, fmt) in cases.items():
+        assert detect_format(write(name, text)).name == fmt, name
+    assert detect_format(tmp_path / "rt").name == "ragtruth"
+    write("dq/dev.csv", "a\n")
+    assert detect_format(tmp_path / "dq").name == "delucionqa_csv"
+    with pytest.raises(InputError, match="cannot tell which dataset format"):
+        detect_format(write("notes.txt", "hello"))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match="no known dataset layout"):
+        detect_format(tmp_path / "empty")
+    # the table is what load_dataset dispatches on: the shared file loads through its row
+    assert [f.name for f in DIR_FORMATS] == ["ragtruth", "summeval_tsv", "delucionqa_csv"]
+    assert FILE_FORMATS[-1].name == "jsonl"
+    assert [ex.id for ex in load_dataset(tmp_path / "shared.jsonl")] == ["a"]

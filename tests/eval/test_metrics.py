@@ -323,37 +323,49 @@ def test_ter():
 
 
 def test_efficiency():
-    usages = [
-        {"calls": 2, "prompt_tokens": 100, "completion_tokens": 20, "input_tokens": 50},
-        {"calls": 1, "prompt_tokens": 60, "completion_tokens": 10, "input_tokens": 30},
+    records = [
+        {
+            "usage": {"calls": 2, "cached_calls": 0, "prompt_tokens": 100, "completion_tokens": 20, "seconds": 1.0},
+            "input_tokens": 50,
+            "seconds": 2.0,
+        },
+        {
+            "usage": {"calls": 0, "cached_calls": 1, "prompt_tokens": 60, "completion_tokens": 10, "seconds": 0.0},
+            "input_tokens": 30,
+            "seconds": 1.0,
+        },
     ]
-    out = m.efficiency(usages, n_examples=2, seconds=3.0)
-    # calls 3/2 ; prompt 160/2 ; completion 30/2 ; tokens 190/2 ; seconds 3/2 ; TER 190/80
+    out = m.efficiency(records)
+    # calls (2 + 0 + 1 cached)/2 ; prompt 160/2 ; completion 30/2 ; seconds (2 + 1)/2 ; LLM seconds 1/2 ; TER 190/80
     assert out == {
-        "n_examples": 2,
-        "calls_per_example": approx(1.5),
+        "llm_calls_per_example": approx(1.5),
         "prompt_tokens_per_example": approx(80.0),
         "completion_tokens_per_example": approx(15.0),
-        "tokens_per_example": approx(95.0),
         "seconds_per_example": approx(1.5),
+        "llm_seconds_per_example": approx(0.5),
+        "cached_calls": 1,
         "ter": approx(2.375),
     }
+    # a cached rerun costs the method the same calls: the figure does not depend on the cache
+    rerun = [
+        {**r, "usage": {**r["usage"], "calls": 0, "cached_calls": 2 if i == 0 else 1}} for i, r in enumerate(records)
+    ]
+    assert m.efficiency(rerun)["llm_calls_per_example"] == out["llm_calls_per_example"]
 
 
-def test_efficiency_without_input_tokens_and_with_usage_objects():
+def test_efficiency_without_input_tokens_with_usage_objects_and_bad_counts():
     from hallucheck.types import Usage
 
-    out = m.efficiency([Usage(calls=1, prompt_tokens=10, completion_tokens=5)], n_examples=1, seconds=0.5)
-    assert out["tokens_per_example"] == approx(15.0)
-    assert out["ter"] is None
-    with pytest.raises(InputError, match=r"usages\[1\] has no 'completion_tokens'"):
-        m.efficiency(
-            [{"calls": 1, "prompt_tokens": 1, "completion_tokens": 1}, {"calls": 1, "prompt_tokens": 1}],
-            n_examples=2,
-            seconds=1,
-        )
-    with pytest.raises(InputError, match="n_examples must be a positive integer"):
-        m.efficiency([], n_examples=0, seconds=1)
+    out = m.efficiency([{"usage": Usage(calls=1, prompt_tokens=10, completion_tokens=5)}])
+    assert out["llm_calls_per_example"] == 1.0 and out["prompt_tokens_per_example"] == 10.0
+    assert out["ter"] is None and out["seconds_per_example"] is None
+    assert m.efficiency([]) == {}
+    # no LLM call: no TER even with input tokens
+    assert m.efficiency([{"usage": {}, "input_tokens": 40}])["ter"] is None
+    with pytest.raises(InputError, match=r"records\[1\].usage.completion_tokens must be a non-negative number"):
+        m.efficiency([{"usage": {"calls": 1}}, {"usage": {"calls": 1, "completion_tokens": -1}}])
+    with pytest.raises(InputError, match="list of run records"):
+        m.efficiency({"usage": {}})
 
 
 # ---------------------------------------------------------------------------------------------

@@ -39,7 +39,7 @@ def _env(monkeypatch, bow_embedder):
 
 def run(fault_server, monkeypatch, capsys, tmp_path, method: str, mode: str, extra: tuple[str, ...] = ()):
     srv = fault_server(mode)
-    monkeypatch.setattr(cli, "_make_llm", lambda args: client(srv))
+    monkeypatch.setattr("hallucheck.llm.make_llm", lambda *a, **k: client(srv))
     ref = tmp_path / "ref.txt"
     ref.write_text(REF, encoding="utf-8")
     code = cli.main(

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import metrics as M
+from .metrics import efficiency  # the one definition; also importable from here as before
 
 
 def _macro_f1(y: Sequence[int], p: Sequence[int]) -> float:
@@ -101,30 +102,6 @@ def compute_metrics(
             }
     out["efficiency"] = efficiency(records)
     return _clean(out)
-
-
-def efficiency(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    n = len(records)
-    if not n:
-        return {}
-    calls = sum(r["usage"].get("calls", 0) + r["usage"].get("cached_calls", 0) for r in records)
-    prompt = sum(r["usage"].get("prompt_tokens", 0) for r in records)
-    completion = sum(r["usage"].get("completion_tokens", 0) for r in records)
-    inputs = [r.get("input_tokens") for r in records]
-    seconds = [r.get("seconds") for r in records if r.get("seconds") is not None]
-    out: dict[str, Any] = {
-        "llm_calls_per_example": calls / n,
-        "prompt_tokens_per_example": prompt / n,
-        "completion_tokens_per_example": completion / n,
-        "seconds_per_example": (sum(seconds) / len(seconds)) if seconds else None,
-        "llm_seconds_per_example": sum(r["usage"].get("seconds", 0.0) for r in records) / n,
-        "cached_calls": sum(r["usage"].get("cached_calls", 0) for r in records),
-    }
-    if calls and all(isinstance(i, int) and i > 0 for i in inputs):
-        out["ter"] = M.ter(prompt + completion, sum(inputs))  # HSP Eq. 7: all tokens / input tokens
-    else:
-        out["ter"] = None
-    return out
 
 
 # -- files ------------------------------------------------------------------------------------

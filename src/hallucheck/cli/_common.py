@@ -1,0 +1,181 @@
+"""Helpers shared by the commands: reading user files, argument types, ``--param``, the LLM
+options and client, colour, and the exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, Sequence
+
+from ..errors import InputError
+
+EXIT_GROUNDED, EXIT_HALLUCINATED, EXIT_USAGE, EXIT_UNVERIFIED = 0, 1, 2, 3
+
+
+# -- input ------------------------------------------------------------------------------------
+def read_text_file(path: str, *, what: str, encoding: str = "utf-8") -> str:
+    """Read a user file (or ``-`` for stdin) with a clear error for missing or mis-encoded files."""
+    if path == "-":
+        data = sys.stdin.buffer.read()
+        source = "standard input"
+    else:
+        if not os.path.exists(path):
+            raise InputError(
+                f"The {what} file {path!r} does not exist. Give a path to a text file, or - for standard input.",
+                field=what,
+            )
+        if os.path.isdir(path):
+            raise InputError(f"The {what} path {path!r} is a directory; give a text file.", field=what)
+        with open(path, "rb") as f:
+            data = f.read()
+        source = path
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"The {what} ({source}) is not valid {encoding}: byte {data[exc.start : exc.start + 1]!r} at offset {exc.start}. "
+            f"Convert it (e.g. iconv -f latin1 -t utf-8 {path if path != '-' else 'FILE'}) or pass --encoding latin-1.",
+            field=what,
+        ) from None
+    except LookupError:
+        raise InputError(f"Unknown encoding {encoding!r}; use e.g. utf-8 or latin-1.", field="encoding") from None
+
+
+def _looks_like_path(value: str) -> bool:
+    """A value with no whitespace that ends in a text-file extension, starts like a path (``./``,
+    ``../``, ``/``, ``~``), or names a file in a directory that exists. Short answers with a slash
+    ("N/A", "24/7", "yes/no") stay answers."""
+    if any(ch.isspace() for ch in value):
+        return False
+    if value.lower().endswith((".txt", ".md", ".json", ".jsonl")) or value.startswith(("./", "../", "/", "~")):
+        return True
+    parent = os.path.dirname(value)
+    return bool(parent) and os.path.isdir(parent)
+
+
+def _answer_arg(value: str, encoding: str) -> str:
+    """--answer: ``-`` (stdin), an existing file, or the answer text itself. A directory, or a
+    value that looks like a path to a file that does not exist, is an input error rather than
+    text to check (a mistyped file name was checked as a one-word answer)."""
+    if value == "-" or (len(value) < 4096 and "\n" not in value and (os.path.isfile(value) or os.path.isdir(value))):
+        return read_text_file(value, what="answer", encoding=encoding)
+    if len(value) < 4096 and _looks_like_path(value):
+        raise InputError(
+            f"--answer {value!r} looks like a file path, but there is no such file. Give an existing file, "
+            "or the answer text itself.",
+            field="answer",
+        )
+    return value
+
+
+def _int_at_least(low: int) -> Any:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number >= {low}; got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be >= {low}; got {value}")
+        return value
+
+    return parse
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number > 0; got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number > 0; got {text}")
+    return value
+
+
+def _parse_params(pairs: Sequence[str]) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise InputError(f"--param takes NAME=VALUE (e.g. --param t2=0.2); got {pair!r}.", field="param")
+        if key == "llm":
+            raise InputError("The LLM is chosen with --llm (and --base-url), not --param llm=...", field="param")
+        if raw.strip().lower() in ("true", "false"):  # True/False as Python writes them; json only knows lower case
+            params[key] = raw.strip().lower() == "true"
+            continue
+        try:
+            params[key] = json.loads(raw)
+        except ValueError:
+            params[key] = raw  # a string; a method parameter that wants a boolean rejects it (never truthy)
+    return params
+
+
+def llm_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of :func:`hallucheck.llm.make_llm` that the LLM options describe."""
+    extra = {"timeout": args.timeout, "max_retries": args.max_retries} if args.llm.startswith("openai:") else {}
+    return {
+        "base_url": args.base_url,
+        "api_key_env": args.api_key_env,
+        "cache": None if args.no_cache else "default",
+        "progress": not args.quiet,
+        **extra,
+    }
+
+
+def _make_llm(args: argparse.Namespace) -> Any:
+    from ..llm import make_llm
+
+    return make_llm(args.llm, **llm_options(args))
+
+
+# -- output -----------------------------------------------------------------------------------
+class _Style:
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+
+    def __call__(self, text: str, code: str) -> str:
+        return f"\033[{code}m{text}\033[0m" if self.enabled else text
+
+
+def _use_color(args: argparse.Namespace) -> bool:
+    return args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
+
+
+def _load_pipeline(args: argparse.Namespace) -> tuple[Any, Any]:
+    """(pipeline, LLM client or None) from --method, --param and the LLM options."""
+    from ..eval.api import method_and_llm
+
+    params = _parse_params(args.param)
+    return method_and_llm(args.method, params=params, llm=args.llm, llm_options=llm_options(args))
+
+
+# -- option groups several commands share ------------------------------------------------------
+def add_llm_options(p: argparse.ArgumentParser) -> None:
+    """--llm, --base-url, --api-key-env, --timeout, --max-retries, --no-cache, --quiet."""
+    p.add_argument(
+        "--llm",
+        default="embedded",
+        help="embedded (Qwen2.5-Coder-1.5B, default), embedded:0.5b, embedded:smollm2, embedded:/path.gguf, "
+        "openai:MODEL with --base-url, or none (no LLM: the default method's trained verifier decides alone)",
+    )
+    p.add_argument(
+        "--base-url",
+        help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (vLLM) or http://localhost:11434/v1 (Ollama)",
+    )
+    p.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
+    p.add_argument(
+        "--timeout",
+        type=_positive_float,
+        default=60.0,
+        help="seconds one request to the endpoint may take in all, first byte to last (openai:)",
+    )
+    p.add_argument("--max-retries", type=_int_at_least(0), default=3, help="retries on timeouts, 429 and 5xx (openai:)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the LLM response cache")
+    p.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
+
+
+def add_method_options(p: argparse.ArgumentParser, default: str) -> None:
+    """--method NAME and repeatable --param NAME=VALUE."""
+    p.add_argument("--method", default=default, help=f"method (default {default}; see `hallucheck methods`)")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="method parameter, repeatable")

@@ -1,0 +1,96 @@
+"""``hallucheck check``: check a file of answers without labels (resumable; a CI gate with ``--fail-above``).
+The run itself is :func:`hallucheck.eval.check_file`; this module parses its arguments and prints the outcome."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ._common import (
+    EXIT_HALLUCINATED,
+    EXIT_UNVERIFIED,
+    _int_at_least,
+    _parse_params,
+    add_llm_options,
+    add_method_options,
+    llm_options,
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from .. import DEFAULT_METHOD
+
+    p.add_argument(
+        "file",
+        metavar="FILE",
+        help="rows to check: .jsonl/.json, .csv or .parquet with answer, reference (or contexts: a list of "
+        "passages), and optionally question and id",
+    )
+    p.add_argument(
+        "--out", help="run directory (default runs/check-<method>-<file>); rerun with the same --out to resume"
+    )
+    p.add_argument("--format", choices=("jsonl", "csv"), default="jsonl", help="format of the table OUT/check.<format>")
+    p.add_argument(
+        "--fail-above",
+        type=float,
+        metavar="RATE",
+        help="exit 1 when the share of flagged rows is above RATE (e.g. 0.05); without it flagged rows do not fail",
+    )
+    p.add_argument("--limit", type=_int_at_least(1), help="first N rows only")
+    p.add_argument(
+        "--workers", type=_int_at_least(1), default=1, help="rows in parallel (useful with remote endpoints)"
+    )
+    p.add_argument("--max-errors", type=_int_at_least(0), help="stop after more than this many failed rows")
+    p.add_argument(
+        "--retry-failed",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="on a resumed run, run again the rows that failed or could not be verified (default: yes)",
+    )
+    p.add_argument("--encoding", default="utf-8", help="encoding of the input file (default utf-8)")
+    add_method_options(p, DEFAULT_METHOD)
+    add_llm_options(p)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from ..eval.api import check_file
+
+    run = check_file(
+        args.file,
+        args.method,
+        params=_parse_params(args.param),
+        llm=args.llm,
+        llm_options=llm_options(args),
+        out=args.out,
+        table_format=args.format,
+        fail_above=args.fail_above,
+        limit=args.limit,
+        workers=args.workers,
+        max_errors=args.max_errors,
+        retry_failed=args.retry_failed,
+        encoding=args.encoding,
+        progress=not args.quiet,
+    )
+    summary = run.summary
+    share = summary["flagged_share"]
+    print(
+        f"{run.method} on {run.name}: {summary['rows']} rows, {summary['hallucinated']} hallucinated, "
+        f"{summary['grounded']} grounded, {summary['unverified']} could not be verified, {summary['errors']} errors; "
+        f"flagged share {'–' if share is None else format(100 * share, '.1f') + ' %'} of the verified rows"
+        + (f" (gate: --fail-above {100 * args.fail_above:g} %)" if args.fail_above is not None else "")
+    )
+    print("wrote " + ", ".join(run.files))
+    code = run.exit_code
+    if run.stopped:
+        print(f"hallucheck: {run.stopped}", file=sys.stderr)
+    if code == EXIT_UNVERIFIED:
+        missing = summary["rows"] - summary["done"]
+        print(
+            f"hallucheck: {summary['errors'] + summary['unverified'] + missing} of {summary['rows']} rows could not be "
+            f"verified (errors={summary['errors']}, unverified={summary['unverified']}, not run={missing}); rerun the "
+            "same command to retry them.",
+            file=sys.stderr,
+        )
+    elif code == EXIT_HALLUCINATED:
+        print(f"hallucheck: the flagged share is above --fail-above {args.fail_above:g}", file=sys.stderr)
+    return code

@@ -1,0 +1,155 @@
+"""``hallucheck detect``: check one answer against its reference, and the inputs and verdict
+rendering that ``mitigate`` shares."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..errors import InputError
+from ..types import Detection
+from ._common import (
+    EXIT_GROUNDED,
+    EXIT_HALLUCINATED,
+    EXIT_UNVERIFIED,
+    _answer_arg,
+    _load_pipeline,
+    _Style,
+    _use_color,
+    add_llm_options,
+    add_method_options,
+    read_text_file,
+)
+
+
+def add_arguments(p: argparse.ArgumentParser, *, default_method: str) -> None:
+    """The arguments of ``detect`` and ``mitigate`` (the same inputs; only the default method differs)."""
+    p.add_argument(
+        "--reference",
+        required=True,
+        action="append",
+        metavar="FILE|-",
+        help="reference text file, or - for stdin; repeat it for several passages, or give a file "
+        "holding a JSON list of passage strings",
+    )
+    p.add_argument("--answer", required=True, metavar="FILE|TEXT", help="answer text, or a file holding it")
+    p.add_argument("--question", help="the question the answer responds to (QA)")
+    add_method_options(p, default_method)
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.add_argument("--encoding", default="utf-8", help="encoding of the input files (default utf-8)")
+    add_llm_options(p)
+
+
+def render_detection(det: Detection, *, color: bool = False) -> str:
+    style = _Style(color)
+    lines: list[str] = []
+    flagged = [v for v in det.verdicts if v.hallucinated]
+    errors = [v for v in det.verdicts if v.status == "error"]
+    # the answer with flagged spans marked
+    marked, pos = [], 0
+    for v in sorted(flagged, key=lambda v: v.claim.start):
+        s, e = v.claim.start, v.claim.end
+        if s < pos:
+            continue
+        marked.append(det.answer[pos:s])
+        span = det.answer[s:e]
+        marked.append(style(span, "1;31;4") if color else f"[[{span}]]")
+        pos = e
+    marked.append(det.answer[pos:])
+    if det.hallucinated:
+        head = style("HALLUCINATION FOUND", "1;31")
+    elif det.hallucinated is False:
+        head = style("GROUNDED", "1;32")
+    else:
+        head = style("COULD NOT VERIFY", "1;33")
+    score = "n/a" if det.score is None else f"{det.score:.2f}"
+    lines.append(
+        f"{head}  method={det.method}  score={score}  "
+        f"{len(flagged)} of {len(det.verdicts)} claims unsupported"
+        + (f", {len(errors)} not verified" if errors else "")
+    )
+    if det.error:
+        lines.append(f"error: {det.error}")
+    if det.meta.get("no_claims"):
+        lines.append(f"note: {det.meta.get('note')}")
+    lines.append("")
+    lines.append("Answer" + ("" if color else " (unsupported parts in [[ ]])") + ":")
+    lines.append("  " + "".join(marked).rstrip().replace("\n", "\n  "))
+    for v in det.verdicts:
+        if not (v.hallucinated or v.status == "error"):
+            continue
+        mark = style("✗", "31") if v.hallucinated else style("?", "33")
+        lines.append("")
+        lines.append(f"{mark} answer[{v.claim.start}:{v.claim.end}] {v.claim.text!r}")
+        label = v.label or v.status
+        lines.append(f"    {label}: {v.reason}")
+        if v.evidence:
+            # the most similar evidence when the retriever scored it (some give it in reference order)
+            ev = max(v.evidence, key=lambda e: e.score if e.score is not None else float("-inf"))
+            if all(e.score is not None and e.score <= 0 for e in v.evidence):
+                # every candidate scored 0: the "closest" one would be an arbitrary sentence
+                lines.append("    no match in the reference: every reference sentence scores 0 against this claim")
+            else:
+                where = (
+                    f"passage {ev.passage}[{ev.passage_start}:{ev.passage_end}]"
+                    if ev.passage is not None
+                    else f"reference[{ev.start}:{ev.end}]"
+                )
+                lines.append(f"    closest {where}: {ev.text!r}")
+        if v.status == "error" and v.raw:
+            lines.append(f"    raw LLM reply: {v.raw[:300]!r}")
+    u = det.usage
+    if u.calls or u.cached_calls:
+        lines.append("")
+        lines.append(
+            f"LLM: {u.calls} calls ({u.cached_calls} cached), {u.prompt_tokens} prompt + {u.completion_tokens} "
+            f"completion tokens, {u.seconds:.1f} s"
+        )
+    return "\n".join(lines)
+
+
+def exit_code(det: Detection) -> int:
+    if det.hallucinated:
+        return EXIT_HALLUCINATED
+    if det.hallucinated is False and det.status == "ok":
+        return EXIT_GROUNDED
+    return EXIT_UNVERIFIED
+
+
+def _json_passages(text: str) -> list[str] | None:
+    """The passages of a reference file that holds a JSON list of strings; None for plain text."""
+    if not text.lstrip("\ufeff \t\r\n").startswith("["):
+        return None
+    try:
+        value = json.loads(text.lstrip("\ufeff"))
+    except ValueError:
+        return None  # text that happens to start with "[" is a reference text
+    if isinstance(value, list) and value and all(isinstance(p, str) for p in value):
+        return value
+    return None
+
+
+def _inputs(args: argparse.Namespace) -> tuple[str, str | list[str]]:
+    """(answer, reference) from the detect/mitigate arguments. ``--reference`` given several
+    times, or a file (or stdin) holding a JSON list of strings, is a list of passages."""
+    refs = args.reference if isinstance(args.reference, list) else [args.reference]
+    if refs.count("-") > 1:
+        raise InputError("--reference - (standard input) can be given only once.", field="reference")
+    texts = [read_text_file(r, what="reference", encoding=args.encoding) for r in refs]
+    if len(texts) == 1:
+        reference: str | list[str] = _json_passages(texts[0]) or texts[0]
+    else:
+        reference = texts
+    return _answer_arg(args.answer, args.encoding), reference
+
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    answer, reference = _inputs(args)
+    pipeline, _ = _load_pipeline(args)
+    det = pipeline.run(answer, reference, question=args.question)
+    if args.format == "json":
+        print(json.dumps(det.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        print(render_detection(det, color=_use_color(args)))
+    return exit_code(det)

@@ -1,0 +1,20 @@
+"""``hallucheck generate-data``: make a labelled hallucinated-answer dataset (the thesis 004 generator)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._common import _make_llm, add_llm_options
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from ..datagen import add_generate_data_arguments as add_generate_arguments
+
+    add_generate_arguments(p)
+    add_llm_options(p)
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from ..datagen import main_generate_data as main_generate
+
+    return main_generate(args, llm=_make_llm(args))

@@ -1,0 +1,60 @@
+"""``hallucheck mitigate``: check an answer, revise what is unsupported, re-check, and show the diff."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ._common import _load_pipeline, _Style, _use_color
+from .detect import _inputs, exit_code, render_detection
+
+
+def render_diff(original: str, revised: str, *, color: bool = False) -> str:
+    """Word-level diff: [-removed-] {+added+} (or red/green with colour)."""
+    import difflib
+    import re as _re
+
+    a = _re.findall(r"\S+|\s+", original)
+    b = _re.findall(r"\S+|\s+", revised)
+    style = _Style(color)
+    out = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if op == "equal":
+            out.append("".join(a[i1:i2]))
+            continue
+        if i2 > i1:
+            old = "".join(a[i1:i2])
+            out.append(style(old, "31;9") if color else f"[-{old}-]")
+        if j2 > j1:
+            new = "".join(b[j1:j2])
+            out.append(style(new, "32") if color else f"{{+{new}+}}")
+    return "".join(out)
+
+
+def cmd_mitigate(args: argparse.Namespace) -> int:
+    answer, reference = _inputs(args)
+    pipeline, _ = _load_pipeline(args)
+    result = pipeline.mitigate(answer, reference, question=args.question)
+    if args.format == "json":
+        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        color = _use_color(args)
+        print("== Before")
+        print(render_detection(result.before, color=color))
+        print("\n== Changes" + ("" if color else " ([-removed-] {+added+})"))
+        print(
+            "  "
+            + (
+                render_diff(result.original, result.revised, color=color).strip()
+                if result.changed
+                else "(none: the answer is unchanged)"
+            )
+        )
+        for note in result.notes:
+            print(f"  note: {note}")
+        if result.after is not None and result.changed:
+            print("\n== After (re-checked with the same detector)")
+            print(render_detection(result.after, color=color))
+        print(f"\nRevised answer:\n{result.revised}")
+    final = result.after or result.before
+    return exit_code(final)

@@ -1,0 +1,296 @@
+"""One call for a whole evaluation or check run: what ``hallucheck eval`` and ``hallucheck check`` do.
+
+>>> from hallucheck.eval import evaluate
+>>> run = evaluate("halueval_qa", method="sim_overlap", limit=40, out="runs/dev")   # doctest: +SKIP
+>>> run.metrics["decisions"]["macro_f1"], run.files                                 # doctest: +SKIP
+
+:func:`evaluate` resolves the data (a file, a directory or a dataset name), builds the method and
+its LLM client, fixes the run's manifest, reads a tuned threshold from an earlier run, runs every
+example (resumable in ``out``), computes the metrics and writes the report. :func:`check_file`
+does the same for a file of unlabelled answers. The commands only parse their arguments, call
+these, and print; a Python caller gets the same run directory and the same numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from ..errors import InputError
+
+Log = Callable[[str], None]
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def method_and_llm(
+    method: Any,
+    *,
+    params: Mapping[str, Any] | None = None,
+    llm: Any = None,
+    llm_options: Mapping[str, Any] | None = None,
+) -> tuple[Any, Any]:
+    """(pipeline, LLM client or None) for ``method``: a registered name or a built pipeline.
+
+    ``llm`` is ``None`` (the default client, built only when the method uses an LLM), ``"none"``
+    (no LLM, for a method that can run without one), a spec string for
+    :func:`hallucheck.llm.make_llm` (built with ``llm_options``: ``base_url``, ``timeout``, ...
+    and only when the method uses an LLM), or a client. An unknown method name fails with the
+    registry's did-you-mean message before any model or client is made."""
+    from .. import load_method
+    from ..registry import entry
+
+    if not isinstance(method, str):  # a pipeline built by the caller
+        return method, (llm if llm is not None and not isinstance(llm, str) else None)
+    found = entry("method", method)
+    params = dict(params or {})
+    if llm == "none":
+        return load_method(found.qualified, llm="none", **params), None
+    client = None
+    if found.needs_llm:
+        if llm is None or isinstance(llm, str):
+            from ..llm import make_llm
+
+            client = make_llm("embedded" if llm is None else llm, **dict(llm_options or {}))
+        else:
+            client = llm
+    return load_method(found.qualified, llm=client, **params), client
+
+
+def data_file(spec: str | os.PathLike[str]) -> str | None:
+    """The file (or directory) behind a ``--data`` value: the path itself when it exists, else
+    ``<name>.jsonl`` in the shared data directories; None when neither is there."""
+    from .datasets import _data_dirs
+
+    p = Path(spec).expanduser()
+    if p.exists():
+        return str(p)
+    for d in _data_dirs():
+        if (d / f"{spec}.jsonl").is_file():
+            return str(d / f"{spec}.jsonl")
+    return None
+
+
+def tuned_threshold(run_dir: str | os.PathLike[str]) -> float:
+    """The oracle threshold tuned in an earlier eval run (its ``metrics.json``)."""
+    tuned_file = Path(run_dir) / "metrics.json"
+    if not tuned_file.is_file():
+        raise InputError(
+            f"--threshold-from {run_dir}: there is no {tuned_file} (give the --out directory of an earlier eval run).",
+            field="threshold_from",
+        )
+    try:
+        tuned = json.loads(tuned_file.read_text(encoding="utf-8"))
+        oracle = tuned.get("oracle_threshold")
+        threshold = float(oracle["threshold"]) if oracle else None
+    except (ValueError, UnicodeDecodeError, TypeError, KeyError, AttributeError) as exc:
+        raise InputError(
+            f"{tuned_file} is not a readable metrics file ({type(exc).__name__}: {exc}).", field="threshold_from"
+        ) from None
+    if threshold is None:
+        raise InputError(f"{run_dir}/metrics.json has no tuned threshold (the run had no scores).")
+    return threshold
+
+
+@dataclass
+class EvalRun:
+    """What :func:`evaluate` did: the records, the metrics (as in ``metrics.json``), the files written."""
+
+    method: str
+    data: str
+    out: Path
+    examples: int
+    records: list[dict[str, Any]]
+    metrics: dict[str, Any]
+    manifest: dict[str, Any]
+    files: list[Path] = field(default_factory=list)
+    stopped: str | None = None  # the reason when ``max_errors`` stopped the run
+
+    @property
+    def failed(self) -> int:
+        """Examples with an error or no verdict."""
+        return int(self.metrics["errors"]) + int(self.metrics["unverified"])
+
+    @property
+    def ok(self) -> bool:
+        """True when every example was run and verified (the command exits 0)."""
+        return self.stopped is None and not self.failed and bool(self.metrics["complete"])
+
+
+def evaluate(
+    data: str | os.PathLike[str],
+    method: Any = None,
+    *,
+    params: Mapping[str, Any] | None = None,
+    llm: Any = None,
+    llm_options: Mapping[str, Any] | None = None,
+    out: str | os.PathLike[str] | None = None,
+    split: str | None = None,
+    limit: int | None = None,
+    offset: int = 0,
+    workers: int = 1,
+    max_errors: int | None = None,
+    threshold: float | None = None,
+    threshold_from: str | os.PathLike[str] | None = None,
+    mitigate: bool = False,
+    retry_failed: bool = True,
+    progress: bool = True,
+    log: Log | None = _stderr,
+) -> EvalRun:
+    """Measure ``method`` on the labelled dataset ``data``: ``hallucheck eval`` as a function.
+
+    ``data`` is a dataset file or directory, or a name such as ``"halueval_qa"`` (see
+    :func:`~hallucheck.eval.datasets.load_dataset`); ``split``, ``offset`` and ``limit`` choose the
+    examples. ``method`` is a registered name (default: the default method) configured with
+    ``params``, or a pipeline; ``llm`` and ``llm_options`` as in :func:`method_and_llm`.
+    ``out`` is the run directory (default ``runs/<method>-<data>[-<split>]``); a second call with
+    the same ``out`` resumes the run, running again the examples that failed unless
+    ``retry_failed=False``. ``threshold`` (or the one tuned in the run directory
+    ``threshold_from``) adds fixed-threshold metrics; ``mitigate`` also revises every answer and
+    measures the revisions. ``log`` gets the one-line announcement (``None``: silent);
+    ``progress`` shows the progress bar. A run stopped by ``max_errors`` is returned with
+    ``stopped`` set and the metrics of what finished."""
+    from .. import DEFAULT_METHOD
+    from .datasets import load_dataset
+    from .mitigation import mitigation_metrics
+    from .report import compute_metrics, write_report
+    from .runner import StopRun, build_manifest, read_results, run_eval
+
+    spec = os.fspath(data)
+    examples = load_dataset(spec, split=split, limit=limit, offset=offset)
+    pipeline, client = method_and_llm(
+        DEFAULT_METHOD if method is None else method, params=params, llm=llm, llm_options=llm_options
+    )
+    data_name = Path(spec).stem if os.path.exists(spec) else spec
+    run_dir = Path(out or os.path.join("runs", f"{pipeline.name}-{data_name}" + (f"-{split}" if split else "")))
+    manifest = build_manifest(
+        pipeline,
+        data=data_name,
+        data_path=data_file(spec),
+        split=split,
+        limit=limit,
+        offset=offset,
+        llm=client,
+    )
+    if threshold_from:
+        threshold = tuned_threshold(threshold_from)
+        manifest["threshold_from"] = str(threshold_from)
+    if log is not None:
+        log(f"Evaluating {pipeline.name} on {data_name}: {len(examples)} examples -> {run_dir}")
+    stopped = None
+    try:
+        records = run_eval(
+            pipeline,
+            examples,
+            out_dir=run_dir,
+            manifest=manifest,
+            workers=workers,
+            max_errors=max_errors,
+            progress=progress,
+            count_tokens=client.count_tokens if client is not None else None,
+            mitigate=mitigate,
+            retry_failed=retry_failed,
+        )
+    except StopRun as exc:
+        stopped = str(exc)
+        done = {r["id"]: r for r in read_results(run_dir)}
+        records = [done[e.id] for e in examples if e.id in done]
+    metrics = compute_metrics(records, threshold=threshold)
+    if mitigate:
+        metrics["mitigation"] = mitigation_metrics(records)
+    metrics["complete"] = len(records) == len(examples)
+    files = write_report(run_dir, records, metrics, manifest)
+    return EvalRun(pipeline.name, data_name, run_dir, len(examples), records, metrics, manifest, files, stopped)
+
+
+@dataclass
+class CheckRun:
+    """What :func:`check_file` did: the summary (as in ``summary.json``) and the CI gate's exit code."""
+
+    method: str
+    name: str
+    out: Path
+    rows: int
+    summary: dict[str, Any]
+    manifest: dict[str, Any]
+    exit_code: int
+    stopped: str | None = None
+
+    @property
+    def files(self) -> list[str]:
+        return list(self.summary["files"])
+
+
+def check_file(
+    file: str | os.PathLike[str],
+    method: Any = None,
+    *,
+    params: Mapping[str, Any] | None = None,
+    llm: Any = None,
+    llm_options: Mapping[str, Any] | None = None,
+    out: str | os.PathLike[str] | None = None,
+    table_format: str = "jsonl",
+    fail_above: float | None = None,
+    limit: int | None = None,
+    workers: int = 1,
+    max_errors: int | None = None,
+    retry_failed: bool = True,
+    encoding: str = "utf-8",
+    progress: bool = True,
+    log: Log | None = _stderr,
+) -> CheckRun:
+    """Check every row of ``file`` (answers without labels): ``hallucheck check`` as a function.
+
+    Rows as in :func:`~hallucheck.eval.check.load_check_rows`; ``method``, ``params``, ``llm``,
+    ``llm_options``, ``workers``, ``max_errors``, ``retry_failed``, ``progress`` and ``log`` as in
+    :func:`evaluate`. Writes ``OUT/check.<table_format>``, ``summary.json`` and ``report.html``
+    (``out`` default ``runs/check-<method>-<file>``). ``exit_code`` is the CI gate of
+    :func:`~hallucheck.eval.check.check_exit_code` with ``fail_above``."""
+    from .. import DEFAULT_METHOD
+    from .check import check_exit_code, finish_check, load_check_rows, run_check
+    from .runner import StopRun, build_manifest
+
+    if fail_above is not None and not 0.0 <= fail_above <= 1.0:
+        raise InputError(
+            f"--fail-above takes a share of rows in [0, 1] (e.g. 0.05 for 5 %); got {fail_above}.",
+            field="fail_above",
+        )
+    path = os.fspath(file)
+    rows = load_check_rows(path, encoding=encoding, limit=limit)
+    pipeline, client = method_and_llm(
+        DEFAULT_METHOD if method is None else method, params=params, llm=llm, llm_options=llm_options
+    )
+    name = Path(path).stem
+    run_dir = Path(out or os.path.join("runs", f"check-{pipeline.name}-{name}"))
+    manifest = build_manifest(pipeline, data=name, data_path=path, split=None, limit=limit, llm=client)
+    manifest["command"] = "check"
+    if log is not None:
+        log(f"Checking {len(rows)} rows of {path} with {pipeline.name} -> {run_dir}")
+    stopped = None
+    try:
+        summary = run_check(
+            pipeline,
+            rows,
+            out_dir=run_dir,
+            manifest=manifest,
+            workers=workers,
+            max_errors=max_errors,
+            progress=progress,
+            count_tokens=client.count_tokens if client is not None else None,
+            retry_failed=retry_failed,
+            table_format=table_format,
+        )
+    except StopRun as exc:
+        stopped = str(exc)
+        summary = finish_check(run_dir, rows, table_format=table_format, manifest=manifest)
+    code = check_exit_code(summary, fail_above)
+    return CheckRun(pipeline.name, name, run_dir, len(rows), summary, manifest, code, stopped)
+
+
+__all__ = ["evaluate", "EvalRun", "check_file", "CheckRun", "method_and_llm", "data_file", "tuned_threshold"]

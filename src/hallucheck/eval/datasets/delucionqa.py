@@ -1,0 +1,236 @@
+"""DelucionQA: CSV files (``train/dev/test.csv``), contexts possibly as word-id lists."""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, Mapping
+
+from ...errors import ConfigError, InputError
+from ._files import _lines, _not_empty, _read_text
+from .example import Example
+
+_DELUCION_LABELS = {
+    "hallucinated": 1,
+    "1": 1,
+    "yes": 1,
+    "not hallucinated": 0,
+    "not_hallucinated": 0,
+    "nothallucinated": 0,
+    "0": 0,
+    "no": 0,
+}
+_VOCAB_HELP = (
+    "DelucionQA releases the car-manual context as word ids (for licensing reasons). Rebuild the "
+    "vocabulary with the context-reconstruction step of the DelucionQA repository (it writes "
+    "id_to_word.json) and pass it: load_delucionqa_csv(path, vocabulary='id_to_word.json') or "
+    "load_dataset(path, vocabulary=...). A vocabulary is a JSON object {id: word}, a JSON list, a "
+    "text file with one word per line (line 1 = id 0), or a Python dict {id: word}."
+)
+
+
+def _norm_column(name: str) -> str:
+    return re.sub(r"[\s\-]+", "_", name.strip().lower())
+
+
+def _load_vocabulary(vocabulary: Any) -> dict[int, str]:
+    if isinstance(vocabulary, Mapping):
+        items = vocabulary.items()
+        where = "vocabulary"
+    elif isinstance(vocabulary, (list, tuple)):
+        items = enumerate(vocabulary)
+        where = "vocabulary"
+    elif isinstance(vocabulary, (str, os.PathLike)):
+        vp = Path(vocabulary)
+        text = _read_text(vp)
+        where = str(vp)
+        if vp.suffix.lower() == ".json":
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as e:
+                raise InputError(f"{vp} line {e.lineno}: not valid JSON ({e.msg})") from None
+            if isinstance(data, Mapping):
+                items = data.items()
+            elif isinstance(data, list):
+                items = enumerate(data)
+            else:
+                raise InputError(f"{vp}: a JSON vocabulary must be an object {{id: word}} or a list of words")
+        else:
+            lines = _lines(text)
+            if lines and lines[-1] == "":
+                lines = lines[:-1]
+            items = enumerate(lines)
+    else:
+        raise ConfigError(f"vocabulary must be a path, a dict or a list, got {type(vocabulary).__name__}")
+    vocab: dict[int, str] = {}
+    for k, w in items:
+        try:
+            vocab[int(k)] = str(w)
+        except (TypeError, ValueError):
+            raise InputError(f"{where}: vocabulary key {k!r} is not an integer id") from None
+    return vocab
+
+
+def _word_ids(value: str) -> list[int] | None:
+    """The ids if ``value`` is a list of integers such as ``[12, 7, 3]``, else None."""
+    v = value.strip()
+    if not (v.startswith("[") and v.endswith("]")):
+        return None
+    try:
+        ids = json.loads(v)
+    except json.JSONDecodeError:
+        return None
+    if isinstance(ids, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+        return ids
+    return None
+
+
+def _literal(value: str, where: str, column: str) -> Any:
+    try:
+        return ast.literal_eval(value)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        raise InputError(
+            f"{where}: column {column!r} is not a valid list/dict literal: {value[:80]!r}", field=column
+        ) from None
+
+
+def _parse_bool(value: str) -> Any:
+    v = value.strip().lower()
+    if v in ("true", "1", "yes"):
+        return True
+    if v in ("false", "0", "no"):
+        return False
+    return value
+
+
+def load_delucionqa_csv(
+    path: str | os.PathLike[str], vocabulary: Any = None, *, encoding: str = "utf-8"
+) -> list[Example]:
+    """Load a DelucionQA split (``train.csv``, ``dev.csv``, ``test.csv`` of the DelucionQA release).
+
+    Columns (names matched case-insensitively; spaces and hyphens count as underscores):
+
+    * required: ``Question``, ``Context``, ``Answer``;
+    * ``Label``: ``Hallucinated`` -> 1, ``Not Hallucinated`` -> 0 (also 1/0, yes/no); a missing
+      column or empty cell gives label ``None``;
+    * optional: ``sample_id`` (or ``id``; else the row number is used), ``Retreival Setting``
+      (sic), ``Answer_sent_tokenized`` (a Python list literal), ``Sentence_labels`` (a Python
+      dict literal such as ``{'R1': 'Supported', 'R2': 'Neither'}``), ``Answerable``,
+      ``Does_not_answer`` (TRUE/FALSE). Other columns are ignored.
+
+    The released ``Context`` holds word ids (``[1476, 6203, ...]``) instead of text. Such contexts
+    are turned into text with ``vocabulary`` (words joined by single spaces, as the official
+    reconstruction script does); without a vocabulary an :class:`InputError` explains how to get
+    one. Contexts that are already text are used as they are.
+
+    Ids are ``delucionqa-<sample_id>``; ``meta`` keeps ``retrieval_setting``, ``sentences``,
+    ``sentence_labels``, ``answerable`` and ``does_not_answer`` when present.
+    """
+    p = Path(path)
+    text = _read_text(p, encoding)
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise InputError(f"{p}: the file is empty") from None
+    except csv.Error as e:
+        raise InputError(f"{p} line 1: not valid CSV ({e})") from None
+    col = {_norm_column(h): i for i, h in enumerate(header)}
+    missing = [c for c in ("question", "context", "answer") if c not in col]
+    if missing:
+        raise InputError(f"{p} line 1: missing column(s) {', '.join(missing)}; found {', '.join(header)}")
+    id_col = col.get("sample_id", col.get("id"))
+    vocab = _load_vocabulary(vocabulary) if vocabulary is not None else None
+
+    examples: list[Example] = []
+    first_line: dict[str, int] = {}
+    start = 2
+    row_no = 0
+    while True:
+        try:
+            cells = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as e:
+            raise InputError(f"{p} line {start}: not valid CSV ({e})") from None
+        row_line = start
+        where = f"{p} line {row_line}"
+        start = reader.line_num + 1
+        if not any(c.strip() for c in cells):
+            continue
+        row_no += 1
+        if len(cells) < len(header):
+            raise InputError(f"{where}: expected {len(header)} columns, found {len(cells)}")
+
+        def cell(name: str) -> str | None:
+            i = col.get(name)
+            return cells[i] if i is not None else None  # noqa: B023 (called inside the loop)
+
+        context = cell("context") or ""
+        ids = _word_ids(context)
+        if ids is not None:
+            if vocab is None:
+                raise InputError(f"{where}: column 'Context' holds word ids, not text. {_VOCAB_HELP}", field="Context")
+            unknown = [i for i in ids if i not in vocab]
+            if unknown:
+                raise InputError(
+                    f"{where}: word id {unknown[0]} of column 'Context' is not in the vocabulary "
+                    f"({len(vocab)} words); is it the vocabulary of this DelucionQA release?",
+                    field="Context",
+                )
+            context = " ".join(vocab[i] for i in ids)
+
+        label: int | None = None
+        raw_label = cell("label")
+        if raw_label is not None and raw_label.strip():
+            key = " ".join(raw_label.strip().lower().split())
+            if key not in _DELUCION_LABELS:
+                raise InputError(
+                    f"{where}: column 'Label' must be 'Hallucinated' or 'Not Hallucinated', got {raw_label!r}",
+                    field="Label",
+                )
+            label = _DELUCION_LABELS[key]
+
+        meta: dict[str, Any] = {}
+        setting = cell("retreival_setting")  # sic, as in the release
+        if setting is None:
+            setting = cell("retrieval_setting")
+        if setting is not None:
+            meta["retrieval_setting"] = setting
+        sents = cell("answer_sent_tokenized")
+        if sents is not None and sents.strip():
+            meta["sentences"] = _literal(sents, where, "Answer_sent_tokenized")
+        sent_labels = cell("sentence_labels")
+        if sent_labels is not None and sent_labels.strip():
+            meta["sentence_labels"] = _literal(sent_labels, where, "Sentence_labels")
+        for name in ("answerable", "does_not_answer"):
+            value = cell(name)
+            if value is not None and value.strip():
+                meta[name] = _parse_bool(value)
+
+        sample_id = cells[id_col].strip() if id_col is not None else ""
+        ex_id = f"delucionqa-{sample_id or row_no - 1}"
+        if ex_id in first_line:
+            raise InputError(
+                f"{where}: sample id {sample_id!r} already used on line {first_line[ex_id]}", field="sample_id"
+            )
+        first_line[ex_id] = row_line
+        question = cell("question")
+        examples.append(
+            Example(
+                id=ex_id,
+                dataset="delucionqa",
+                task="qa",
+                question=question if question and question.strip() else None,
+                reference=context,
+                answer=cell("answer") or "",
+                label=label,
+                meta=meta,
+            )
+        )
+    return _not_empty(examples, p)

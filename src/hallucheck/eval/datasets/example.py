@@ -1,0 +1,128 @@
+"""The :class:`Example` every loader returns (the shared JSON-lines schema, one record)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from numbers import Integral
+from typing import Any, Mapping
+
+from ...errors import InputError
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-friendly deep copy (mappings -> dicts, tuples -> lists)."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _check_label(label: Any) -> int | None:
+    if label is None:
+        return None
+    if isinstance(label, bool) or not isinstance(label, Integral) or label not in (0, 1):
+        raise InputError(f"field 'label' must be 0 (grounded), 1 (hallucinated) or null, got {label!r}", field="label")
+    return int(label)
+
+
+@dataclass(frozen=True, repr=False)
+class Example:
+    """One item to check: does ``answer`` contain a hallucination with respect to ``reference``?
+
+    ``label`` is 1 (hallucinated), 0 (grounded) or ``None`` (unknown). ``meta`` keeps
+    dataset-specific extras, e.g. ``right_answer`` (the grounded answer, HaluEval and SummEdits;
+    used to evaluate mitigation), ``spans`` (RAGTruth hallucinated character spans of ``answer`` as
+    ``[[start, end], ...]``), ``domain`` (SummEdits), ``consistency`` (SummEval expert score).
+    """
+
+    id: str
+    dataset: str
+    task: str
+    question: str | None
+    reference: str
+    answer: str
+    label: int | None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("id", "dataset", "task"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value:
+                raise InputError(f"field {name!r} must be a non-empty string, got {value!r}", field=name)
+        for name in ("reference", "answer"):
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                raise InputError(f"field {name!r} must be a string, got {type(value).__name__}", field=name)
+        if self.question is not None and not isinstance(self.question, str):
+            raise InputError(
+                f"field 'question' must be a string or null, got {type(self.question).__name__}", field="question"
+            )
+        object.__setattr__(self, "label", _check_label(self.label))
+        if not isinstance(self.meta, Mapping):
+            raise InputError(f"field 'meta' must be an object, got {type(self.meta).__name__}", field="meta")
+        object.__setattr__(self, "meta", dict(self.meta))
+
+    def __repr__(self) -> str:
+        def short(text: str | None) -> str:
+            return repr(text) if text is None or len(text) <= 60 else repr(text[:57] + "...")
+
+        return (
+            f"Example(id={self.id!r}, dataset={self.dataset!r}, task={self.task!r}, "
+            f"question={short(self.question)}, reference={short(self.reference)}, answer={short(self.answer)}, "
+            f"label={self.label!r}, meta=<{len(self.meta)} keys>)"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The shared-schema record (JSON-serialisable if ``meta`` is)."""
+        return {
+            "id": self.id,
+            "dataset": self.dataset,
+            "task": self.task,
+            "question": self.question,
+            "reference": self.reference,
+            "answer": self.answer,
+            "label": self.label,
+            "meta": _plain(self.meta),
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Example":
+        """Build from a shared-schema record. ``id``, ``dataset``, ``task``, ``reference``,
+        ``answer`` and ``label`` are required (``label`` may be null); ``question`` defaults to
+        null and ``meta`` to ``{}``. Other keys are ignored. Instead of a ``reference`` text, a
+        record may give ``contexts`` or ``passages``: a list of
+        passages: they are kept in ``meta["passages"]`` (the runner checks against them) and
+        ``reference`` is their join by a blank line."""
+        if not isinstance(d, Mapping):
+            raise InputError(f"expected a JSON object, got {type(d).__name__}")
+        passages_key = next((k for k in ("contexts", "passages") if d.get(k) is not None), None)
+        for name in ("id", "dataset", "task", "reference", "answer", "label"):
+            if name not in d and not (name == "reference" and passages_key):
+                raise InputError(
+                    f"field {name!r} is missing (or give 'contexts': a list of passages)"
+                    if name == "reference"
+                    else f"field {name!r} is missing",
+                    field=name,
+                )
+        meta = d.get("meta")
+        meta = {} if meta is None else meta
+        reference = d.get("reference")
+        if passages_key is not None:
+            from ...text.passages import SEP, check_passages
+
+            passages = list(check_passages(d[passages_key], field=passages_key))
+            if not isinstance(meta, Mapping):
+                raise InputError(f"field 'meta' must be an object, got {type(meta).__name__}", field="meta")
+            meta = {**meta, "passages": passages}
+            reference = SEP.join(passages)
+        return cls(
+            id=d["id"],
+            dataset=d["dataset"],
+            task=d["task"],
+            question=d.get("question"),
+            reference=reference,
+            answer=d["answer"],
+            label=d["label"],
+            meta=meta,
+        )

@@ -1,0 +1,34 @@
+"""The shared JSON-lines schema (``/work/shared/data/README.md``): one :class:`Example` record a line."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ...errors import InputError
+from ._files import _iter_json_lines, _not_empty, _read_text, _require_object
+from .example import Example
+
+
+def load_jsonl(path: str | os.PathLike[str], *, encoding: str = "utf-8") -> list[Example]:
+    """Load a file in the shared JSON-lines schema (one :meth:`Example.from_dict` record a line,
+    blank lines ignored). Ids must be unique within the file."""
+    p = Path(path)
+    text = _read_text(p, encoding)
+    examples: list[Example] = []
+    first_line: dict[str, int] = {}
+    for n, record in _iter_json_lines(p, text):
+        try:
+            ex = Example.from_dict(_require_object(record, "record"))
+        except InputError as e:
+            raise InputError(f"{p} line {n}: {_strip_where(e)}", field=e.field) from None
+        if ex.id in first_line:
+            raise InputError(f"{p} line {n}: id {ex.id!r} already used on line {first_line[ex.id]}", field="id")
+        first_line[ex.id] = n
+        examples.append(ex)
+    return _not_empty(examples, p)
+
+
+def _strip_where(e: InputError) -> str:
+    msg = str(e)
+    return msg[len("record: ") :] if msg.startswith("record: ") else msg

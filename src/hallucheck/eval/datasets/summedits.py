@@ -1,0 +1,96 @@
+"""SummEdits: a JSON list of ``doc`` / ``summary`` records, one file per domain."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+from ...errors import InputError
+from ._files import _iter_json_array, _not_empty, _read_text, _require_object, _require_str
+from .example import Example
+
+_SUMMEDITS_DOMAINS = (
+    "news",
+    "podcast",
+    "billsum",
+    "samsum",
+    "sales_call",
+    "sales_email",
+    "shakespeare",
+    "scitldr",
+    "qmsum",
+    "ectsum",
+)
+
+
+def _summedits_domain(record: Mapping[str, Any], path: Path, explicit: str | None) -> str | None:
+    if explicit:
+        return explicit
+    if isinstance(record.get("domain"), str):
+        return record["domain"]
+    rid = str(record.get("id", ""))
+    for d in _SUMMEDITS_DOMAINS:  # ids such as "sales_email_30_34"
+        if rid.startswith(d + "_"):
+            return d
+    stem = path.stem.lower()
+    for d in _SUMMEDITS_DOMAINS:  # files such as "summedits_podcast.json"
+        if stem == d or stem.endswith("_" + d):
+            return d
+    return None
+
+
+def load_summedits(
+    path: str | os.PathLike[str], *, domain: str | None = None, encoding: str = "utf-8"
+) -> list[Example]:
+    """Load a SummEdits file (a JSON list of records with ``id``, ``doc``, ``summary``, ``label``
+    and optionally ``original_summary``, ``edit_types``, ``split``, ``domain``).
+
+    SummEdits labels 1 = consistent; here the label is inverted so 1 = inconsistent
+    (hallucinated). Ids are ``summedits-<id>``. ``meta["domain"]`` comes from ``domain=``, else the
+    record's ``domain`` field, else the id prefix (``sales_email_...``), else the file name
+    (``summedits_<domain>.json``), else ``None``. ``meta`` also keeps ``split``, ``edit_types`` and
+    the seed summary as ``original_summary`` and ``right_answer`` (it is verified consistent).
+    """
+    p = Path(path)
+    text = _read_text(p, encoding)
+    examples: list[Example] = []
+    first_line: dict[str, int] = {}
+    for n, record in _iter_json_array(p, text):
+        where = f"{p} line {n}"
+        record = _require_object(record, where)
+        if "id" not in record:
+            raise InputError(f"{where}: field 'id' is missing", field="id")
+        doc = _require_str(record, "doc", where)
+        summary = _require_str(record, "summary", where)
+        if "label" not in record:
+            raise InputError(f"{where}: field 'label' is missing", field="label")
+        raw_label = record["label"]
+        if isinstance(raw_label, bool) or raw_label not in (0, 1):
+            raise InputError(
+                f"{where}: field 'label' must be 0 or 1 (SummEdits: 1 = consistent), got {raw_label!r}", field="label"
+            )
+        meta: dict[str, Any] = {"domain": _summedits_domain(record, p, domain)}
+        for key in ("split", "edit_types"):
+            if key in record:
+                meta[key] = record[key]
+        if isinstance(record.get("original_summary"), str):
+            meta["original_summary"] = record["original_summary"]
+            meta["right_answer"] = record["original_summary"]
+        ex_id = f"summedits-{record['id']}"
+        if ex_id in first_line:
+            raise InputError(f"{where}: id {record['id']!r} already used on line {first_line[ex_id]}", field="id")
+        first_line[ex_id] = n
+        examples.append(
+            Example(
+                id=ex_id,
+                dataset="summedits",
+                task="summarization",
+                question=None,
+                reference=doc,
+                answer=summary,
+                label=1 - int(raw_label),
+                meta=meta,
+            )
+        )
+    return _not_empty(examples, p)

@@ -1,0 +1,258 @@
+"""What every request goes through: the bounded work pool (503 when full), the Prometheus
+metrics, and the gate middleware (bearer token, body size limit, request metrics)."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import hmac
+import math
+import threading
+import time
+from typing import TYPE_CHECKING, Any, Callable
+
+from fastapi.responses import JSONResponse
+
+from ..types import Usage
+
+if TYPE_CHECKING:
+    from .state import ServerState
+
+
+LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0)
+NO_AUTH_PATHS = frozenset({"/healthz", "/"})  # "/" is the static page: no data; its API calls carry the token
+
+
+def _error(
+    code: int, status: str, message: str, field: str | None = None, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    return JSONResponse({"status": status, "error": message, "field": field}, status_code=code, headers=headers)
+
+
+class QueueFull(Exception):
+    pass
+
+
+class WorkPool:
+    """A fixed number of worker threads and a bounded number of waiting tasks."""
+
+    def __init__(self, workers: int, queue_size: int) -> None:
+        self.workers = workers
+        self.capacity = workers + queue_size
+        self._executor = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hallucheck-serve")
+        self._lock = threading.Lock()
+        self.admitted = 0  # waiting + running
+        self.running = 0
+        self._ewma = 0.05  # seconds per task, for Retry-After
+
+    @property
+    def waiting(self) -> int:
+        return self.admitted - self.running
+
+    def retry_after(self) -> int:
+        return max(1, math.ceil(self._ewma * (self.waiting + 1) / self.workers))
+
+    def submit(self, fn: Callable[[], Any]) -> cf.Future:
+        with self._lock:
+            if self.admitted >= self.capacity:
+                raise QueueFull
+            self.admitted += 1
+
+        def run() -> Any:
+            with self._lock:
+                self.running += 1
+            t0 = time.perf_counter()
+            try:
+                return fn()
+            finally:
+                with self._lock:
+                    self.running -= 1
+                    self.admitted -= 1
+                    self._ewma = 0.8 * self._ewma + 0.2 * (time.perf_counter() - t0)
+
+        try:
+            return self._executor.submit(run)
+        except RuntimeError:  # shut down
+            with self._lock:
+                self.admitted -= 1
+            raise QueueFull from None
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+class Metrics:
+    """Prometheus text exposition, written by hand (no client library)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.requests: dict[tuple[str, str, int], int] = {}
+        self.latency: dict[str, list[float]] = {}  # route -> bucket counts (+Inf last), then sum and count
+        self.llm = Usage()
+
+    def observe(self, method: str, route: str, code: int, seconds: float) -> None:
+        with self._lock:
+            key = (method, route, code)
+            self.requests[key] = self.requests.get(key, 0) + 1
+            h = self.latency.setdefault(route, [0.0] * (len(LATENCY_BUCKETS) + 3))
+            for i, b in enumerate(LATENCY_BUCKETS):
+                if seconds <= b:
+                    h[i] += 1
+            h[len(LATENCY_BUCKETS)] += 1  # +Inf
+            h[-2] += seconds
+            h[-1] += 1
+
+    def add_usage(self, usage: Usage) -> None:
+        with self._lock:
+            self.llm = self.llm + usage
+
+    def render(self, gauges: dict[str, tuple[str, float | dict[str, float]]]) -> str:
+        out: list[str] = []
+        with self._lock:
+            out += [
+                "# HELP hallucheck_http_requests_total HTTP requests by method, route and status code.",
+                "# TYPE hallucheck_http_requests_total counter",
+            ]
+            for (m, route, code), n in sorted(self.requests.items()):
+                out.append(f'hallucheck_http_requests_total{{method="{m}",route="{route}",code="{code}"}} {n}')
+            out += [
+                "# HELP hallucheck_http_request_duration_seconds Time from request to response.",
+                "# TYPE hallucheck_http_request_duration_seconds histogram",
+            ]
+            for route, h in sorted(self.latency.items()):
+                for i, b in enumerate(LATENCY_BUCKETS):
+                    out.append(
+                        f'hallucheck_http_request_duration_seconds_bucket{{route="{route}",le="{b:g}"}} {h[i]:g}'
+                    )
+                out.append(
+                    f'hallucheck_http_request_duration_seconds_bucket{{route="{route}",le="+Inf"}} {h[len(LATENCY_BUCKETS)]:g}'
+                )
+                out.append(f'hallucheck_http_request_duration_seconds_sum{{route="{route}"}} {h[-2]:.6f}')
+                out.append(f'hallucheck_http_request_duration_seconds_count{{route="{route}"}} {h[-1]:g}')
+            u = self.llm
+        out += [
+            "# HELP hallucheck_llm_calls_total LLM calls made (not answered from the cache).",
+            "# TYPE hallucheck_llm_calls_total counter",
+            f"hallucheck_llm_calls_total {u.calls}",
+            "# HELP hallucheck_llm_cached_calls_total LLM calls answered from the response cache.",
+            "# TYPE hallucheck_llm_cached_calls_total counter",
+            f"hallucheck_llm_cached_calls_total {u.cached_calls}",
+            "# HELP hallucheck_llm_tokens_total LLM tokens by kind.",
+            "# TYPE hallucheck_llm_tokens_total counter",
+            f'hallucheck_llm_tokens_total{{kind="prompt"}} {u.prompt_tokens}',
+            f'hallucheck_llm_tokens_total{{kind="completion"}} {u.completion_tokens}',
+            "# HELP hallucheck_llm_seconds_total Seconds spent in LLM calls.",
+            "# TYPE hallucheck_llm_seconds_total counter",
+            f"hallucheck_llm_seconds_total {u.seconds:.6f}",
+        ]
+        for name, (help_text, value) in gauges.items():
+            out += [f"# HELP {name} {help_text}", f"# TYPE {name} gauge"]
+            if isinstance(value, dict):
+                for label, v in sorted(value.items()):
+                    out.append(f'{name}{{state="{label}"}} {v:g}')
+            else:
+                out.append(f"{name} {value:g}")
+        return "\n".join(out) + "\n"
+
+
+ROUTES = (
+    "/v1/detect",
+    "/v1/mitigate",
+    "/v1/check",
+    "/v1/methods",
+    "/healthz",
+    "/metrics",
+    "/",
+    "/docs",
+    "/openapi.json",
+)
+
+
+def _route_label(path: str) -> str:
+    if path in ROUTES:
+        return path
+    if path.startswith("/v1/jobs/"):
+        return "/v1/jobs/{id}"
+    return "other"
+
+
+class Gate:
+    """ASGI middleware: bearer token, request size limit (413), request metrics."""
+
+    def __init__(self, app: Any, *, state: "ServerState") -> None:
+        self.app = app
+        self.state = state
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        t0 = time.perf_counter()
+        path = scope.get("path", "")
+        code_box = [500]
+
+        async def send_wrapper(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                code_box[0] = message["status"]
+            await send(message)
+
+        try:
+            await self._handle(scope, receive, send_wrapper, path)
+        finally:
+            self.state.metrics.observe(
+                scope.get("method", ""), _route_label(path), code_box[0], time.perf_counter() - t0
+            )
+
+    async def _reply(self, scope: dict[str, Any], receive: Any, send: Any, response: Any) -> None:
+        await response(scope, receive, send)
+
+    async def _handle(self, scope: dict[str, Any], receive: Any, send: Any, path: str) -> None:
+        cfg = self.state.config
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        if cfg.token and path not in NO_AUTH_PATHS:
+            auth = headers.get("authorization", "")
+            given = auth[7:] if auth[:7].lower() == "bearer " else ""
+            if not hmac.compare_digest(given.encode(), cfg.token.encode()):
+                await self._reply(
+                    scope,
+                    receive,
+                    send,
+                    _error(
+                        401,
+                        "error",
+                        "missing or wrong bearer token (send Authorization: Bearer <token>)",
+                        "authorization",
+                        headers={"WWW-Authenticate": "Bearer"},
+                    ),
+                )
+                return
+        limit = cfg.max_body_bytes
+        too_big = _error(413, "error", f"the request body is larger than the limit of {limit} bytes", "body")
+        length = headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > limit:
+            await self._reply(scope, receive, send, too_big)
+            return
+        if scope.get("method") in ("POST", "PUT", "PATCH"):
+            chunks, size, more = [], 0, True
+            while more:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    return
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > limit:
+                    await self._reply(scope, receive, send, too_big)
+                    return
+                chunks.append(chunk)
+                more = message.get("more_body", False)
+            body = b"".join(chunks)
+            sent = [False]
+
+            async def replay() -> dict[str, Any]:
+                if not sent[0]:
+                    sent[0] = True
+                    return {"type": "http.request", "body": body, "more_body": False}
+                return await receive()
+
+            await self.app(scope, replay, send)
+            return
+        await self.app(scope, receive, send)
