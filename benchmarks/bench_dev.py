@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -23,6 +24,12 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--methods", nargs="+", required=True)
     ap.add_argument("--data", nargs="+", default=["halueval_qa", "halueval_summ", "summeval", "summedits"])
+    ap.add_argument(
+        "--data-dir",
+        default=os.environ.get("HALLUCHECK_DATA_DIR")
+        or str(Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "dev"),
+        help="where a bare --data name is looked up (HALLUCHECK_DATA_DIR; default ../shared/data/dev next to the repository)",
+    )
     ap.add_argument("--limit", type=int)
     ap.add_argument(
         "--offset", type=int, default=0, help="skip the first N rows (a tuning split apart from the reported rows)"
@@ -36,6 +43,7 @@ def main() -> None:
         help="use the LLM response cache (off by default so that every call is paid and timed)",
     )
     args = ap.parse_args()
+    os.environ["HALLUCHECK_DATA_DIR"] = args.data_dir
     dirs, times = [], {}
     for method in args.methods:
         for data in args.data:

@@ -13,6 +13,7 @@ Run it on a quiet machine: it measures wall time.
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import subprocess
 import sys
@@ -48,8 +49,15 @@ def peak_rss_mb(args: list[str]) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default="halueval_qa")
+    ap.add_argument(
+        "--data-dir",
+        default=os.environ.get("HALLUCHECK_DATA_DIR")
+        or str(Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "dev"),
+        help="where a bare --data name is looked up (HALLUCHECK_DATA_DIR; default ../shared/data/dev next to the repository)",
+    )
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
+    os.environ["HALLUCHECK_DATA_DIR"] = args.data_dir
     from hallucheck.eval import load_dataset
 
     rows = load_dataset(args.data)

@@ -28,12 +28,11 @@ from .summeval import _TSV_SUFFIX, load_summeval_tsv
 
 
 def _data_dirs() -> list[Path]:
-    dirs = []
-    env = os.environ.get("HALLUCHECK_DATA_DIR")
-    if env:
-        dirs.extend(Path(p) for p in env.split(os.pathsep) if p)
-    dirs.append((Path.cwd() / ".." / "shared" / "data" / "dev").resolve())
-    return dirs
+    """The directories a bare dataset name is looked up in: ``$HALLUCHECK_DATA_DIR`` (joined with
+    ``os.pathsep``), nothing else -- the library assumes no data next to it; benchmarks and tests
+    pass their data directory in."""
+    env = os.environ.get("HALLUCHECK_DATA_DIR", "")
+    return [Path(p).expanduser() for p in env.split(os.pathsep) if p]
 
 
 def _peek_json_keys(path: Path) -> tuple[str, set[str]]:
@@ -183,8 +182,8 @@ _ACCEPTED = (
     "load_dataset accepts: a .jsonl file in the shared schema; an original HaluEval .json/.jsonl file; a "
     "SummEdits .json list; a DelucionQA .csv, or a directory with train/dev/test.csv; a "
     "*_raw_response.tsv (SummEval/QAGS) or its directory; a RAGTruth directory (response.jsonl + "
-    "source_info.jsonl); a name such as 'halueval_qa' for <name>.jsonl in $HALLUCHECK_DATA_DIR or "
-    "../shared/data/dev; 'hf:<name>' or one of "
+    "source_info.jsonl); a name such as 'halueval_qa' for <name>.jsonl in $HALLUCHECK_DATA_DIR "
+    "(e.g. HALLUCHECK_DATA_DIR=../shared/data/dev); 'hf:<name>' or one of "
     + ", ".join(repr(k) for k in HF_DATASETS)
     + " for the Hugging Face versions."
 )
@@ -203,8 +202,7 @@ def load_dataset(
     * a directory: a RAGTruth directory, a SummEval/QAGS directory, or a DelucionQA directory with
       ``train.csv`` / ``dev.csv`` / ``test.csv`` (``split`` picks one; all by default);
     * a bare name such as ``"halueval_qa"``: ``<name>.jsonl`` in ``$HALLUCHECK_DATA_DIR``
-      (several directories may be joined with ``os.pathsep``), then in ``../shared/data/dev``
-      relative to the working directory;
+      (several directories may be joined with ``os.pathsep``);
     * ``"hf:<name>"``, or a bare ``halubench`` / ``ragtruth`` / ``bioasq`` with no local file:
       :func:`load_hf`.
 
@@ -243,7 +241,7 @@ def load_dataset(
         elif _HF_ALIASES.get(text.lower(), text.lower()) in HF_DATASETS:
             return load_hf(text, split, limit=limit, **options)
         else:
-            searched = ", ".join(str(d) for d in _data_dirs())
+            searched = ", ".join(str(d) for d in _data_dirs()) or "no directory: HALLUCHECK_DATA_DIR is not set"
             raise InputError(f"unknown dataset {text!r}: no {text}.jsonl in {searched}. {_ACCEPTED}")
     else:
         raise InputError(f"{text}: no such file or directory. {_ACCEPTED}")
