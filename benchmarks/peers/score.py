@@ -9,7 +9,9 @@ are excluded from them and counted as ``errors``). ``metrics.json`` is written b
     python benchmarks/peers/score.py runs/peers/lettucedetect-qa40 ...          # writes metrics.json
     python benchmarks/peers/score.py --table runs/peers/*-qa40                  # a markdown table
 
-``--table`` also takes hallucheck's own ``eval`` run directories (their ``metrics.json``).
+``--table`` also takes hallucheck's own ``eval`` run directories (their ``metrics.json``); ``--beside``
+scores hallucheck runs on exactly the rows a peer run decided (a peer that finished fewer rows than
+asked is compared on those rows only).
 """
 
 from __future__ import annotations
@@ -46,18 +48,33 @@ def _ci(pair) -> str:
     return "" if not pair or pair[0] is None else f" [{100 * pair[0]:.1f}, {100 * pair[1]:.1f}]"
 
 
-def row_of(run: Path) -> str:
-    m = json.loads((run / "metrics.json").read_text())
+def records_of(run: Path) -> list[dict]:
+    """A peer run's predictions, or a hallucheck ``eval`` run's per-example results."""
+    peer = run / "predictions.jsonl"
+    return load(peer if peer.exists() else run / "results.jsonl")
+
+
+def row_of(run: Path, ids: set[str] | None = None) -> str:
+    """One table row: the run's metrics.json, or (with ``ids``) its metrics on those rows only."""
+    records = records_of(run)
+    if ids is None:
+        m = score_run(run) if (run / "predictions.jsonl").exists() else json.loads((run / "metrics.json").read_text())
+    else:
+        m = compute_metrics([r for r in records if r["id"] in ids])
     d = m.get("decisions") or {}
     e = m.get("efficiency") or {}
     peer = m.get("peer") or {}
-    name = f"{peer['peer']} {peer['version']}" if peer.get("peer") else f"hallucheck `{run.name}`"
+    if not peer and (run / "run.json").exists():
+        info = json.loads((run / "run.json").read_text())
+        peer = {"peer": info.get("peer"), "version": info.get("version")}
+    method = (records[0].get("detection") or {}).get("method") if records else None
+    name = f"{peer['peer']} {peer['version']}" if peer.get("peer") else f"hallucheck `{method}`"
     tokens = (e.get("prompt_tokens_per_example") or 0) + (e.get("completion_tokens_per_example") or 0)
     s = e.get("seconds_per_example")
     n = m.get("examples")
     errs = m.get("errors") or 0
     return (
-        f"| {name} | {run.name} | {n}{f' ({errs} err)' if errs else ''} "
+        f"| {name} | {run.name} | {n}{f' ({errs} failed)' if errs else ''} "
         f"| {_pct(d.get('macro_f1'))}{_ci(d.get('macro_f1_ci95'))} "
         f"| {_pct(d.get('balanced_accuracy'))}{_ci(d.get('balanced_accuracy_ci95'))} "
         f"| {e.get('llm_calls_per_example', 0):.2f} | {tokens:.0f} | {'–' if s is None else f'{s:.1f}'} |"
@@ -68,14 +85,23 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("runs", nargs="+", type=Path)
     ap.add_argument("--table", action="store_true", help="print a markdown table of the runs' metrics.json")
+    ap.add_argument(
+        "--beside",
+        nargs="*",
+        type=Path,
+        default=[],
+        help="with --table: hallucheck eval runs to score on exactly the rows each peer run decided",
+    )
     args = ap.parse_args(argv)
     if args.table:
         print("| system | run | n | macro F1 [95 % CI] | bal. acc. [95 % CI] | LLM calls/ex | tokens/ex | s/ex |")
         print("|---|---|---:|---:|---:|---:|---:|---:|")
         for run in args.runs:
-            if (run / "predictions.jsonl").exists() and not (run / "metrics.json").exists():
-                score_run(run)
             print(row_of(run))
+            if args.beside:
+                ids = {r["id"] for r in records_of(run) if r.get("status") == "ok"}
+                for other in args.beside:
+                    print(row_of(other, ids))
         return 0
     for run in args.runs:
         m = score_run(run)
