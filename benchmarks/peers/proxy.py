@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=8432)
     ap.add_argument("--upstream", default="http://127.0.0.1:8431", help="the OpenAI-compatible server")
-    ap.add_argument("--timeout", type=float, default=1800.0, help="seconds to wait for one upstream answer")
+    ap.add_argument("--timeout", type=float, default=10800.0, help="seconds to wait for one upstream answer")
     args = ap.parse_args(argv)
     totals = Totals()
     server = ThreadingHTTPServer((args.host, args.port), make_handler(args.upstream, totals, args.timeout))

@@ -38,7 +38,7 @@ def build(args):
         """LettuceDetect's LLMClient contract over llama.cpp's OpenAI-compatible chat endpoint."""
 
         def __init__(self, base_url: str) -> None:
-            self._client = OpenAI(api_key="none", base_url=base_url, max_retries=0, timeout=1800)
+            self._client = OpenAI(api_key="none", base_url=base_url, max_retries=0, timeout=10800)
 
         def complete(self, system: str, user: str, model: str, temperature: float, schema: dict) -> str:
             resp = self._client.chat.completions.create(

@@ -36,7 +36,7 @@ def build(args):
     from ragas.llms import llm_factory
     from ragas.metrics.collections import Faithfulness
 
-    client = AsyncOpenAI(api_key="none", base_url=args.base_url, max_retries=0, timeout=1800)
+    client = AsyncOpenAI(api_key="none", base_url=args.base_url, max_retries=0, timeout=10800)
     metric = Faithfulness(llm=llm_factory(args.model, client=client))
     loop = asyncio.new_event_loop()
 

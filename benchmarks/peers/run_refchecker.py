@@ -28,6 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
 
 SUMMARY_QUESTION = "Summarize the document."
+# litellm's batch_completion gives up on a reply after 600 s and sends the request again; on two
+# shared cores one reply can take longer, so wait (the server is local: a slow reply is not lost).
+TIMEOUT = 10800
 
 
 def build(args):
@@ -42,7 +45,9 @@ def build(args):
 
     def predict(row):
         question = row.get("question") or None
-        extracted = extractor.extract(batch_responses=[row["answer"]], batch_questions=[question], max_new_tokens=500)
+        extracted = extractor.extract(
+            batch_responses=[row["answer"]], batch_questions=[question], max_new_tokens=500, timeout=TIMEOUT
+        )
         if extracted is None:
             raise RuntimeError("the extractor got no reply")
         claims = [c.content for c in extracted[0].claims]
@@ -52,6 +57,7 @@ def build(args):
             batch_claims=[claims],
             batch_references=[row["reference"]],
             batch_questions=[question or SUMMARY_QUESTION],
+            timeout=TIMEOUT,
         )[0]
         verdict = strict_agg(copy.deepcopy(labels))
         soft = soft_agg(copy.deepcopy(labels))
