@@ -54,6 +54,12 @@ def records_of(run: Path) -> list[dict]:
     return load(peer if peer.exists() else run / "results.jsonl")
 
 
+# The embedded model's speeds on this machine type, unloaded (docs/benchmarks.md, "Latency against the
+# floor"): the floor of an example is its prompt tokens / PROMPT_SPEED + completion tokens / GEN_SPEED.
+PROMPT_SPEED = 67.7
+GEN_SPEED = 16.0
+
+
 def row_of(run: Path, ids: set[str] | None = None) -> str:
     """One table row: the run's metrics.json, or (with ``ids``) its metrics on those rows only."""
     records = records_of(run)
@@ -69,7 +75,8 @@ def row_of(run: Path, ids: set[str] | None = None) -> str:
         peer = {"peer": info.get("peer"), "version": info.get("version")}
     method = (records[0].get("detection") or {}).get("method") if records else None
     name = f"{peer['peer']} {peer['version']}" if peer.get("peer") else f"hallucheck `{method}`"
-    tokens = (e.get("prompt_tokens_per_example") or 0) + (e.get("completion_tokens_per_example") or 0)
+    prompt, completion = e.get("prompt_tokens_per_example") or 0, e.get("completion_tokens_per_example") or 0
+    tokens, floor = prompt + completion, prompt / PROMPT_SPEED + completion / GEN_SPEED
     s = e.get("seconds_per_example")
     n = m.get("examples")
     errs = m.get("errors") or 0
@@ -77,7 +84,7 @@ def row_of(run: Path, ids: set[str] | None = None) -> str:
         f"| {name} | {run.name} | {n}{f' ({errs} failed)' if errs else ''} "
         f"| {_pct(d.get('macro_f1'))}{_ci(d.get('macro_f1_ci95'))} "
         f"| {_pct(d.get('balanced_accuracy'))}{_ci(d.get('balanced_accuracy_ci95'))} "
-        f"| {e.get('llm_calls_per_example', 0):.2f} | {tokens:.0f} | {'–' if s is None else f'{s:.1f}'} |"
+        f"| {e.get('llm_calls_per_example', 0):.2f} | {tokens:.0f} | {floor:.1f} | {'–' if s is None else f'{s:.1f}'} |"
     )
 
 
@@ -94,8 +101,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     if args.table:
-        print("| system | run | n | macro F1 [95 % CI] | bal. acc. [95 % CI] | LLM calls/ex | tokens/ex | s/ex |")
-        print("|---|---|---:|---:|---:|---:|---:|---:|")
+        print(
+            "| system | run | n | macro F1 [95 % CI] | bal. acc. [95 % CI] | LLM calls/ex | tokens/ex "
+            "| floor s/ex | s/ex |"
+        )
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
         for run in args.runs:
             print(row_of(run))
             if args.beside:
