@@ -41,7 +41,14 @@ case "${1:-start}" in
     echo "server did not come up; see $state/server.log" >&2; exit 1 ;;
   stop)
     for p in "proxy-$PROXY_PORT" "server-$SERVER_PORT"; do
-      if [ -f "$state/$p.pid" ]; then kill "$(cat "$state/$p.pid")" 2>/dev/null || true; rm -f "$state/$p.pid"; fi
+      if [ -f "$state/$p.pid" ]; then
+        pid="$(cat "$state/$p.pid")"
+        kill "$pid" 2>/dev/null || true
+        # uvicorn waits for the request in progress, which can take minutes on a loaded machine
+        for _ in $(seq 10); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
+        kill -9 "$pid" 2>/dev/null || true
+        rm -f "$state/$p.pid"
+      fi
     done ;;
   status)
     up "$SERVER_PORT" && echo "server up" || echo "server down"
