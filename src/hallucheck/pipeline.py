@@ -243,12 +243,3 @@ def build_component(kind: str, spec: Mapping[str, Any], *, llm: LLMClient | None
     if "llm" in inspect.signature(factory).parameters:
         params["llm"] = llm
     return factory(**params)
-
-
-def detections_summary(detections: Sequence[Detection]) -> dict[str, int]:
-    return {
-        "total": len(detections),
-        "hallucinated": sum(1 for d in detections if d.hallucinated),
-        "grounded": sum(1 for d in detections if d.hallucinated is False),
-        "errors": sum(1 for d in detections if d.status == "error"),
-    }

@@ -3,7 +3,7 @@
 A question file is JSONL, one object per line: ``id``, ``question``, ``answers`` (a list of
 accepted gold answers, or ``answer``: one string), optional ``split`` and ``type``. Answers
 whose gold is yes/no are scored by accuracy; all are scored by exact match and token F1 of
-the extracted short answer (:func:`hallucheck.methods.drad.extract_answer`). Retrieval calls,
+the extracted short answer (:func:`hallucheck.generation.extract_answer`). Retrieval calls,
 LLM calls, tokens and seconds are averaged per question (Table 6).
 
 It lives here rather than in ``hallucheck eval``, which measures detectors on labelled

@@ -7,12 +7,12 @@ import json
 import tempfile
 import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .. import DEFAULT_METHOD
+from .._lru import LRUCache
 from ..errors import HallucheckError, InputError
 from .runtime import Metrics, WorkPool
 
@@ -57,7 +57,7 @@ class ServerState:
         self.metrics = Metrics()
         self.pool = WorkPool(config.workers, config.queue_size)
         self.job_pool = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="hallucheck-job")
-        self._pipelines: OrderedDict[str, Any] = OrderedDict()
+        self._pipelines = LRUCache(32)  # configured methods: models load once per process
         self._lock = threading.Lock()
         self.jobs: dict[str, Job] = {}
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
@@ -85,19 +85,15 @@ class ServerState:
                 field="params.llm",
             )
         key = json.dumps([name, params], sort_keys=True, default=str)
-        with self._lock:
-            if key in self._pipelines:
-                self._pipelines.move_to_end(key)
-                return self._pipelines[key]
+        pipe = self._pipelines.get(key)
+        if pipe is not None:
+            return pipe
         llm = self.config.llm
         if llm is None:
             pipe = load_method(name, llm="none", **params)
         else:
             pipe = load_method(name, llm=llm if found.needs_llm else None, **params)
-        with self._lock:
-            self._pipelines[key] = pipe
-            while len(self._pipelines) > 32:
-                self._pipelines.popitem(last=False)
+        self._pipelines.put(key, pipe)
         return pipe
 
     def methods(self) -> list[dict[str, Any]]:

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ConfigError, MissingDependencyError
+from ..models.cross_encoder import TRAIN_HINT
 
-TRAIN_HINT = "pip install -c requirements/constraints.txt 'hallucheck[train]'"
 LABELS = {0: "supported", 1: "hallucinated"}
 
 

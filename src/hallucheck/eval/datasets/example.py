@@ -7,15 +7,7 @@ from numbers import Integral
 from typing import Any, Mapping
 
 from ...errors import InputError
-
-
-def _plain(value: Any) -> Any:
-    """A JSON-friendly deep copy (mappings -> dicts, tuples -> lists)."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
+from ...types import _plain
 
 
 def _check_label(label: Any) -> int | None:
