@@ -117,18 +117,24 @@ def _parse_params(pairs: Sequence[str]) -> dict[str, Any]:
     return params
 
 
+def _llm_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of ``make_llm`` that the LLM options name (picklable: a Ray actor
+    makes its own client from them)."""
+    extra = {"timeout": args.timeout, "max_retries": args.max_retries} if args.llm.startswith("openai:") else {}
+    return {
+        "spec": args.llm,
+        "base_url": args.base_url,
+        "api_key_env": args.api_key_env,
+        "cache": None if args.no_cache else "default",
+        "progress": not args.quiet,
+        **extra,
+    }
+
+
 def _make_llm(args: argparse.Namespace) -> Any:
     from .llm import make_llm
 
-    extra = {"timeout": args.timeout, "max_retries": args.max_retries} if args.llm.startswith("openai:") else {}
-    return make_llm(
-        args.llm,
-        base_url=args.base_url,
-        api_key_env=args.api_key_env,
-        cache=None if args.no_cache else "default",
-        progress=not args.quiet,
-        **extra,
-    )
+    return make_llm(**_llm_kwargs(args))
 
 
 # -- output -----------------------------------------------------------------------------------
@@ -272,6 +278,21 @@ def _load_pipeline(args: argparse.Namespace) -> tuple[Any, Any]:
     return load_method(method.qualified, llm=llm, **params), llm
 
 
+def _engine(args: argparse.Namespace, pipeline: Any) -> Any:
+    """The engine of --engine (None: local threads). A Ray actor rebuilds the method as
+    :func:`_load_pipeline` did, from the method name, its parameters and the LLM options."""
+    if getattr(args, "engine", "local") == "local":
+        return None
+    from ._builtins import NEEDS_LLM
+    from .engines import MethodSpec, engine_from_args
+    from .registry import entry
+
+    method = entry("method", args.method)
+    llm = "none" if args.llm == "none" else (_llm_kwargs(args) if method.name in NEEDS_LLM else None)
+    spec = MethodSpec(method=method.qualified, params=_parse_params(args.param), llm=llm, expect=pipeline.to_dict())
+    return engine_from_args(args, spec)
+
+
 def render_diff(original: str, revised: str, *, color: bool = False) -> str:
     """Word-level diff: [-removed-] {+added+} (or red/green with colour)."""
     import difflib
@@ -381,6 +402,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             raise InputError(f"{args.threshold_from}/metrics.json has no tuned threshold (the run had no scores).")
         manifest["threshold_from"] = str(args.threshold_from)
     print(f"Evaluating {pipeline.name} on {data_name}: {len(examples)} examples -> {out}", file=sys.stderr)
+    engine = _engine(args, pipeline)
     stopped = None
     try:
         records = run_eval(
@@ -394,6 +416,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             count_tokens=llm.count_tokens if llm is not None else None,
             mitigate=args.mitigate,
             retry_failed=args.retry_failed,
+            engine=engine,
         )
     except StopRun as exc:
         from .eval.runner import read_results
@@ -452,6 +475,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     manifest = build_manifest(pipeline, data=name, data_path=args.file, split=None, limit=args.limit, llm=llm)
     manifest["command"] = "check"
     print(f"Checking {len(rows)} rows of {args.file} with {pipeline.name} -> {out}", file=sys.stderr)
+    engine = _engine(args, pipeline)
     stopped = None
     try:
         summary = run_check(
@@ -465,6 +489,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             count_tokens=llm.count_tokens if llm is not None else None,
             retry_failed=args.retry_failed,
             table_format=args.format,
+            engine=engine,
         )
     except StopRun as exc:
         stopped = str(exc)
@@ -676,6 +701,7 @@ def cmd_cache(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     from . import DEFAULT_METHOD, DEFAULT_MITIGATION_METHOD
+    from .engines import add_engine_arguments
 
     parser = argparse.ArgumentParser(
         prog="hallucheck", description="Find and fix ungrounded hallucinations in LLM answers."
@@ -768,6 +794,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     method_options(e, DEFAULT_METHOD)
     llm_options(e)
+    add_engine_arguments(e)
     e.set_defaults(func=cmd_eval)
 
     ck = sub.add_parser("check", help="check a file of answers without labels (resumable; a CI gate with --fail-above)")
@@ -803,6 +830,7 @@ def build_parser() -> argparse.ArgumentParser:
     ck.add_argument("--encoding", default="utf-8", help="encoding of the input file (default utf-8)")
     method_options(ck, DEFAULT_METHOD)
     llm_options(ck)
+    add_engine_arguments(ck)
     ck.set_defaults(func=cmd_check)
 
     g = sub.add_parser("generate-data", help="make a labelled hallucinated-answer dataset (thesis 004 generator)")
