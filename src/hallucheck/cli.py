@@ -99,6 +99,19 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _concurrency(text: str) -> list[int]:
+    values = []
+    for part in text.split(","):
+        try:
+            value = int(part)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected whole numbers >= 1 (N or N,N,...); got {text!r}") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"each limit must be >= 1; got {value}")
+        values.append(value)
+    return values
+
+
 def _parse_params(pairs: Sequence[str]) -> dict[str, Any]:
     params: dict[str, Any] = {}
     for pair in pairs:
@@ -120,7 +133,12 @@ def _parse_params(pairs: Sequence[str]) -> dict[str, Any]:
 def _llm_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """The keyword arguments of ``make_llm`` that the LLM options name (picklable: a Ray actor
     makes its own client from them)."""
-    extra = {"timeout": args.timeout, "max_retries": args.max_retries} if args.llm.startswith("openai:") else {}
+    extra: dict[str, Any] = {}
+    if args.llm.startswith("openai:"):
+        extra = {"timeout": args.timeout, "max_retries": args.max_retries}
+        for key in ("max_concurrency", "balance", "pool"):  # several endpoints (llm/pool.py)
+            if getattr(args, key, None) is not None:
+                extra[key] = getattr(args, key)
     return {
         "spec": args.llm,
         "base_url": args.base_url,
@@ -718,8 +736,28 @@ def build_parser() -> argparse.ArgumentParser:
         )
         p.add_argument(
             "--base-url",
+            action="append",
             help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (vLLM) or "
-            "http://localhost:11434/v1 (Ollama)",
+            "http://localhost:11434/v1 (Ollama); repeat it (or give a comma list) to spread requests over "
+            "several endpoints serving the same model",
+        )
+        p.add_argument(
+            "--max-concurrency",
+            type=_concurrency,
+            metavar="N[,N...]",
+            help="requests in flight per endpoint: one limit for all, or one per --base-url (default 4; openai:)",
+        )
+        p.add_argument(
+            "--balance",
+            choices=("least-busy", "round-robin"),
+            help="how requests are spread over several --base-url (default least-busy)",
+        )
+        p.add_argument(
+            "--endpoint-pool",
+            dest="pool",
+            metavar="NAME",
+            help="name the endpoints as one pool of equivalent servers: cached replies are keyed by model and "
+            "this name, not by URL, so they survive adding or removing endpoints",
         )
         p.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
         p.add_argument(

@@ -1,7 +1,8 @@
 """--engine ray on a local Ray instance (num_cpus=2): the same records and metrics as the local
 engine, an actor killed mid-run, an interrupted driver that resumes.
 
-Ray starts once for the module (it takes seconds); each test starts its own actors on it."""
+Ray starts once for the session (``ray_session`` in tests/conftest.py); each test starts its own
+actors on it."""
 
 from __future__ import annotations
 
@@ -29,17 +30,9 @@ ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
 REF = "The Oberoi Group is a hotel company with its head office in Delhi."
 
 
-@pytest.fixture(scope="module", autouse=True)
-def ray_instance(tmp_path_factory):
-    cache = tmp_path_factory.mktemp("ray-cache")  # actors never touch the user's response cache
-    ray.init(
-        num_cpus=2,
-        include_dashboard=False,
-        log_to_driver=False,
-        runtime_env={"env_vars": {"HALLUCHECK_CACHE_DIR": str(cache)}},
-    )
-    yield
-    ray.shutdown()
+@pytest.fixture(autouse=True)
+def _ray(ray_session):
+    return ray_session
 
 
 def _examples(n):
