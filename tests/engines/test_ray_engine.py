@@ -121,6 +121,24 @@ def test_check_cli_with_ray_writes_what_the_local_engine_writes(tmp_path, capsys
     capsys.readouterr()
 
 
+def test_eval_cli_with_ray_gives_the_local_metrics(tmp_path, capsys):
+    data = tmp_path / "labelled.jsonl"
+    with open(data, "w", encoding="utf-8") as f:
+        for ex in _examples(15):
+            row = {k: getattr(ex, k) for k in ("id", "dataset", "task", "question", "reference", "answer", "label")}
+            f.write(json.dumps(row) + "\n")
+    base = ["eval", "--data", str(data), "--method", "sim_overlap", "--quiet"]
+    assert main([*base, "--out", str(tmp_path / "local")]) == 0
+    assert main([*base, "--out", str(tmp_path / "ray"), "--engine", "ray", "--actors", "2", "--batch-size", "4"]) == 0
+    metrics = [json.loads((tmp_path / d / "metrics.json").read_text()) for d in ("local", "ray")]
+    for m in metrics:
+        m.pop("efficiency", None)
+    assert metrics[0] == metrics[1] and metrics[0]["examples"] == 15
+    manifests = [json.loads((tmp_path / d / "manifest.json").read_text()) for d in ("local", "ray")]
+    assert manifests[0]["method"] == manifests[1]["method"]
+    capsys.readouterr()
+
+
 def test_eval_with_a_scripted_llm_on_actors_matches_the_local_engine(tmp_path):
     examples = _examples(12)
     driver, spec = _prompt_spec()
@@ -185,3 +203,14 @@ def test_an_interrupted_driver_resumes_where_it_stopped(tmp_path, monkeypatch):
     assert again.stats["batches"] == 6  # the eleven left, in batches of two
     local = run_eval(driver, examples, out_dir=None, progress=False)
     assert [_comparable(r) for r in local] == [_comparable(r) for r in records]
+
+
+def test_a_method_the_actors_cannot_build_stops_the_run_with_the_reason(tmp_path):
+    from hallucheck.errors import ConfigError
+
+    driver = hallucheck.load_method("sim_overlap", t2=0.2)
+    spec = MethodSpec(method="sim_overlap", params={"t2": 0.3}, expect=driver.to_dict())  # a parameter lost on the way
+    engine = RayEngine(spec, actors=2, verbose=False)
+    with pytest.raises(ConfigError, match="differs from the driver's"):
+        run_eval(driver, _examples(4), out_dir=tmp_path, progress=False, engine=engine)
+    assert read_results(tmp_path) == [] and engine.live_actors() == []

@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from ..errors import BackendError, MissingDependencyError
+from ..errors import BackendError, ConfigError, MissingDependencyError
 from .spec import MethodSpec
 
 # a batch that killed this many actors in a row is not tried again (it would kill them all)
@@ -47,8 +47,11 @@ class ExampleWorker:
     """The actor (wrapped with ``ray.remote`` when the engine starts): builds the method in
     :meth:`setup`, then runs batches with ``threads`` threads."""
 
-    def __init__(self, spec: MethodSpec, mitigate: bool, count_tokens: bool, threads: int = 1) -> None:
+    def __init__(
+        self, spec: MethodSpec, mitigate: bool, count_tokens: bool, threads: int = 1, cpus: float = 0.0
+    ) -> None:
         self.spec, self.mitigate, self.count, self.threads = spec, mitigate, count_tokens, max(1, threads)
+        self.cpus = cpus
         self.task: Any = None
 
     def setup(self) -> dict[str, Any]:
@@ -56,6 +59,16 @@ class ExampleWorker:
 
         t0 = time.perf_counter()
         method, llm = self.spec.build()
+        cores = int(self.cpus)
+        if (
+            cores >= 1
+            and llm is not None
+            and getattr(llm, "_llm", "loaded") is None
+            and getattr(llm, "n_threads", 0) > cores
+        ):
+            # an in-process model (llama.cpp) not loaded yet: use the cores this actor reserved, not
+            # every core of the node (two actors on two cores would otherwise run four threads)
+            llm.n_threads = cores
         count = llm.count_tokens if (self.count and llm is not None) else None
         self.task = RecordTask(method, mitigate=self.mitigate, count_tokens=count)
         return {"pid": os.getpid(), "host": os.uname().nodename, "seconds": time.perf_counter() - t0}
@@ -147,7 +160,14 @@ class RayEngine:
             kwargs = {"include_dashboard": False, **self.init_kwargs}
             if self.address:
                 kwargs["address"] = self.address
-            ray.init(**kwargs)
+            try:
+                ray.init(**kwargs)
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                where = f"the Ray cluster at {self.address}" if self.address else "a local Ray instance"
+                raise ConfigError(
+                    f"Could not start or join {where}: {exc}. Check --ray-address (auto, or ray://HEAD:10001), "
+                    "or leave it out to start a local instance."
+                ) from None
         try:
             self._run(ray, list(todo), task, finish, progress)
         finally:
@@ -196,11 +216,12 @@ class RayEngine:
         pending: dict[Any, tuple[str, _Actor, int]] = {}
         written: set[str] = set()
         self.stats = {"actors": n_actors, "batch_size": size, "batches": len(batches), "actor_deaths": 0, "retried": 0}
+        t_start = time.perf_counter()
         self._actors = []
 
         def spawn() -> None:
             handle = worker.options(**options).remote(
-                self.spec, bool(task.mitigate), task.count_tokens is not None, self.threads
+                self.spec, bool(task.mitigate), task.count_tokens is not None, self.threads, self.actor_cpus
             )
             actor = _Actor(len(self._actors) + 1, handle)
             self._actors.append(actor)
@@ -270,6 +291,8 @@ class RayEngine:
                     if progress is not None and not any(a.ready for a in self._actors) and progress.done == 0:
                         # examples/s and the ETA count from the first actor ready, not from Ray's start-up
                         progress.started = progress._last = time.perf_counter()
+                    if not any(a.ready for a in self._actors):
+                        self.stats["first_ready_seconds"] = time.perf_counter() - t_start  # actor start + method build
                     actor.ready = True
                     if actor.number <= n_actors:
                         self._say(f"actor {actor.number} ready on {value['host']} (built in {value['seconds']:.1f} s)")
