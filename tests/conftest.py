@@ -110,3 +110,21 @@ def make_tiny_encoder():
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
     return build_tiny_encoder
+
+
+# --- one local Ray instance for the whole session (start-up takes seconds) ---
+
+
+@pytest.fixture(scope="session")
+def ray_session(tmp_path_factory):
+    """``ray.init(num_cpus=2)`` once; tests start their own actors on it. Skips without ray."""
+    ray = pytest.importorskip("ray", reason="the Ray engine needs ray (pip install 'hallucheck[ray]'); CI installs it")
+    cache = tmp_path_factory.mktemp("ray-cache")  # actors never touch the user's response cache
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"env_vars": {"HALLUCHECK_CACHE_DIR": str(cache), "HALLUCHECK_MODEL_DIR": _MODEL_DIR}},
+    )
+    yield ray
+    ray.shutdown()

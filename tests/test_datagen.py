@@ -7,6 +7,7 @@ import json
 import pytest
 
 from hallucheck import cli
+from hallucheck.cli import generate_data as generate_data_cmd
 from hallucheck.datagen import (
     HALLUCINATION_TYPES,
     generate_dataset,
@@ -244,11 +245,11 @@ def test_generate_data_command(tmp_path, capsys, monkeypatch):
         built.append((args.llm, args.base_url, args.no_cache, args.quiet))
         return generator_llm()
 
-    monkeypatch.setattr(cli, "_make_llm", make_llm)
+    monkeypatch.setattr(generate_data_cmd, "_make_llm", make_llm)  # the command module's client set-up
     argv = ["generate-data", "--input", str(src), "--out", str(out), "--types", "absolute", "detail"]
     argv += ["--limit", "1", "--include-faithful", "--quiet", "--llm", "openai:m", "--base-url", "http://h/v1"]
     assert cli.main(argv) == 0
-    assert built == [("openai:m", "http://h/v1", False, True)]
+    assert built == [("openai:m", ["http://h/v1"], False, True)]  # --base-url is repeatable (endpoint pools)
     assert [json.loads(x)["id"] for x in out.read_text().splitlines()] == [
         "q1-absolute_fabrication",
         "q1-absolute_fabrication-faithful",

@@ -93,6 +93,20 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _concurrency(text: str) -> list[int]:
+    """--max-concurrency: one limit (N) or one per endpoint (N,N,...)."""
+    values = []
+    for part in text.split(","):
+        try:
+            value = int(part)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected whole numbers >= 1 (N or N,N,...); got {text!r}") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"each limit must be >= 1; got {value}")
+        values.append(value)
+    return values
+
+
 def _parse_params(pairs: Sequence[str]) -> dict[str, Any]:
     params: dict[str, Any] = {}
     for pair in pairs:
@@ -112,8 +126,14 @@ def _parse_params(pairs: Sequence[str]) -> dict[str, Any]:
 
 
 def llm_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The keyword arguments of :func:`hallucheck.llm.make_llm` that the LLM options describe."""
-    extra = {"timeout": args.timeout, "max_retries": args.max_retries} if args.llm.startswith("openai:") else {}
+    """The keyword arguments of :func:`hallucheck.llm.make_llm` that the LLM options describe
+    (picklable: a Ray actor makes its own client from them)."""
+    extra: dict[str, Any] = {}
+    if args.llm.startswith("openai:"):
+        extra = {"timeout": args.timeout, "max_retries": args.max_retries}
+        for key in ("max_concurrency", "balance", "pool"):  # several endpoints (llm/pool.py)
+            if getattr(args, key, None) is not None:
+                extra[key] = getattr(args, key)
     return {
         "base_url": args.base_url,
         "api_key_env": args.api_key_env,
@@ -152,7 +172,8 @@ def _load_pipeline(args: argparse.Namespace) -> tuple[Any, Any]:
 
 # -- option groups several commands share ------------------------------------------------------
 def add_llm_options(p: argparse.ArgumentParser) -> None:
-    """--llm, --base-url, --api-key-env, --timeout, --max-retries, --no-cache, --quiet."""
+    """--llm, --base-url (repeatable), --max-concurrency, --balance, --endpoint-pool, --api-key-env,
+    --timeout, --max-retries, --no-cache, --quiet."""
     p.add_argument(
         "--llm",
         default="embedded",
@@ -161,7 +182,27 @@ def add_llm_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--base-url",
-        help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (vLLM) or http://localhost:11434/v1 (Ollama)",
+        action="append",
+        help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (vLLM) or http://localhost:11434/v1 (Ollama); "
+        "repeat it (or give a comma list) to spread requests over several endpoints serving the same model",
+    )
+    p.add_argument(
+        "--max-concurrency",
+        type=_concurrency,
+        metavar="N[,N...]",
+        help="requests in flight per endpoint: one limit for all, or one per --base-url (default 4; openai:)",
+    )
+    p.add_argument(
+        "--balance",
+        choices=("least-busy", "round-robin"),
+        help="how requests are spread over several --base-url (default least-busy)",
+    )
+    p.add_argument(
+        "--endpoint-pool",
+        dest="pool",
+        metavar="NAME",
+        help="name the endpoints as one pool of equivalent servers: cached replies are keyed by model and "
+        "this name, not by URL, so they survive adding or removing endpoints",
     )
     p.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
     p.add_argument(

@@ -19,6 +19,7 @@ from ._common import (
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from .. import DEFAULT_METHOD
+    from ..engines import add_engine_arguments
 
     p.add_argument(
         "file",
@@ -50,9 +51,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--encoding", default="utf-8", help="encoding of the input file (default utf-8)")
     add_method_options(p, DEFAULT_METHOD)
     add_llm_options(p)
+    add_engine_arguments(p)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from ..engines import engine_options
     from ..eval.api import check_file
 
     run = check_file(
@@ -70,6 +73,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         retry_failed=args.retry_failed,
         encoding=args.encoding,
         progress=not args.quiet,
+        **engine_options(args),
     )
     summary = run.summary
     share = summary["flagged_share"]

@@ -11,6 +11,7 @@ from ._common import EXIT_UNVERIFIED, _int_at_least, _parse_params, add_llm_opti
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from .. import DEFAULT_METHOD
+    from ..engines import add_engine_arguments
 
     p.add_argument(
         "--data",
@@ -43,9 +44,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     add_method_options(p, DEFAULT_METHOD)
     add_llm_options(p)
+    add_engine_arguments(p)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    from ..engines import engine_options
     from ..eval.api import evaluate
 
     run = evaluate(
@@ -65,6 +68,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         mitigate=args.mitigate,
         retry_failed=args.retry_failed,
         progress=not args.quiet,
+        **engine_options(args),
     )
     metrics = run.metrics
     d = metrics.get("decisions") or {}

@@ -63,6 +63,69 @@ def method_and_llm(
     return load_method(found.qualified, llm=client, **params), client
 
 
+def method_spec(
+    method: Any,
+    pipeline: Any,
+    *,
+    params: Mapping[str, Any] | None = None,
+    llm: Any = None,
+    llm_options: Mapping[str, Any] | None = None,
+) -> Any:
+    """The picklable :class:`~hallucheck.engines.MethodSpec` of what :func:`method_and_llm` built
+    from the same arguments: a Ray actor rebuilds ``pipeline`` from it (and checks that it gets the
+    same configuration). The LLM travels as its spec string and ``llm_options``; a client object
+    cannot travel (build a :class:`~hallucheck.engines.ray.RayEngine` with a factory instead)."""
+    from ..engines import MethodSpec
+    from ..registry import entry
+
+    def description(needed: bool) -> Any:
+        if llm == "none":
+            return "none"
+        if not needed:
+            return None
+        if llm is None or isinstance(llm, str):
+            return {"spec": "embedded" if llm is None else llm, **dict(llm_options or {})}
+        raise InputError(
+            "The Ray engine builds the LLM on every actor: give llm as a spec string (with llm_options), not a "
+            f"client object ({type(llm).__name__}); or pass engine=RayEngine(MethodSpec(..., llm=FACTORY)) with a "
+            "picklable function that makes the client.",
+            field="llm",
+        )
+
+    expect = pipeline.to_dict()
+    if isinstance(method, str):
+        found = entry("method", method)
+        return MethodSpec(
+            method=found.qualified, params=dict(params or {}), llm=description(found.needs_llm), expect=expect
+        )
+    # a pipeline built by the caller: the actors rebuild it from its saved configuration
+    return MethodSpec(config=expect, llm=description(llm is not None), expect=expect)
+
+
+def _engine(
+    engine: Any,
+    method: Any,
+    pipeline: Any,
+    *,
+    params: Mapping[str, Any] | None,
+    llm: Any,
+    llm_options: Mapping[str, Any] | None,
+    workers: int,
+    progress: bool,
+    engine_options: Mapping[str, Any],
+) -> Any:
+    """The engine object for ``engine`` (None: the runner's local threads)."""
+    from ..engines import make_engine
+
+    return make_engine(
+        engine,
+        lambda: method_spec(method, pipeline, params=params, llm=llm, llm_options=llm_options),
+        threads=workers,
+        verbose=progress,
+        **engine_options,
+    )
+
+
 def data_file(spec: str | os.PathLike[str]) -> str | None:
     """The file (or directory) behind a ``--data`` value: the path itself when it exists, else
     ``<name>.jsonl`` in the shared data directories; None when neither is there."""
@@ -140,6 +203,12 @@ def evaluate(
     threshold_from: str | os.PathLike[str] | None = None,
     mitigate: bool = False,
     retry_failed: bool = True,
+    engine: Any = None,
+    ray_address: str | None = None,
+    actors: int | None = None,
+    actor_cpus: float = 1.0,
+    actor_gpus: float = 0.0,
+    batch_size: int | None = None,
     progress: bool = True,
     log: Log | None = _stderr,
 ) -> EvalRun:
@@ -155,7 +224,13 @@ def evaluate(
     ``threshold_from``) adds fixed-threshold metrics; ``mitigate`` also revises every answer and
     measures the revisions. ``log`` gets the one-line announcement (``None``: silent);
     ``progress`` shows the progress bar. A run stopped by ``max_errors`` is returned with
-    ``stopped`` set and the metrics of what finished."""
+    ``stopped`` set and the metrics of what finished.
+
+    ``engine`` runs the examples: ``"local"`` (default: ``workers`` threads here), ``"ray"``
+    (batches on Ray actors, the ``ray`` extra: ``ray_address`` joins a cluster, ``actors``,
+    ``actor_cpus``, ``actor_gpus`` and ``batch_size`` size the work, ``workers`` is then threads
+    per actor; each actor rebuilds the method from :func:`method_spec`), or an engine object
+    (e.g. a :class:`~hallucheck.engines.ray.RayEngine`). The run directory does not depend on it."""
     from .. import DEFAULT_METHOD
     from .datasets import load_dataset
     from .mitigation import mitigation_metrics
@@ -164,9 +239,8 @@ def evaluate(
 
     spec = os.fspath(data)
     examples = load_dataset(spec, split=split, limit=limit, offset=offset)
-    pipeline, client = method_and_llm(
-        DEFAULT_METHOD if method is None else method, params=params, llm=llm, llm_options=llm_options
-    )
+    method = DEFAULT_METHOD if method is None else method
+    pipeline, client = method_and_llm(method, params=params, llm=llm, llm_options=llm_options)
     data_name = Path(spec).stem if os.path.exists(spec) else spec
     run_dir = Path(out or os.path.join("runs", f"{pipeline.name}-{data_name}" + (f"-{split}" if split else "")))
     manifest = build_manifest(
@@ -183,6 +257,23 @@ def evaluate(
         manifest["threshold_from"] = str(threshold_from)
     if log is not None:
         log(f"Evaluating {pipeline.name} on {data_name}: {len(examples)} examples -> {run_dir}")
+    engine = _engine(
+        engine,
+        method,
+        pipeline,
+        params=params,
+        llm=llm,
+        llm_options=llm_options,
+        workers=workers,
+        progress=progress,
+        engine_options={
+            "address": ray_address,
+            "actors": actors,
+            "actor_cpus": actor_cpus,
+            "actor_gpus": actor_gpus,
+            "batch_size": batch_size,
+        },
+    )
     stopped = None
     try:
         records = run_eval(
@@ -196,6 +287,7 @@ def evaluate(
             count_tokens=client.count_tokens if client is not None else None,
             mitigate=mitigate,
             retry_failed=retry_failed,
+            engine=engine,
         )
     except StopRun as exc:
         stopped = str(exc)
@@ -242,14 +334,20 @@ def check_file(
     max_errors: int | None = None,
     retry_failed: bool = True,
     encoding: str = "utf-8",
+    engine: Any = None,
+    ray_address: str | None = None,
+    actors: int | None = None,
+    actor_cpus: float = 1.0,
+    actor_gpus: float = 0.0,
+    batch_size: int | None = None,
     progress: bool = True,
     log: Log | None = _stderr,
 ) -> CheckRun:
     """Check every row of ``file`` (answers without labels): ``hallucheck check`` as a function.
 
     Rows as in :func:`~hallucheck.eval.check.load_check_rows`; ``method``, ``params``, ``llm``,
-    ``llm_options``, ``workers``, ``max_errors``, ``retry_failed``, ``progress`` and ``log`` as in
-    :func:`evaluate`. Writes ``OUT/check.<table_format>``, ``summary.json`` and ``report.html``
+    ``llm_options``, ``workers``, ``max_errors``, ``retry_failed``, the engine arguments, ``progress``
+    and ``log`` as in :func:`evaluate`. Writes ``OUT/check.<table_format>``, ``summary.json`` and ``report.html``
     (``out`` default ``runs/check-<method>-<file>``). ``exit_code`` is the CI gate of
     :func:`~hallucheck.eval.check.check_exit_code` with ``fail_above``."""
     from .. import DEFAULT_METHOD
@@ -263,15 +361,31 @@ def check_file(
         )
     path = os.fspath(file)
     rows = load_check_rows(path, encoding=encoding, limit=limit)
-    pipeline, client = method_and_llm(
-        DEFAULT_METHOD if method is None else method, params=params, llm=llm, llm_options=llm_options
-    )
+    method = DEFAULT_METHOD if method is None else method
+    pipeline, client = method_and_llm(method, params=params, llm=llm, llm_options=llm_options)
     name = Path(path).stem
     run_dir = Path(out or os.path.join("runs", f"check-{pipeline.name}-{name}"))
     manifest = build_manifest(pipeline, data=name, data_path=path, split=None, limit=limit, llm=client)
     manifest["command"] = "check"
     if log is not None:
         log(f"Checking {len(rows)} rows of {path} with {pipeline.name} -> {run_dir}")
+    engine = _engine(
+        engine,
+        method,
+        pipeline,
+        params=params,
+        llm=llm,
+        llm_options=llm_options,
+        workers=workers,
+        progress=progress,
+        engine_options={
+            "address": ray_address,
+            "actors": actors,
+            "actor_cpus": actor_cpus,
+            "actor_gpus": actor_gpus,
+            "batch_size": batch_size,
+        },
+    )
     stopped = None
     try:
         summary = run_check(
@@ -285,6 +399,7 @@ def check_file(
             count_tokens=client.count_tokens if client is not None else None,
             retry_failed=retry_failed,
             table_format=table_format,
+            engine=engine,
         )
     except StopRun as exc:
         stopped = str(exc)
@@ -293,4 +408,13 @@ def check_file(
     return CheckRun(pipeline.name, name, run_dir, len(rows), summary, manifest, code, stopped)
 
 
-__all__ = ["evaluate", "EvalRun", "check_file", "CheckRun", "method_and_llm", "data_file", "tuned_threshold"]
+__all__ = [
+    "evaluate",
+    "EvalRun",
+    "check_file",
+    "CheckRun",
+    "method_and_llm",
+    "method_spec",
+    "data_file",
+    "tuned_threshold",
+]

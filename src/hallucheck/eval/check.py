@@ -282,6 +282,7 @@ def run_check(
     count_tokens: Callable[[str], int] | None = None,
     retry_failed: bool = True,
     table_format: str = "jsonl",
+    engine: Any = None,
 ) -> dict[str, Any]:
     """Check ``rows`` (from :func:`load_check_rows`) with ``method`` into ``out_dir`` and return the
     summary (see :func:`check_summary`), with the files written under ``"files"``.
@@ -289,7 +290,8 @@ def run_check(
     Writes ``results.jsonl`` (the runner's records, resumable), ``check.jsonl`` or ``check.csv``
     (one flat row per input row) and ``summary.json``. A run stopped by ``max_errors`` raises
     :class:`~hallucheck.eval.runner.StopRun` after its finished rows are saved; call
-    :func:`finish_check` to write the files for what was done."""
+    :func:`finish_check` to write the files for what was done. ``engine``: as for
+    :func:`~hallucheck.eval.runner.run_eval` (default: local threads)."""
     if table_format not in TABLE_FORMATS:
         raise InputError(
             f"The table format must be one of {', '.join(TABLE_FORMATS)}; got {table_format!r}.", field="format"
@@ -304,6 +306,7 @@ def run_check(
         progress=progress,
         count_tokens=count_tokens,
         retry_failed=retry_failed,
+        engine=engine,
     )
     return finish_check(out_dir, rows, records, table_format=table_format, manifest=manifest)
 

@@ -9,9 +9,7 @@ resuming with a different method configuration or data file is refused.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import contextlib
-import contextvars
 import datetime as _dt
 import hashlib
 import json
@@ -113,6 +111,7 @@ class Progress:
     interactive: bool | None = None  # None: whether stderr is a terminal
     every: int | None = None
     interval: float = 30.0
+    detail: str = ""  # set by the engine, e.g. "actors 2/2"; shown after the rate
     started: float = field(default_factory=lambda: time.perf_counter())
     _last: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -146,7 +145,7 @@ class Progress:
                     filled = int(width * self.done / max(self.total, 1))
                     sys.stderr.write(
                         f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}  {rate:.2f} it/s  "
-                        f"ETA {_fmt_eta(eta)}  errors {self.errors}   "
+                        f"ETA {_fmt_eta(eta)}  errors {self.errors}{self._detail()}   "
                     )
                     if last:
                         sys.stderr.write("\n")
@@ -156,9 +155,12 @@ class Progress:
                 pct = 100 * self.done // max(self.total, 1)
                 sys.stderr.write(
                     f"[hallucheck] {self.done}/{self.total} ({pct}%)  {rate:.2f} it/s  ETA {_fmt_eta(eta)}  "
-                    f"errors {self.errors}\n"
+                    f"errors {self.errors}{self._detail()}\n"
                 )
                 sys.stderr.flush()
+
+    def _detail(self) -> str:
+        return f"  {self.detail}" if self.detail else ""
 
 
 def _fmt_eta(seconds: float) -> str:
@@ -204,6 +206,48 @@ def _record(example: Any, det: Detection, input_tokens: int | None) -> dict[str,
     }
 
 
+class RecordTask:
+    """One example in, its record out: what every engine runs per example (the local engine in
+    threads, the Ray engine on actors, each with the method it built). An example that raises is
+    recorded with its error, never raised."""
+
+    def __init__(
+        self, method: Any, *, mitigate: bool = False, count_tokens: Callable[[str], int] | None = None
+    ) -> None:
+        self.method = method
+        self.mitigate = mitigate
+        self.count_tokens = count_tokens
+
+    def __call__(self, ex: Any) -> dict[str, Any]:
+        method = self.method
+        mitigation = None
+        try:
+            if self.mitigate:
+                mit = method.mitigate(ex.answer, item_reference(ex), question=ex.question)
+                det = mit.before
+                mitigation = {
+                    "revised": mit.revised,
+                    "edits": [e.to_dict() for e in mit.edits],
+                    "notes": list(mit.notes),
+                    "usage": mit.usage.to_dict(),
+                    "after_hallucinated": mit.after.hallucinated if mit.after else None,
+                    "after_score": mit.after.score if mit.after else None,
+                }
+            else:
+                det = method.run(ex.answer, item_reference(ex), question=ex.question, id=ex.id)
+        except Exception as exc:  # recorded, never fatal for the run
+            det = method.error_detection(ex, exc)
+        input_tokens = None
+        if self.count_tokens is not None:
+            input_tokens = self.count_tokens("\n".join(t for t in (ex.question, ex.reference, ex.answer) if t))
+        rec = _record(ex, det, input_tokens)
+        if mitigation is not None:
+            rec["mitigation"] = mitigation
+            rec["usage"] = mitigation["usage"]
+            rec["right_answer"] = (ex.meta or {}).get("right_answer")
+        return rec
+
+
 class StopRun(Exception):
     """Raised when ``max_errors`` is exceeded."""
 
@@ -225,13 +269,18 @@ def run_eval(
     count_tokens: Callable[[str], int] | None = None,
     mitigate: bool = False,
     retry_failed: bool = True,
+    engine: Any = None,
 ) -> list[dict[str, Any]]:
     """Run ``method`` over ``examples``; return all records (including ones from earlier runs in ``out_dir``).
 
     With ``mitigate=True`` each example is also revised (``method.mitigate``) and the record
     gets a ``mitigation`` entry: the revised answer, its edits, the re-check and the usage.
     On a resumed run, examples recorded as failed or unverified (e.g. the endpoint was down) are
-    run again unless ``retry_failed=False``; the newer record replaces the older one."""
+    run again unless ``retry_failed=False``; the newer record replaces the older one.
+
+    ``engine`` runs the examples: default the local one (``workers`` threads in this process);
+    :class:`hallucheck.engines.ray.RayEngine` spreads them over Ray actors. Either way the
+    records are written here, one line per example, so resuming and reports do not change."""
     ids = [ex.id for ex in examples]
     if len(set(ids)) != len(ids):
         dup = next(i for i in ids if ids.count(i) > 1)
@@ -256,9 +305,21 @@ def run_eval(
                 count_tokens,
                 mitigate,
                 retry_failed,
+                engine,
             )
     return _run(
-        method, examples, ids, None, manifest, workers, max_errors, progress, count_tokens, mitigate, retry_failed
+        method,
+        examples,
+        ids,
+        None,
+        manifest,
+        workers,
+        max_errors,
+        progress,
+        count_tokens,
+        mitigate,
+        retry_failed,
+        engine,
     )
 
 
@@ -338,6 +399,7 @@ def _run(
     count_tokens: Callable[[str], int] | None,
     mitigate: bool,
     retry_failed: bool,
+    engine: Any = None,
 ) -> list[dict[str, Any]]:
     done: dict[str, dict[str, Any]] = {}
     if out is not None:
@@ -357,34 +419,6 @@ def _run(
     errors = 0
     sink = open(out / RESULTS, "a", encoding="utf-8") if out is not None else None
     synced = [time.monotonic()]
-
-    def one(ex: Any) -> dict[str, Any]:
-        mitigation = None
-        try:
-            if mitigate:
-                mit = method.mitigate(ex.answer, item_reference(ex), question=ex.question)
-                det = mit.before
-                mitigation = {
-                    "revised": mit.revised,
-                    "edits": [e.to_dict() for e in mit.edits],
-                    "notes": list(mit.notes),
-                    "usage": mit.usage.to_dict(),
-                    "after_hallucinated": mit.after.hallucinated if mit.after else None,
-                    "after_score": mit.after.score if mit.after else None,
-                }
-            else:
-                det = method.run(ex.answer, item_reference(ex), question=ex.question, id=ex.id)
-        except Exception as exc:  # recorded, never fatal for the run
-            det = method.error_detection(ex, exc)
-        input_tokens = None
-        if count_tokens is not None:
-            input_tokens = count_tokens("\n".join(t for t in (ex.question, ex.reference, ex.answer) if t))
-        rec = _record(ex, det, input_tokens)
-        if mitigation is not None:
-            rec["mitigation"] = mitigation
-            rec["usage"] = mitigation["usage"]
-            rec["right_answer"] = (ex.meta or {}).get("right_answer")
-        return rec
 
     def finish(rec: dict[str, Any]) -> None:
         nonlocal errors
@@ -406,19 +440,11 @@ def _run(
                 )
 
     try:
-        if workers <= 1:
-            for ex in todo:
-                finish(one(ex))
-        else:
-            with cf.ThreadPoolExecutor(max_workers=workers) as pool:
-                futures = [pool.submit(contextvars.copy_context().run, one, ex) for ex in todo]
-                try:
-                    for fut in cf.as_completed(futures):
-                        finish(fut.result())
-                except BaseException:
-                    for f in futures:
-                        f.cancel()
-                    raise
+        if engine is None:
+            from ..engines.local import LocalEngine
+
+            engine = LocalEngine(workers=workers)
+        engine.execute(todo, RecordTask(method, mitigate=mitigate, count_tokens=count_tokens), finish, bar)
     finally:
         if sink is not None:
             sink.flush()
