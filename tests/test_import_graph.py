@@ -13,9 +13,7 @@ imported its built-in table lazily while the table imported the registry). So tw
 
 - module-level imports (what runs when a module is imported, including top-level ``if``/``try``
   blocks): no cycle at all;
-- all imports, function-local included: no cycle either, except among the command-line entry
-  modules listed in ``COMMAND_LAYER`` (``hallucheck serve`` reuses the CLI's LLM option helper
-  while the CLI dispatches to it); a cycle that reaches any other module fails.
+- all imports, function-local included: no cycle either.
 """
 
 from __future__ import annotations
@@ -87,10 +85,6 @@ def _targets(module: str, is_package: bool, node: ast.stmt, known: set[str]) -> 
         ):
             found.add(call.args[0].value)
     return {m for m in found if m in known and m != module}
-
-
-# command-line entry modules allowed to import each other lazily (see the module docstring)
-COMMAND_LAYER = ("hallucheck.cli", "hallucheck.serve.command")
 
 
 def _direct_statements(body: list[ast.stmt]):
@@ -186,14 +180,10 @@ def test_the_module_level_import_graph_has_no_cycle():
     assert not cycles, "import cycles among hallucheck modules: " + "; ".join(" <-> ".join(c) for c in cycles)
 
 
-def test_lazy_imports_close_no_cycle_outside_the_command_layer():
+def test_lazy_imports_close_no_cycle_either():
     graph = import_graph(lazy=True)
     assert "hallucheck._builtins" in graph["hallucheck.registry"]
-
-    def command(module: str) -> bool:
-        return any(module == m or module.startswith(m + ".") for m in COMMAND_LAYER)
-
-    cycles = [c for c in strongly_connected(graph) if not all(command(m) for m in c)]
+    cycles = strongly_connected(graph)
     assert not cycles, "import cycles (function-local imports included): " + "; ".join(" <-> ".join(c) for c in cycles)
 
 

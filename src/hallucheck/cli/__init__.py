@@ -8,7 +8,7 @@ One module per command (``detect``, ``mitigate``, ``evaluate`` for ``eval``, ``c
 ``add_arguments(parser)`` and its ``cmd_*`` handler; ``_common`` holds what several commands
 share (input files, argument types, ``--param``, the LLM options and client, colour, exit codes);
 ``_main`` builds the parser and runs ``main``. ``train`` and ``serve`` keep their arguments in
-:mod:`hallucheck.training.cli` and :mod:`hallucheck.serve.command`. The names below are
+:mod:`hallucheck.training.cli` and :mod:`hallucheck.cli.serve`. The names below are
 re-exported so that ``from hallucheck.cli import ...`` keeps working.
 """
 

@@ -22,7 +22,7 @@ def _add_train(p: argparse.ArgumentParser) -> None:
 
 
 def _add_serve(p: argparse.ArgumentParser) -> None:
-    from ..serve.command import add_arguments, cmd_serve
+    from .serve import add_arguments, cmd_serve
 
     add_arguments(p)
     add_llm_options(p)

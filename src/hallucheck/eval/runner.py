@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-import hashlib
 import json
 import os
 import platform
@@ -23,20 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
+from .._files import file_sha256  # noqa: F401 (re-exported: eval.runner.file_sha256)
 from ..errors import ConfigError, InputError
 from ..pipeline import item_reference
 from ..types import Detection
 
 RESULTS = "results.jsonl"
 MANIFEST = "manifest.json"
-
-
-def file_sha256(path: str | os.PathLike[str]) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def git_commit() -> str | None:

@@ -7,15 +7,10 @@ but the base URL (no redirects are followed).
 
 from __future__ import annotations
 
-import datetime
-import email.utils
 import http.client
-import ipaddress
 import json
-import math
 import os
 import random
-import re
 import socket
 import threading
 import time
@@ -25,9 +20,22 @@ import urllib.request
 import warnings
 from typing import Any
 
-from ..errors import BackendError, BackendTimeout, ConfigError, RateLimited, UnreadableReply
-from ..types import Usage
-from .base import LLMClient, LLMRequest, LLMResponse, TokenLogprob
+from ..errors import BackendError, BackendTimeout, ConfigError, RateLimited
+from .base import LLMClient, LLMRequest, LLMResponse
+from .openai_reply import _count, _logprob, _parse_legacy_logprobs, _parse_logprobs, _parse_usage  # noqa: F401
+from .transport import (  # noqa: F401 (re-exported)
+    _SECRET,
+    _Deadline,
+    _is_loopback,
+    _NoRedirect,
+    _opener,
+    _public_url,
+    _read_some,
+    _retry_after,
+    _shut,
+    _TooLarge,
+    redact_secrets,
+)
 
 RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
 
@@ -324,255 +332,3 @@ _CHAT_ONLY = frozenset(
         "tool_choice",
     }
 )
-
-_SECRET = re.compile(
-    r"(?i)\b((?:sk|pk|rk|ak)-(?:proj-|ant-|live-|test-)?)[A-Za-z0-9_\-]{8,}"
-    r"|(?i:bearer)\s+[A-Za-z0-9._~+/=\-]{8,}"
-)
-
-
-def redact_secrets(text: str) -> str:
-    """``text`` with API-key-like tokens (``sk-...``, ``Bearer ...``) replaced by a marker."""
-    return _SECRET.sub(lambda m: (m.group(1) or "Bearer ") + "[REDACTED]", text)
-
-
-def _is_loopback(host: str) -> bool:
-    if host.lower() in ("localhost", "localhost.localdomain") or host.lower().endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def _read_some(exc: urllib.error.HTTPError, limit: int) -> str:
-    try:
-        return exc.read(limit).decode("utf-8", "replace")
-    except Exception:  # an error body cut short is still an error: keep the status
-        return ""
-
-
-def _retry_after(value: str | None, cap: float) -> float:
-    """Seconds a Retry-After header asks for (delta-seconds or an HTTP date), at most ``cap``."""
-    if not value:
-        return 0.0
-    value = value.strip()
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError, IndexError):
-            return 0.0
-        if when is None:
-            return 0.0
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=datetime.timezone.utc)
-        seconds = (when - datetime.datetime.now(datetime.timezone.utc)).total_seconds()
-    if not math.isfinite(seconds):
-        return 0.0
-    return min(max(seconds, 0.0), cap)
-
-
-class _TooLarge(Exception):
-    pass
-
-
-class _Deadline:
-    """A total deadline for one request: at expiry, the connection's socket is shut down, which
-    ends a blocked connect or read at once (a per-read timeout never fires on a server that
-    drips a byte at a time)."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.fired = False
-        self._socks: list[socket.socket] = []
-        self._lock = threading.Lock()
-        self._timer: threading.Timer | None = None
-
-    def start(self) -> None:
-        self._timer = threading.Timer(self.seconds, self._fire)
-        self._timer.daemon = True
-        self._timer.start()
-
-    def cancel(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-
-    def attach(self, sock: socket.socket | None) -> None:
-        if sock is None:
-            return
-        with self._lock:
-            self._socks.append(sock)
-            fired = self.fired
-        if fired:
-            _shut(sock)
-
-    def _fire(self) -> None:
-        with self._lock:
-            self.fired = True
-            socks = list(self._socks)
-        for sock in socks:
-            _shut(sock)
-
-
-def _shut(sock: socket.socket) -> None:
-    try:
-        sock.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """Never follow a redirect: urllib would resend the Authorization header to wherever it points
-    (another origin included). The 3xx reply surfaces as an HTTPError instead."""
-
-    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
-        return None
-
-
-def _opener(watch: _Deadline) -> urllib.request.OpenerDirector:
-    class Conn(http.client.HTTPConnection):
-        def connect(self) -> None:
-            super().connect()
-            watch.attach(self.sock)
-
-    class SConn(http.client.HTTPSConnection):
-        def connect(self) -> None:
-            super().connect()
-            watch.attach(self.sock)
-
-    class Handler(urllib.request.HTTPHandler):
-        def http_open(self, req):  # type: ignore[no-untyped-def]
-            return self.do_open(Conn, req)
-
-    class SHandler(urllib.request.HTTPSHandler):
-        def https_open(self, req):  # type: ignore[no-untyped-def]
-            return self.do_open(SConn, req, context=self._context)
-
-    return urllib.request.build_opener(_NoRedirect, Handler, SHandler)
-
-
-def _public_url(url: str) -> str:
-    """``url`` without user:password@ and without a query or fragment (where keys sometimes ride),
-    host in lower case: what may be shown, stored in a manifest or put in a cache key."""
-    parts = urllib.parse.urlsplit(url)
-    host = (parts.hostname or "").lower()
-    if ":" in host:  # IPv6 literal
-        host = f"[{host}]"
-    netloc = host + (f":{parts.port}" if parts.port else "")
-    return urllib.parse.urlunsplit((parts.scheme.lower(), netloc, parts.path.rstrip("/"), "", ""))
-
-
-def _count(value: Any) -> int:
-    """A token count from a reply's usage field; anything that is not a non-negative whole
-    number counts 0 (usage is bookkeeping: a malformed one must not lose the answer)."""
-    if isinstance(value, bool):
-        return 0
-    if isinstance(value, int):
-        return max(value, 0)
-    if isinstance(value, float) and math.isfinite(value) and value >= 0:
-        return int(value)
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
-    return 0
-
-
-def _parse_usage(usage: Any) -> Usage:
-    if not isinstance(usage, dict):
-        return Usage()
-    return Usage(
-        prompt_tokens=_count(usage.get("prompt_tokens")), completion_tokens=_count(usage.get("completion_tokens"))
-    )
-
-
-def _logprob(value: Any, where: str, url: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
-        raise UnreadableReply(
-            f"{url} returned a log-probability that is not a number ({where}: {value!r}); the reply cannot be scored.",
-            raw=repr(value)[:300],
-            url=url,
-        )
-    return float(value)
-
-
-def _parse_legacy_logprobs(block: dict[str, Any], url: str) -> tuple[TokenLogprob, ...] | None:
-    """The text-completions form (OpenAI, vLLM): parallel lists ``tokens``, ``token_logprobs``
-    and ``top_logprobs`` (one ``{token: logprob}`` object per token)."""
-    tokens, lps, tops = block.get("tokens"), block.get("token_logprobs"), block.get("top_logprobs")
-    if tops is None:
-        tops = [None] * len(tokens) if isinstance(tokens, list) else None
-    if not (
-        isinstance(tokens, list)
-        and isinstance(lps, list)
-        and isinstance(tops, list)
-        and len(tokens) == len(lps) == len(tops)
-    ):
-        raise UnreadableReply(
-            f"{url} returned completion logprobs whose tokens, token_logprobs and top_logprobs are not "
-            f"lists of one length: {str(block)[:200]}",
-            raw=str(block)[:500],
-            url=url,
-        )
-    out = []
-    for i, (tok, lp, top) in enumerate(zip(tokens, lps, tops)):
-        if not isinstance(tok, str) or not (top is None or isinstance(top, dict)):
-            raise UnreadableReply(
-                f"{url} returned a malformed completion logprobs entry {i}: {tok!r}, {str(top)[:200]}",
-                raw=str(block)[:500],
-                url=url,
-            )
-        out.append(
-            TokenLogprob(
-                tok,
-                _logprob(lp, f"token {i}", url),
-                tuple((str(a), _logprob(v, f"token {i} alternative", url)) for a, v in (top or {}).items()),
-            )
-        )
-    return tuple(out) or None
-
-
-def _parse_logprobs(block: Any, url: str) -> tuple[TokenLogprob, ...] | None:
-    """``choices[0].logprobs.content`` as TokenLogprob items; None when absent. A present but
-    malformed block (wrong types, NaN) is an :class:`UnreadableReply`, never a made-up value.
-    Text completions come in this form (llama.cpp) or in the older one of
-    :func:`_parse_legacy_logprobs` (OpenAI, vLLM)."""
-    if block is None:
-        return None
-    if isinstance(block, dict) and "content" not in block and "tokens" in block:
-        return _parse_legacy_logprobs(block, url)
-    content = block.get("content") if isinstance(block, dict) else block
-    if content is None:
-        return None
-    if not isinstance(content, list):
-        raise UnreadableReply(
-            f"{url} returned logprobs.content that is not a list: {str(content)[:200]}", raw=str(block)[:500], url=url
-        )
-    out = []
-    for i, t in enumerate(content):
-        if not isinstance(t, dict):
-            raise UnreadableReply(
-                f"{url} returned a logprobs entry that is not an object: {str(t)[:200]}", raw=str(block)[:500], url=url
-            )
-        top = t.get("top_logprobs") or []
-        if not isinstance(top, list) or not all(isinstance(a, dict) for a in top):
-            raise UnreadableReply(
-                f"{url} returned top_logprobs that are not a list of objects: {str(top)[:200]}",
-                raw=str(block)[:500],
-                url=url,
-            )
-        token = t.get("token", "")
-        out.append(
-            TokenLogprob(
-                token if isinstance(token, str) else str(token),
-                _logprob(t.get("logprob", 0.0), f"token {i}", url),
-                tuple(
-                    (
-                        a.get("token", "") if isinstance(a.get("token", ""), str) else str(a.get("token")),
-                        _logprob(a.get("logprob", 0.0), f"token {i} alternative", url),
-                    )
-                    for a in top
-                ),
-            )
-        )
-    return tuple(out) or None

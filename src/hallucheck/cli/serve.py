@@ -47,14 +47,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from .app import ServeConfig, create_app
+        from ..serve.app import ServeConfig, create_app
     except ImportError as exc:
         raise MissingDependencyError(
             f"hallucheck serve needs FastAPI and uvicorn ({exc.name} is missing), which",
             "pip install 'hallucheck[serve]'",
         ) from None
-    from ..cli import _make_llm
     from ..registry import entry
+    from ._common import _make_llm
 
     for name, value, low in (
         ("--workers", args.workers, 1),
