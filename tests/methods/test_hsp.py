@@ -4,81 +4,14 @@ unparseable replies are reported. The piece stages' own tests are in tests/stage
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 import hallucheck
+from _scripted.hsp import DECOMP, REF, fake_ner, hypothesis_of, input_of, make_llm, requests_of
 from hallucheck.errors import ConfigError
 from hallucheck.llm import FakeLLM
-from hallucheck.models.ner import Entity
 from hallucheck.pipeline import Pipeline
 from hallucheck.stages.piece_repair import PieceRepairMitigator
-
-REF = (
-    "Guido van Rossum developed Python in 1991. Python was publicly released in 1994. "
-    "It is named after Monty Python's Flying Circus."
-)
-
-# decompositions of every sentence the tests use (A.1 replies, in the formats small models produce)
-DECOMP = {
-    "Guido van Rossum developed Python in 1991.": "Guido van Rossum developed Python.\nPython was developed in 1991.",
-    "Python was publicly released in 1994.": "- Python was publicly released in 1994.",
-    "It is named after Monty Python's Flying Circus.": "1. Python is named after Monty Python's Flying Circus.",
-    "Python was developed in 1991.": "Python was developed in 1991.",
-    "Python was developed in 1989.": "Here are the independent facts:\n1. Python was developed in 1989.",
-    "Python is popular.": "Python is popular.",
-    "Thanks for asking!": "None",
-    "Python was developed by Guido van Rossum.": "Python was developed by Guido van Rossum.",
-    "It runs on Mars.": "Python runs on Mars.",
-    "Python runs on computers.": "Python runs on computers.",
-    "Python runs on Mars.": "Python runs on Mars.",
-    "It runs on computers.": "Python runs on computers.",
-    "It runs on Earth.": "Python runs on Earth.",
-}
-
-
-def _input_of(request) -> str:
-    text = request.messages[-1].content.rsplit("[Input sentence]\n", 1)[1]
-    return text.removesuffix("[Facts]").strip()
-
-
-def _hypothesis(messages) -> str:
-    return messages[-1].content.split("[Hypothesis]\n", 1)[1].strip()
-
-
-def make_llm(nli=None, repair=None, decomp=None, logprobs=True):
-    """FakeLLM answering decompositions from DECOMP, NLI by rule on the hypothesis, repairs by a function."""
-    table = dict(DECOMP, **(decomp or {}))
-
-    def reply(request):
-        if request.prompt.startswith("hsp_decompose"):
-            value = table[_input_of(request)]
-            return value(request) if callable(value) else value
-        if request.prompt == "hsp_repair.v1":
-            return repair(request)
-        raise AssertionError(f"unexpected request {request.prompt}")
-
-    def scores(messages, labels):
-        hyp = _hypothesis(messages)
-        if hyp == "N/A":  # the content-free input of contextual calibration: no prior
-            return {x: -1.0 for x in labels}
-        label = (nli or {}).get(hyp)
-        if label is None:
-            label = next((v for k, v in (nli or {}).items() if k in hyp), "Entailment")
-        if isinstance(label, dict):
-            return label
-        return {x: (-0.05 if x == label else -4.0) for x in labels}
-
-    return FakeLLM(reply, label_scores=scores if logprobs else None)
-
-
-def fake_ner(text, *, model=None, labels=None):
-    """Years are DATEs, 'Guido van Rossum' a PERSON, 'Mars' a LOC."""
-    out = [Entity(m.group(), m.start(), m.end(), "DATE") for m in re.finditer(r"\b1\d{3}\b", text)]
-    out += [Entity(m.group(), m.start(), m.end(), "PERSON") for m in re.finditer(r"Guido van Rossum", text)]
-    out += [Entity(m.group(), m.start(), m.end(), "LOC") for m in re.finditer(r"\bMars\b", text)]
-    return sorted(out, key=lambda e: e.start)
 
 
 @pytest.fixture(autouse=True)
@@ -86,10 +19,6 @@ def _fakes(monkeypatch, bow_embedder):
     from hallucheck.models import ner
 
     monkeypatch.setattr(ner, "extract_entities", fake_ner)
-
-
-def requests_of(llm, prefix):
-    return [r for r in llm.requests if r.prompt.startswith(prefix)]
 
 
 def nli_requests(llm):
@@ -170,10 +99,10 @@ def test_calibration_divides_out_the_label_prior_once_per_run():
     same = {"Entailment": -2.0, "Neutral": -3.0, "Contradiction": -0.2}  # ... even to a copied hypothesis
 
     def scores(messages, labels):
-        return prior if _hypothesis(messages) == "N/A" else same
+        return prior if hypothesis_of(messages) == "N/A" else same
 
     def reply(request):
-        return DECOMP[_input_of(request)]
+        return DECOMP[input_of(request)]
 
     llm = FakeLLM(reply, label_scores=scores)
     method = hallucheck.load_method("hsp", llm=llm, levels="sent")
@@ -201,7 +130,7 @@ def test_reference_is_decomposed_once_across_claims_and_runs():
     method = hallucheck.load_method("hsp", llm=llm, levels="sent")
     method.run("Python was developed in 1991. Python is popular.", REF)
     method.run("Python is popular.", REF)
-    inputs = [_input_of(r) for r in requests_of(llm, "hsp_decompose")]
+    inputs = [input_of(r) for r in requests_of(llm, "hsp_decompose")]
     for sentence in ("Guido van Rossum developed Python in 1991.", "Python was publicly released in 1994."):
         assert inputs.count(sentence) == 1
     assert inputs.count("Python is popular.") == 1  # answer sentences are cached too
@@ -226,7 +155,7 @@ def test_unparseable_answer_decomposition_is_an_error_verdict_with_raw():
     assert "Here are the facts:" in v.raw and "could not be extracted" in v.reason
     assert det.hallucinated is None
     # the repair prompt was tried once after the first reply
-    assert [r.prompt for r in requests_of(llm, "hsp_decompose") if _input_of(r) == "Python is popular."] == [
+    assert [r.prompt for r in requests_of(llm, "hsp_decompose") if input_of(r) == "Python is popular."] == [
         "hsp_decompose.v1",
         "hsp_decompose_fewshot.v1",
     ]
@@ -243,7 +172,7 @@ def test_repair_prompt_recovers_a_failed_decomposition():
 def test_unparseable_nli_reply_is_an_error_verdict_with_raw():
     def reply(request):
         if request.prompt.startswith("hsp_decompose"):
-            return DECOMP[_input_of(request)]
+            return DECOMP[input_of(request)]
         return "I am not sure about this one."
 
     det = hallucheck.detect("Python is popular.", REF, method="hsp", llm=FakeLLM(reply), levels="sent")
@@ -254,7 +183,7 @@ def test_unparseable_nli_reply_is_an_error_verdict_with_raw():
 def test_text_nli_replies_without_logprobs_give_hard_scores():
     def reply(request):
         if request.prompt.startswith("hsp_decompose"):
-            return DECOMP[_input_of(request)]
+            return DECOMP[input_of(request)]
         return "Contradiction"
 
     det = hallucheck.detect("Python was developed in 1989.", REF, method="hsp", llm=FakeLLM(reply), levels="sent")
