@@ -644,7 +644,7 @@ def test_a_bare_name_is_looked_up_only_in_the_data_dir(monkeypatch, tmp_path):
     # but without HALLUCHECK_DATA_DIR a bare name is not found there
     monkeypatch.delenv("HALLUCHECK_DATA_DIR", raising=False)
     monkeypatch.chdir(REPO)
-    with pytest.raises(InputError, match="HALLUCHECK_DATA_DIR is not set"):
+    with pytest.raises(InputError, match=r"HALLUCHECK_DATA_DIR \(where bare names are looked up\) is not set"):
         load_dataset("halueval_summ")
 
 

@@ -241,8 +241,13 @@ def load_dataset(
         elif _HF_ALIASES.get(text.lower(), text.lower()) in HF_DATASETS:
             return load_hf(text, split, limit=limit, **options)
         else:
-            searched = ", ".join(str(d) for d in _data_dirs()) or "no directory: HALLUCHECK_DATA_DIR is not set"
-            raise InputError(f"unknown dataset {text!r}: no {text}.jsonl in {searched}. {_ACCEPTED}")
+            dirs = _data_dirs()
+            where = (
+                f"no {text}.jsonl in {', '.join(str(d) for d in dirs)}"
+                if dirs
+                else "it is not a file, and HALLUCHECK_DATA_DIR (where bare names are looked up) is not set"
+            )
+            raise InputError(f"unknown dataset {text!r}: {where}. {_ACCEPTED}")
     else:
         raise InputError(f"{text}: no such file or directory. {_ACCEPTED}")
 
