@@ -87,7 +87,7 @@ def main() -> None:
             f"\n{name}: {len(rows)} rows with judge scores; threshold {t}; cascade on the same rows: "
             f"BA {100 * c_ba:.1f} macro F1 {100 * c_f1:.1f} calls/ex {c_calls:.2f}"
         )
-        for width in (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5):
+        for width in (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0):
             ys, ps, calls = [], [], 0
             for y, claims in rows:
                 flagged = False

@@ -202,6 +202,58 @@ def test_no_llm_means_no_call_and_the_verifier_decides(bow_embedder):
     assert out.meta["stage"] == "verifier" and out.hallucinated is True and out.score == 0.6
 
 
+def test_the_judge_score_is_put_on_the_combination_scale_before_the_mean(bow_embedder):
+    """The judge says P(not entailed) 0.6: below its own threshold (0.82), so it must not flag a claim
+    the verifier scores just above the task threshold. Averaged raw, 0.6 would pull the mean up."""
+    import math
+
+    lp = {"Entailment": math.log(0.4), "Neutral": math.log(0.3), "Contradiction": math.log(0.3)}
+    claim = Claim("The rear tyres take air.", 0, 24)
+    ev = [[Evidence(REF, 0, len(REF))]]
+    (out,) = _cascade(FakeLLM(label_scores=[lp]), {claim.text: 0.55}, calibrate=False).verify(
+        [claim], ev, reference=REF
+    )
+    assert out.meta["stage"] == "judge" and out.meta["judge_score"] == pytest.approx(0.6)
+    assert out.score == pytest.approx(0.5 * (0.55 + 0.5 * 0.6 / 0.82)) and out.hallucinated is False
+    assert "0.82 is 0.50" in out.reason
+    # judge_threshold=None: no mapping, the raw mean (0.575) flags it
+    v = _cascade(FakeLLM(label_scores=[lp]), {claim.text: 0.55}, calibrate=False, judge_threshold=None)
+    (raw,) = v.verify([claim], ev, reference=REF)
+    assert raw.score == pytest.approx(0.575) and raw.hallucinated is True
+    # a confident judge still flags a claim the verifier leans to call supported
+    sure = {"Entailment": math.log(0.05), "Neutral": math.log(0.15), "Contradiction": math.log(0.8)}
+    (hit,) = _cascade(FakeLLM(label_scores=[sure]), {claim.text: 0.35}, calibrate=False).verify(
+        [claim], ev, reference=REF
+    )
+    assert hit.hallucinated is True and hit.score == pytest.approx(0.5 * (0.35 + 0.5 + 0.5 * (0.95 - 0.82) / 0.18))
+
+
+def test_a_pipeline_saved_as_ce_cascade_v1_keeps_the_raw_mean():
+    """v2 changed what the band's mean means; a v1 config (no judge_threshold key) still loads as v1."""
+    from hallucheck.methods.trained import ce_cascade
+    from hallucheck.pipeline import Pipeline
+    from hallucheck.stages.cross_encoder import CECascadeVerifierV1
+
+    config = ce_cascade(llm=None).to_dict()
+    verifier = config["params"]["verifier"]
+    assert verifier["type"] == "ce_cascade.v2" and verifier["params"]["judge_threshold"] == 0.82
+    verifier["type"] = "ce_cascade.v1"
+    del verifier["params"]["judge_threshold"]
+    old = Pipeline.from_dict(config)
+    assert type(old.verifier) is CECascadeVerifierV1 and old.verifier.judge_threshold is None
+    assert old.to_dict()["params"]["verifier"]["type"] == "ce_cascade.v1"
+
+
+def test_to_scale_moves_the_source_point_onto_the_target_and_keeps_the_ends():
+    from hallucheck.stages.cross_encoder import to_scale
+
+    assert to_scale(0.82, 0.82, 0.45) == pytest.approx(0.45)
+    assert to_scale(0.0, 0.82, 0.45) == 0.0 and to_scale(1.0, 0.82, 0.45) == pytest.approx(1.0)
+    xs = [i / 20 for i in range(21)]
+    ys = [to_scale(x, 0.82, 0.45) for x in xs]
+    assert ys == sorted(ys) and to_scale(0.3, 0.45, 0.45) == 0.3
+
+
 def test_judge_failure_inside_the_band_is_could_not_verify(bow_embedder):
     from hallucheck.errors import BackendError
 

@@ -17,20 +17,16 @@ from __future__ import annotations
 
 from ..llm.base import LLMClient
 from ..pipeline import Pipeline
-from ..stages.cascade import CascadeVerifier
+from ..stages.cascade import JUDGE_THRESHOLD, CascadeVerifier
 from ..stages.claims import SentenceExtractor
 from ..stages.evidence import CompactRetriever
 from ..stages.piece_repair import PieceRepairMitigator
 
-# The judge's default threshold: flag a claim when its calibrated P(not entailed) exceeds it.
-# Tuned with benchmarks/tune_cascade.py on dev rows held apart from those docs/benchmarks.md
-# reports (HaluEval-QA rows 40-139, HaluEval-summarisation 40-79, SummEdits 40-159, SummEval
-# 40-119; embedded 1.5B judge): 0.82 maximises the mean of balanced accuracy and macro F1 over the
-# four, well above the most likely label deciding (the sweep: docs/benchmarks.md).
-# The QA and summary optima were close, so both tasks start from the same value; tune your own
-# (`--param threshold=...`, `--param qa_threshold=...`) for a stronger judge.
-THRESHOLD: float | None = 0.82
-QA_THRESHOLD: float | None = 0.82
+# The judge's default threshold (tuned on held-apart dev rows; where and how: the comment on
+# hallucheck.stages.cascade.JUDGE_THRESHOLD). Tune your own (`--param threshold=...`,
+# `--param qa_threshold=...`) for a stronger judge.
+THRESHOLD: float | None = JUDGE_THRESHOLD
+QA_THRESHOLD: float | None = JUDGE_THRESHOLD
 
 
 def cascade(

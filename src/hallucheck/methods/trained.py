@@ -20,6 +20,7 @@ from typing import Sequence
 
 from ..llm.base import LLMClient
 from ..pipeline import Pipeline
+from ..stages.cascade import JUDGE_THRESHOLD
 from ..stages.claims import SentenceExtractor
 from ..stages.cross_encoder import CECascadeVerifier, CrossEncoderVerifier
 from ..stages.evidence import CompactRetriever, LexicalRetriever
@@ -57,6 +58,7 @@ def ce_cascade(
     qa_threshold: float | None = None,
     band: str | Sequence[float] | None = "auto",
     band_width: float | None = None,
+    judge_threshold: float | None = JUDGE_THRESHOLD,
     k: int = 4,
     embedder: str = "minilm",
 ) -> Pipeline:
@@ -66,7 +68,9 @@ def ce_cascade(
     ``threshold`` / ``qa_threshold``: flag a sentence whose score exceeds it (default: the
     combination's, per task); ``band``: ``"auto"`` (threshold +/- ``band_width``, default: the
     combination's per task), ``[low, high]``
-    or ``None`` (the LLM is never asked); ``k``: evidence sentences the judge sees."""
+    or ``None`` (the LLM is never asked); ``judge_threshold``: the judge's own decision point, mapped
+    onto the task threshold before its score is averaged with the combination's (default
+    ``cascade``'s tuned 0.82; ``None``: no mapping); ``k``: evidence sentences the judge sees."""
     return Pipeline(
         name="ce_cascade",
         extractor=SentenceExtractor(),
@@ -82,6 +86,7 @@ def ce_cascade(
             qa_threshold=qa_threshold,
             band=band if band in (None, "auto") else list(band),
             band_width=band_width,
+            judge_threshold=judge_threshold,
         ),
         mitigator=PieceRepairMitigator(llm=llm, embedder=embedder, locate="source") if llm is not None else None,
         llm=llm,

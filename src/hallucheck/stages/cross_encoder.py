@@ -14,7 +14,10 @@ cross-encoder's score for every claim, combined with the claim's overlap with th
 reference sentence and its missing-fact share by a logistic regression per task (fitted on the
 dev sets, shipped beside the verifier); then the LLM judge (the ``cascade`` judge: short NLI
 prompt, label read by log-probability, calibrated) **only** for claims whose score falls inside
-the uncertainty band around the threshold; there the final score is the mean of the two. With no
+the uncertainty band around the threshold; there the final score is the mean of the two, the
+judge's calibrated score first put on the combination's scale (piecewise linear, so that the
+judge's own tuned threshold lands on the task's threshold; without it the judge's 0.5 would count
+as the combination's threshold and the judge would flag far more than it does alone). With no
 LLM (``llm=None``, ``--llm none``) the combined score decides every claim. When the judge fails on
 a claim inside the band, that claim cannot be verified (an error verdict, exit 3), never silently
 "grounded". ``verdict.meta["stage"]`` says which stage decided (``gate`` / ``verifier`` /
@@ -23,6 +26,7 @@ a claim inside the band, that claim cannot be verified (an error verdict, exit 3
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 from dataclasses import replace
@@ -35,6 +39,7 @@ from ..errors import ConfigError
 from ..llm.base import LLMClient
 from ..text import split_sentences
 from ..types import Claim, Evidence, Verdict
+from .cascade import JUDGE_THRESHOLD
 from .entity_check import EntityCheckVerifier
 from .nli import FLAG_ON_CHOICE, LLMNLIVerifier
 
@@ -215,6 +220,15 @@ def load_combination(spec: str | dict | None) -> dict | None:
     return combo
 
 
+def to_scale(score: float, src: float, dst: float) -> float:
+    """``score`` in [0, 1] mapped piecewise linearly so that ``src`` lands on ``dst`` (and 0 on 0, 1 on 1)."""
+    if src == dst:
+        return score
+    if score <= src:
+        return dst * score / src if src > 0 else dst
+    return dst + (1.0 - dst) * (score - src) / (1.0 - src) if src < 1 else 1.0
+
+
 class CECascadeVerifier(Verifier):
     """Entity gate -> trained verifier + learned combination -> LLM judge only inside the band.
 
@@ -228,7 +242,9 @@ class CECascadeVerifier(Verifier):
     Only when the score is inside ``band`` (``"auto"``: threshold +/- ``band_width``, by default the
     combination's width for the task, else 0.1; ``[low, high]``; ``None``: never) and there is an LLM
     is the judge asked; the final score is then the mean of the
-    two. ``model``, ``k``: those of :class:`CrossEncoderVerifier`. ``prompt``, ``qa_prompt``,
+    two, the judge's score first mapped so that ``judge_threshold`` (default: ``cascade``'s tuned
+    0.82; ``None``: the task threshold, i.e. no mapping) lands on the task threshold, so that a
+    judge at its own threshold neither pushes nor pulls. ``model``, ``k``: those of :class:`CrossEncoderVerifier`. ``prompt``, ``qa_prompt``,
     ``flag_on``, ``calibrate``: the judge's (as in ``cascade``).
     """
 
@@ -239,6 +255,7 @@ class CECascadeVerifier(Verifier):
         "qa_threshold": (UNIT, NONE),
         "band": (OneOf("auto"), ListOf(UNIT, length=2), NONE),
         "band_width": (UNIT, NONE),
+        "judge_threshold": (UNIT, NONE),
         "k": (POSITIVE_INT, NONE),
         "flag_on": FLAG_ON_CHOICE,
         "calibrate": BOOL,
@@ -255,6 +272,7 @@ class CECascadeVerifier(Verifier):
         qa_threshold: float | None = None,
         band: str | Sequence[float] | None = "auto",
         band_width: float | None = None,
+        judge_threshold: float | None = JUDGE_THRESHOLD,
         k: int | None = None,
         prompt: str = "cascade_nli.v1",
         qa_prompt: str | None = "cascade_nli_qa.v1",
@@ -275,6 +293,7 @@ class CECascadeVerifier(Verifier):
         self.qa_threshold = qa_threshold
         self.band = band
         self.band_width = band_width
+        self.judge_threshold = judge_threshold
         self.k = k
         self.prompt = prompt
         self.qa_prompt = qa_prompt
@@ -390,11 +409,18 @@ class CECascadeVerifier(Verifier):
                     )
                 )
                 continue
-            final = 0.5 * (p + float(j.score))
+            jt = t if self.judge_threshold is None else float(self.judge_threshold)
+            on_scale = to_scale(float(j.score), jt, t)
+            final = 0.5 * (p + on_scale)
             flagged = final > t
+            mapped = (
+                ""
+                if jt == t
+                else f" (the judge's {j.score:.2f} is {on_scale:.2f} on this scale: its {jt:g} is {t:.2f})"
+            )
             reason = (
                 f"The {how} is in the uncertainty band [{band[0]:.2f}, {band[1]:.2f}], so the LLM judge was "
-                f"asked: {j.reason} Mean score {final:.2f} {'>' if flagged else '<='} threshold {t:.2f}."
+                f"asked: {j.reason} Mean score{mapped} {final:.2f} {'>' if flagged else '<='} threshold {t:.2f}."
             )
             label = j.label if flagged == bool(j.hallucinated) else ("unverifiable" if flagged else "supported")
             out.append(
@@ -412,4 +438,22 @@ class CECascadeVerifier(Verifier):
         return out
 
 
-__all__ = ["CrossEncoderVerifier", "CECascadeVerifier"]
+class CECascadeVerifierV1(CECascadeVerifier):
+    """``ce_cascade.v1``: in the band, the judge's raw score is averaged with the combination's
+    (``judge_threshold=None`` by default). Kept so that a pipeline saved before v2 still means what it
+    meant; v2 puts the judge's score on the combination's scale first (docs/benchmarks.md: the raw
+    mean made the judge flag far more than at its own threshold)."""
+
+    def __init__(self, **params: Any) -> None:
+        params.setdefault("judge_threshold", None)
+        super().__init__(**params)
+
+    __init__.__signature__ = inspect.signature(CECascadeVerifier.__init__).replace(  # type: ignore[attr-defined]
+        parameters=[
+            p.replace(default=None) if p.name == "judge_threshold" else p
+            for p in inspect.signature(CECascadeVerifier.__init__).parameters.values()
+        ]
+    )
+
+
+__all__ = ["CrossEncoderVerifier", "CECascadeVerifier", "CECascadeVerifierV1"]
