@@ -10,7 +10,9 @@ recorded signals (``signals.json``, written by ``fit_combination.py``) and the j
 score of each sentence (from ``cascade``, which asks the same prompt with the same evidence, so a
 real ``ce_cascade`` run with the response cache reproduces it): a gated sentence is flagged; one
 whose combined score lies within ``width`` of the task's threshold gets the mean of that score and
-the judge's; the others keep the combined score. It prints balanced accuracy, macro F1 and LLM
+the judge's, the judge's first put on the combination's scale as ``ce_cascade.v2`` does
+(``--judge-threshold``, default 0.82, lands on the task threshold; ``--judge-threshold none``: the
+raw mean of ``ce_cascade.v1``); the others keep the combined score. It prints balanced accuracy, macro F1 and LLM
 calls per example for each width, beside ``cascade``'s own figures on the same rows.
 """
 
@@ -21,6 +23,9 @@ import json
 from pathlib import Path
 
 import numpy as np
+
+from hallucheck.stages.cascade import JUDGE_THRESHOLD
+from hallucheck.stages.cross_encoder import to_scale
 
 
 def read(run: Path) -> dict[str, dict]:
@@ -45,7 +50,9 @@ def main() -> None:
     ap.add_argument("--ce", nargs="+", type=Path, required=True)
     ap.add_argument("--judge", nargs="+", type=Path, required=True)
     ap.add_argument("--combine", type=Path, default=Path("src/hallucheck/data/verifier/combine.json"))
+    ap.add_argument("--judge-threshold", default=str(JUDGE_THRESHOLD), help="the judge's own threshold, or none")
     args = ap.parse_args()
+    jt_arg = None if args.judge_threshold.lower() == "none" else float(args.judge_threshold)
     combo = json.loads(args.combine.read_text())
     judges = {r.name.split("-", 1)[1]: (r, read(r)) for r in args.judge}
     for run in args.ce:
@@ -96,7 +103,7 @@ def main() -> None:
                         flagged = True
                         continue
                     if width and js is not None and abs(p - t) <= width:
-                        p = 0.5 * (p + js)
+                        p = 0.5 * (p + to_scale(js, t if jt_arg is None else jt_arg, t))
                         calls += 1
                     flagged = flagged or p > t
                 ys.append(y)
