@@ -241,11 +241,11 @@ class CECascadeVerifier(Verifier):
     combination's tuned threshold for the task, else 0.5; ``qa_threshold`` overrides it for QA).
     Only when the score is inside ``band`` (``"auto"``: threshold +/- ``band_width``, by default the
     combination's width for the task, else 0.1; ``[low, high]``; ``None``: never) and there is an LLM
-    is the judge asked; the final score is then the mean of the
-    two, the judge's score first mapped so that ``judge_threshold`` (default: ``cascade``'s tuned
-    0.82; ``None``: the task threshold, i.e. no mapping) lands on the task threshold, so that a
-    judge at its own threshold neither pushes nor pulls. ``model``, ``k``: those of :class:`CrossEncoderVerifier`. ``prompt``, ``qa_prompt``,
-    ``flag_on``, ``calibrate``: the judge's (as in ``cascade``).
+    is the judge asked; the final score is then the mean of the two, the judge's score first mapped
+    so that ``judge_threshold`` (default: ``cascade``'s tuned 0.82; ``None``: the task threshold,
+    i.e. no mapping) lands on the task threshold, so that a judge at its own threshold neither
+    pushes nor pulls. ``model``, ``k``: those of :class:`CrossEncoderVerifier`. ``prompt``,
+    ``qa_prompt``, ``flag_on``, ``calibrate``: the judge's (as in ``cascade``).
     """
 
     GATES = ("entities", "numbers", "none")
