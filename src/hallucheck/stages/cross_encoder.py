@@ -420,7 +420,7 @@ class CECascadeVerifier(Verifier):
             )
             reason = (
                 f"The {how} is in the uncertainty band [{band[0]:.2f}, {band[1]:.2f}], so the LLM judge was "
-                f"asked: {j.reason} Mean score{mapped} {final:.2f} {'>' if flagged else '<='} threshold {t:.2f}."
+                f"asked: {j.reason.rstrip('.')}. Mean score{mapped} {final:.2f} {'>' if flagged else '<='} threshold {t:.2f}."
             )
             label = j.label if flagged == bool(j.hallucinated) else ("unverifiable" if flagged else "supported")
             out.append(
