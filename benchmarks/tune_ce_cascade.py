@@ -12,8 +12,10 @@ real ``ce_cascade`` run with the response cache reproduces it): a gated sentence
 whose combined score lies within ``width`` of the task's threshold gets the mean of that score and
 the judge's, the judge's first put on the combination's scale as ``ce_cascade.v2`` does
 (``--judge-threshold``, default 0.82, lands on the task threshold; ``--judge-threshold none``: the
-raw mean of ``ce_cascade.v1``); the others keep the combined score. It prints balanced accuracy, macro F1 and LLM
-calls per example for each width, beside ``cascade``'s own figures on the same rows.
+raw mean of ``ce_cascade.v1``); the others keep the combined score. It prints balanced accuracy,
+macro F1 and judge calls per example for each width, beside ``cascade``'s own figures on the same
+rows, and per task the rule the shipped widths follow: the widest band that asks the judge at most
+half as often as ``cascade`` on every set (with the range of quality over the widths that do).
 """
 
 from __future__ import annotations
