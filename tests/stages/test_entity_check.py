@@ -6,14 +6,81 @@ from hallucheck.errors import ConfigError
 REF = "Inflate the front tyres to 2.4 bar (35 psi) and the rear tyres to 2.2 bar. Loaded: 2.6 bar. Costs 1,000 euros."
 
 
-def test_numbers_must_occur_in_reference_by_value():
+def test_numbers_are_compared_with_the_value_about_the_same_thing():
     det = hallucheck.detect(
         "Front: 2.40 bar. Rear: 3.0 bar. It costs 1000 euros.", REF, method="entity_check", check_entities=False
     )
     assert [v.hallucinated for v in det.verdicts] == [False, True, False]
     bad = det.verdicts[1]
-    assert bad.meta["missing"] == [["3.0", "NUMBER"]] and "'3.0'" in bad.reason and bad.score == 1.0
-    assert bad.evidence[0].text == "Inflate the front tyres to 2.4 bar (35 psi) and the rear tyres to 2.2 bar."
+    # the rear tyres' value, not the front's or the loaded one, is what "Rear: 3.0 bar" contradicts
+    assert bad.label == "contradicted" and bad.meta["contradicted"] == [["3.0 bar", "2.2 bar"]]
+    assert "'3.0 bar'" in bad.reason and "'2.2 bar'" in bad.reason and bad.score == 1.0
+    assert [e.text for e in bad.evidence] == [
+        "Inflate the front tyres to 2.4 bar (35 psi) and the rear tyres to 2.2 bar."
+    ]
+    (span,) = bad.meta["fact_spans"]
+    assert det.answer[span["start"] : span["end"]] == "3.0 bar" and span["status"] == "contradicted"
+    assert REF[span["reference"]["start"] : span["reference"]["end"]] == "2.2 bar"
+
+
+LEAFLET = (
+    "Paracetamol 500 mg tablets. Adults and children aged 16 years and over: take 1 or 2 tablets every 4 to 6 "
+    "hours as needed. Do not take more than 8 tablets in 24 hours. Leave at least 4 hours between doses. Do not "
+    "take for more than 3 days without talking to your doctor. Keep the pack for 12 months after opening."
+)
+
+
+def test_a_wrong_dose_whose_number_appears_elsewhere_is_contradicted_by_the_dose_sentence():
+    det = hallucheck.detect("Adults can take up to 12 tablets in 24 hours.", LEAFLET, method="entity_check")
+    (v,) = det.verdicts
+    assert v.hallucinated and v.label == "contradicted"
+    assert [e.text for e in v.evidence] == ["Do not take more than 8 tablets in 24 hours."]
+    assert "'12 tablets'" in v.reason and "'8 tablets'" in v.reason
+    assert [f["text"] for f in v.meta["fact_spans"]] == ["12 tablets"]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Adults can take up to 8 tablets in 24 hours.",
+        "Take one or two tablets every four to six hours.",
+        "Do not use it for more than three days without asking a doctor.",
+        "Do not take more than 8 tablets in a day.",
+        "Keep the pack for a year after opening.",
+    ],
+)
+def test_correct_values_written_another_way_pass(answer):
+    det = hallucheck.detect(answer, LEAFLET, method="entity_check")
+    assert det.hallucinated is False, det.verdicts[0].reason
+
+
+@pytest.mark.parametrize(
+    "answer, wrong, said",
+    [
+        ("Take 1 or 2 tablets every 4 to 8 hours.", "4 to 8 hours", "4 to 6 hours"),
+        ("Each tablet contains 500 g of paracetamol.", "500 g", "500 mg"),
+        ("Leave at least 4 days between doses.", "4 days", "4 hours"),
+    ],
+)
+def test_changed_ranges_and_units_are_contradicted(answer, wrong, said):
+    (v,) = hallucheck.detect(answer, LEAFLET, method="entity_check").verdicts
+    assert v.label == "contradicted" and v.meta["contradicted"] == [[wrong, said]]
+
+
+def test_a_value_with_no_counterpart_stays_unsupported():
+    (v,) = hallucheck.detect("Each pack holds 7 litres.", LEAFLET, method="entity_check").verdicts
+    assert v.hallucinated and v.label == "unverifiable" and v.meta["missing"] == [["7 litres", "QUANTITY"]]
+
+
+def test_a_name_put_in_another_role_is_contradicted():
+    ref = (
+        "The supply agreement is between Acme Ltd and Borealis GmbH. Acme Ltd is the supplier and Borealis GmbH is "
+        "the buyer. The agreement runs for two years."
+    )
+    (ok,) = hallucheck.detect("Acme Ltd is the supplier.", ref, method="entity_check").verdicts
+    (bad,) = hallucheck.detect("Borealis GmbH is the supplier.", ref, method="entity_check").verdicts
+    assert ok.hallucinated is False
+    assert bad.label == "contradicted" and bad.meta["contradicted"] == [["Borealis GmbH", "Acme Ltd"]]
 
 
 def test_sentence_without_facts_passes_with_reason():

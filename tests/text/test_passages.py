@@ -44,7 +44,10 @@ def test_entity_check_evidence_maps_back_to_passages():
     det = hallucheck.detect(ANSWER, PASSAGES, method="entity_check", check_entities=False)
     _assert_exact(det, PASSAGES)
     (flagged,) = det.flagged
-    assert "'35'" in flagged.reason
+    # "35 hotels" against the passage sentence about the hotels, which says 31: contradicted, that
+    # sentence (in passage 1) as the evidence
+    assert flagged.label == "contradicted" and "'35 hotels'" in flagged.reason and "'31 hotels'" in flagged.reason
+    assert [(e.passage, e.text) for e in flagged.evidence] == [(1, "The group runs 31 hotels in seven countries.")]
 
 
 def test_llm_method_with_fake_llm_evidence_maps_back_to_passages(bow_embedder):

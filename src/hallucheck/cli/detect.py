@@ -53,8 +53,7 @@ def render_detection(det: Detection, *, color: bool = False) -> str:
         if s < pos:
             continue
         marked.append(det.answer[pos:s])
-        span = det.answer[s:e]
-        marked.append(style(span, "1;31;4") if color else f"[[{span}]]")
+        marked.append(_mark_claim(det.answer, s, e, _fact_spans(v), style, color))
         pos = e
     marked.append(det.answer[pos:])
     if det.hallucinated:
@@ -74,7 +73,7 @@ def render_detection(det: Detection, *, color: bool = False) -> str:
     if det.meta.get("no_claims"):
         lines.append(f"note: {det.meta.get('note')}")
     lines.append("")
-    lines.append("Answer" + ("" if color else " (unsupported parts in [[ ]])") + ":")
+    lines.append("Answer" + ("" if color else " (unsupported parts in [[ ]], wrong facts in {{ }})") + ":")
     lines.append("  " + "".join(marked).rstrip().replace("\n", "\n  "))
     for v in det.verdicts:
         if not (v.hallucinated or v.status == "error"):
@@ -84,7 +83,20 @@ def render_detection(det: Detection, *, color: bool = False) -> str:
         lines.append(f"{mark} answer[{v.claim.start}:{v.claim.end}] {v.claim.text!r}")
         label = v.label or v.status
         lines.append(f"    {label}: {v.reason}")
-        if v.evidence:
+        for f in _fact_spans(v):
+            said = f.get("reference")
+            lines.append(
+                f"    wrong fact answer[{f['start']}:{f['end']}] {f['text']!r}"
+                + (
+                    f": the reference says {said['text']!r} at reference[{said['start']}:{said['end']}]"
+                    if said and f.get("status") == "contradicted"
+                    else " is not in the reference"
+                )
+            )
+        conflicting = [e for e in v.evidence if e.meta.get("contradicts")]
+        for ev in conflicting:
+            lines.append(f"    conflicting reference[{ev.start}:{ev.end}]: {ev.text!r}")
+        if v.evidence and not conflicting:
             # the most similar evidence when the retriever scored it (some give it in reference order)
             ev = max(v.evidence, key=lambda e: e.score if e.score is not None else float("-inf"))
             if all(e.score is not None and e.score <= 0 for e in v.evidence):
@@ -107,6 +119,28 @@ def render_detection(det: Detection, *, color: bool = False) -> str:
             f"completion tokens, {u.seconds:.1f} s"
         )
     return "\n".join(lines)
+
+
+def _fact_spans(v) -> list[dict]:  # noqa: ANN001 (a Verdict)
+    """The wrong facts a verdict located in the answer (``meta["fact_spans"]``), well-formed ones only."""
+    spans = v.meta.get("fact_spans") or []
+    return [
+        f for f in spans if isinstance(f, dict) and isinstance(f.get("start"), int) and isinstance(f.get("end"), int)
+    ]
+
+
+def _mark_claim(answer: str, s: int, e: int, facts: list[dict], style: _Style, color: bool) -> str:
+    """The claim ``answer[s:e]`` marked as unsupported, its wrong facts marked inside it."""
+    parts, pos = [], s
+    for f in sorted(facts, key=lambda f: f["start"]):
+        a, b = max(f["start"], pos), min(f["end"], e)
+        if a >= b:
+            continue
+        parts.append(style(answer[pos:a], "1;31;4") if color else answer[pos:a])
+        parts.append(style(answer[a:b], "1;37;41") if color else "{{" + answer[a:b] + "}}")
+        pos = b
+    parts.append(style(answer[pos:e], "1;31;4") if color else answer[pos:e])
+    return "".join(parts) if color else f"[[{''.join(parts)}]]"
 
 
 def exit_code(det: Detection) -> int:

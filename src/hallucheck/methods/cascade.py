@@ -41,12 +41,14 @@ def cascade(
     prompt: str = "cascade_nli.v1",
     qa_prompt: str | None = "cascade_nli_qa.v1",
     embedder: str = "minilm",
+    question_mode: str = "auto",
 ) -> Pipeline:
     """Gate then judge. ``gate``: ``entities`` | ``numbers`` | ``none``. ``k``: evidence
     sentences for long references. ``flag_on``: ``ungrounded`` (Neutral counts, default) or
     ``contradiction``. ``threshold`` / ``qa_threshold``: flag a judged claim when the judge's
     score exceeds it, without / with a question (default 0.82, tuned on held-apart dev rows;
-    ``None``: the most likely label decides)."""
+    ``None``: the most likely label decides). ``question_mode``: ``auto`` (the question is used for a
+    one-sentence answer; each sentence of a longer answer is judged on its own), ``qa``, ``claims``."""
     return Pipeline(
         name="cascade",
         extractor=SentenceExtractor(),
@@ -60,6 +62,7 @@ def cascade(
             threshold=threshold,
             qa_threshold=qa_threshold,
             calibrate=calibrate,
+            question_mode=question_mode,
         ),
         mitigator=PieceRepairMitigator(llm=llm, embedder=embedder, locate="source"),
         llm=llm,

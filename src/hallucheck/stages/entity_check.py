@@ -72,22 +72,28 @@ class EntityCheckVerifier(Verifier):
         self.check_entities = check_entities
         self.spacy_model = spacy_model
 
-    def facts(self, text: str) -> list[tuple[str, int, int, str]]:
-        """(surface, start, end, kind) of the checkable facts in ``text``."""
+    def facts(
+        self, text: str, *, quantities: Sequence[tuple[int, int]] | None = None
+    ) -> list[tuple[str, int, int, str]]:
+        """(surface, start, end, kind) of the checkable facts in ``text`` other than its quantities:
+        named entities (spaCy) and numbers outside the spans ``quantities`` (default: the spans
+        :func:`~hallucheck.text.quantities.parse_quantities` finds when numbers are checked)."""
+        if quantities is None:
+            from ..text.quantities import parse_quantities
+
+            quantities = [(q.start, q.end) for q in parse_quantities(text)] if self.check_numbers else []
         found: list[tuple[str, int, int, str]] = []
         if self.check_entities:
             from ..models.ner import extract_entities
 
             for e in extract_entities(text, model=self.spacy_model, labels=NER_LABELS):
+                if e.label in _NUMERIC_LABELS and self.check_numbers and _overlaps(e.start, e.end, quantities):
+                    continue  # a quantity: compared by value and unit, not by its words
                 found.append((e.text, e.start, e.end, e.label))
         if self.check_numbers:
-            import bisect
-
-            spans = sorted((s, e) for _, s, e, _ in found)  # entity spans do not overlap (spaCy)
-            starts = [s for s, _ in spans]
+            spans = [*quantities, *((s, e) for _, s, e, _ in found)]
             for m in _NUMBER.finditer(text):
-                i = bisect.bisect_right(starts, m.start()) - 1  # the entity starting last at or before the number
-                if not (i >= 0 and spans[i][0] <= m.start() < spans[i][1]):
+                if not _overlaps(m.start(), m.end(), spans):
                     found.append((m.group(), m.start(), m.end(), "NUMBER"))
         return sorted(found, key=lambda f: f[1])
 
@@ -110,41 +116,122 @@ class EntityCheckVerifier(Verifier):
         question: str | None = None,
         answer: str = "",
     ) -> list[Verdict]:
+        from .facts import ReferenceFacts
+
+        ref = ReferenceFacts(reference)
         ref_numbers = _numbers(reference)
         ref_words = set(_content_words(reference))
-        verdicts = []
-        for claim, cands in zip(claims, evidence):
-            facts = self.facts(claim.text)
-            if not facts:
-                verdicts.append(
-                    Verdict(
-                        claim,
-                        "supported",
-                        False,
-                        0.0,
-                        "No numbers or names to check in this sentence.",
-                        meta={"facts": [], "missing": []},
-                    )
-                )
+        return [self._verify_one(claim, cands, ref, ref_numbers, ref_words) for claim, cands in zip(claims, evidence)]
+
+    def _verify_one(
+        self,
+        claim: Claim,
+        cands: Sequence[Evidence],
+        ref: "ReferenceFacts",  # noqa: F821 (imported in verify)
+        ref_numbers: set[float],
+        ref_words: set[str],
+    ) -> Verdict:
+        from .facts import FactCheck
+
+        checks: list[FactCheck] = []
+        if self.check_numbers:
+            checks.extend(ref.check_quantities(claim.text))
+        for surface, s, e, kind in self.facts(claim.text, quantities=[(c.start, c.end) for c in checks]):
+            if not self.supported_by(surface, ref_numbers, ref_words):
+                checks.append(FactCheck(surface, s, e, kind.lower(), "missing"))
                 continue
-            missing = [f for f in facts if not self.supported_by(f[0], ref_numbers, ref_words)]
-            score = len(missing) / len(facts)
-            claim_words = set(_content_words(claim.text))
-
-            def closeness(ev: Evidence) -> tuple[int, int]:
-                ev_words = set(_content_words(ev.text))
-                return (
-                    sum(self.supported_by(f[0], _numbers(ev.text), ev_words) for f in facts),  # noqa: B023 (called inside the loop)
-                    len(claim_words & ev_words),  # noqa: B023 (called inside the loop)
-                )
-
-            best = max(cands, key=closeness, default=None)
-            ev = (best,) if best is not None else ()
-            meta = {"facts": [[f[0], f[3]] for f in facts], "missing": [[f[0], f[3]] for f in missing]}
-            if missing:
-                reason = "Not in the reference: " + ", ".join(f"{f[0]!r} ({f[3].lower()})" for f in missing)
-                verdicts.append(Verdict(claim, "unverifiable", True, score, reason, ev, meta=meta))
+            other = (
+                ref.check_name(claim.text, s, e, kind, self.spacy_model, NER_LABELS) if kind in _NAME_LABELS else None
+            )
+            if other is not None:
+                checks.append(FactCheck(surface, s, e, kind.lower(), "contradicted", *other))
             else:
-                reason = "All numbers and names occur in the reference: " + ", ".join(repr(f[0]) for f in facts)
-                verdicts.append(Verdict(claim, "supported", False, score, reason, ev, meta=meta))
-        return verdicts
+                checks.append(FactCheck(surface, s, e, kind.lower(), "supported"))
+        checks.sort(key=lambda c: c.start)
+        if not checks:
+            return Verdict(
+                claim, "supported", False, 0.0, "No numbers or names to check in this sentence.",
+                meta={"facts": [], "missing": [], "contradicted": [], "fact_spans": []},
+            )  # fmt: skip
+        wrong = [c for c in checks if c.status != "supported"]
+        contradicted = [c for c in wrong if c.status == "contradicted"]
+        missing = [c for c in wrong if c.status == "missing"]
+        score = len(wrong) / len(checks)
+        meta = {
+            "facts": [[c.text, _label(c.kind)] for c in checks],
+            "missing": [[c.text, _label(c.kind)] for c in missing],
+            "contradicted": [[c.text, c.counterpart.text if c.counterpart else None] for c in contradicted],
+            # where each wrong fact is, in the answer, and what it was compared with in the reference
+            "fact_spans": [
+                {
+                    "start": claim.start + c.start,
+                    "end": claim.start + c.end,
+                    "text": c.text,
+                    "status": c.status,
+                    **(
+                        {
+                            "reference": {
+                                "start": c.counterpart.start,
+                                "end": c.counterpart.end,
+                                "text": c.counterpart.text,
+                            }
+                        }
+                        if c.counterpart is not None
+                        else {}
+                    ),
+                }
+                for c in wrong
+            ],
+        }
+        if contradicted:
+            # the evidence is the sentence that says otherwise, not the nearest one
+            evs = []
+            for c in contradicted:
+                sent = c.sentence
+                if sent is not None and all(ev.start != sent.start for ev in evs):
+                    evs.append(Evidence(sent.text, sent.start, sent.end, meta={"contradicts": c.text}))
+            parts = [c.describe(ref.reference) for c in contradicted]
+            if missing:
+                parts.append("not in the reference: " + ", ".join(f"{c.text!r} ({c.kind})" for c in missing))
+            reason = "Contradicted by the reference: " + "; ".join(parts) + "."
+            return Verdict(claim, "contradicted", True, score, reason, tuple(evs), meta=meta)
+        ev = self._closest(claim, cands, checks)
+        if missing:
+            reason = "Not in the reference: " + ", ".join(f"{c.text!r} ({c.kind})" for c in missing)
+            return Verdict(claim, "unverifiable", True, score, reason, ev, meta=meta)
+        reason = "All numbers and names occur in the reference: " + ", ".join(repr(c.text) for c in checks)
+        return Verdict(claim, "supported", False, score, reason, ev, meta=meta)
+
+    def _closest(self, claim: Claim, cands: Sequence[Evidence], checks: Sequence) -> tuple[Evidence, ...]:
+        """The candidate evidence holding most of the claim's facts, then most of its words."""
+        claim_words = set(_content_words(claim.text))
+
+        def closeness(ev: Evidence) -> tuple[int, int]:
+            ev_words = set(_content_words(ev.text))
+            return (
+                sum(self.supported_by(c.text, _numbers(ev.text), ev_words) for c in checks),
+                len(claim_words & ev_words),
+            )
+
+        best = max(cands, key=closeness, default=None)
+        return (best,) if best is not None else ()
+
+
+_NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW"})
+_NUMERIC_LABELS = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY", "CARDINAL", "ORDINAL"})
+
+
+def _overlaps(s: int, e: int, spans: Sequence[tuple[int, int]]) -> bool:
+    return any(s < b and a < e for a, b in spans)
+
+
+def _qkind(dim: str) -> str:
+    if dim.startswith("count:"):
+        return "NUMBER"
+    if dim.startswith("money:"):
+        return "MONEY"
+    return {"percent": "PERCENT", "date": "DATE", "time": "DURATION"}.get(dim, "QUANTITY")
+
+
+def _label(kind: str) -> str:
+    return kind.upper()

@@ -1,0 +1,253 @@
+"""Facts of a claim compared with the reference *in context*: the gate behind ``entity_check``.
+
+A number is not checked as a bare string against the whole document. Each quantity of the claim
+(:func:`hallucheck.text.quantities.parse_quantities`: value, unit or counted noun, range) is
+compared with the reference quantities of the same kind (same dimension, currency or noun), and
+among those with the ones *about the same thing*: the reference sentence that shares the most
+content words with the claim and the words around the two values. Then
+
+* a counterpart with the same value (rounded, converted, or a range written another way) about the
+  same thing -> **supported**;
+* the closest counterpart about the same thing says another value -> **contradicted**, with that
+  reference span as the evidence ("12 tablets; the reference says 8 tablets: 'Do not take more than
+  8 tablets in 24 hours.'");
+* no counterpart of that kind in the reference -> **missing** (unsupported), unless the value is
+  there as a bare number or a count of something (then nothing here can judge it, and it passes).
+
+Names get the same treatment: a name that the reference never mentions is missing; a name the
+reference mentions, in a claim whose closest reference sentence (sharing most of the claim's other
+words) names another entity of the same type in its place and not this one, is contradicted.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from ..text.quantities import Quantity, parse_quantities, same_value
+from ..text.segment import Span, split_sentences
+from ..text.stopwords import STOP_WORDS
+
+_WORD = re.compile(r"[^\W\d_]+|[\u3400-\u4dbf\u4e00-\u9fff]", re.UNICODE)
+_WINDOW = 6  # words either side of a value that describe what it is
+_NAME_FAMILY = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT"})
+_NEAR = 30  # characters between two values of one phrase
+_CLAUSE = re.compile(
+    r"[,;()\[\]，；（）]|\s(?:and|or|but|while|whereas|und|oder|aber|et|ou|mais|y|o|pero|e)\s|[和或但]", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class FactCheck:
+    """One fact of a claim and what the reference says of it: ``status`` is ``supported``,
+    ``contradicted`` or ``missing``; ``start``/``end`` index the claim's text; ``counterpart`` is
+    the reference span it was compared with (offsets into the reference) and ``sentence`` that
+    span's sentence."""
+
+    text: str
+    start: int
+    end: int
+    kind: str
+    status: str
+    counterpart: Span | None = None
+    sentence: Span | None = None
+
+    def describe(self, reference: str) -> str:
+        if self.status == "contradicted" and self.counterpart is not None and self.sentence is not None:
+            return f"{self.text!r}; the reference says {self.counterpart.text!r}: {self.sentence.text.strip()!r}"
+        if self.status == "missing":
+            return f"{self.text!r} ({self.kind}) is not in the reference"
+        return f"{self.text!r} matches the reference"
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
+
+
+def _stem(w: str) -> str:
+    return w[:6] if len(w) > 6 else w.rstrip("s")
+
+
+class ReferenceFacts:
+    """The reference's sentences and quantities, parsed once per reference."""
+
+    def __init__(self, reference: str, *, lang: str | None = None) -> None:
+        self.reference = reference
+        self.lang = lang
+        self.sentences = split_sentences(reference) or [Span(0, len(reference), reference)]
+        self.quantities: list[list[Quantity]] = [parse_quantities(s.text, lang=lang) for s in self.sentences]
+        self.bags = [{_stem(w) for w in _words(s.text)} for s in self.sentences]
+        n = len(self.sentences)
+        df: dict[str, int] = {}
+        for b in self.bags:
+            for w in b:
+                df[w] = df.get(w, 0) + 1
+        self.idf = {w: math.log(1 + n / c) for w, c in df.items()}
+        self.values = {q.low for qs in self.quantities for q in qs} | {q.high for qs in self.quantities for q in qs}
+        self.bare_values = {q.low for qs in self.quantities for q in qs if q.dim is None or q.dim.startswith("count:")}
+        self.bare_values |= {
+            q.high for qs in self.quantities for q in qs if q.dim is None or q.dim.startswith("count:")
+        }
+        self._ents: dict[tuple[int, str], list] = {}
+        self.raw_numbers = {float(m.group()) for m in re.finditer(r"\d+(?:\.\d+)?", reference.replace(",", ""))}
+
+    def _local(self, text: str, q: Quantity, others: Sequence[Quantity]) -> set[str]:
+        """The words either side of ``q`` that say what it is, leaving out other quantities ("in 24
+        hours" says nothing about what "12 tablets" counts) but noting values right beside it."""
+        near = {
+            f"#{o.dim}:{o.low:g}-{o.high:g}"  # a value beside it: "in 24 hours" next to both counts
+            for o in others
+            if o is not q and (0 <= q.start - o.end <= _NEAR or 0 <= o.start - q.end <= _NEAR)
+        }
+        return clause_words(text, q.start, q.end, [(o.start, o.end) for o in others]) | near
+
+    def check_quantities(self, claim: str) -> list[FactCheck]:
+        """Each quantity of ``claim`` checked against the reference in context."""
+        out: list[FactCheck] = []
+        claim_bag = {_stem(w) for w in _words(claim)}
+        claim_qs = parse_quantities(claim, lang=self.lang)
+        # a reference sentence that states several of the claim's values is the one the claim is about
+        agree = [sum(any(same_value(q, r) for r in qs) for q in claim_qs) for qs in self.quantities]
+        sent_scores = [sum(self.idf.get(w, 0.0) for w in claim_bag & bag) for bag in self.bags]
+        for q in claim_qs:
+            kind = _kind(q)
+            cands = []
+            local_q = self._local(claim, q, claim_qs)
+            for i, qs in enumerate(self.quantities):
+                for r in qs:
+                    if r.dim != q.dim:
+                        continue
+                    local = len(local_q & self._local(self.sentences[i].text, r, qs))
+                    score = sent_scores[i] + 2.0 * local + 3.0 * agree[i] + (1.0 if r.unit == q.unit else 0.0)
+                    cands.append((score, local, i, r))
+            if not cands:
+                # nothing of this kind in the reference: a bare value or count may still be there
+                ok = (q.dim is None and q.low in self.raw_numbers and q.high in self.raw_numbers) or (
+                    q.dim is not None
+                    and q.dim.startswith(("count:", "money:"))
+                    and q.low in self.bare_values
+                    and q.high in self.bare_values
+                )
+                out.append(FactCheck(q.text, q.start, q.end, kind, "supported" if ok else "missing"))
+                continue
+            cands.sort(key=lambda c: (c[0], c[1]), reverse=True)
+            best_score, best_local, bi, br = cands[0]
+            matches = [c for c in cands if same_value(q, c[3])]
+            if matches:
+                m_score, _, mi, mr = matches[0]
+                # a matching value about the same thing (or nearly as close as the best): supported
+                if m_score >= 0.75 * best_score or m_score >= best_score - 1.0:
+                    out.append(
+                        FactCheck(q.text, q.start, q.end, kind, "supported", self._span(mi, mr), self.sentences[mi])
+                    )
+                    continue
+            if q.dim is None and not matches and q.low in self.raw_numbers and q.high in self.raw_numbers:
+                out.append(FactCheck(q.text, q.start, q.end, kind, "supported"))  # a bare number: no context to judge
+                continue
+            about_same = best_local >= 1 or best_score >= 2.0
+            status = "contradicted" if about_same else "missing"
+            out.append(FactCheck(q.text, q.start, q.end, kind, status, self._span(bi, br), self.sentences[bi]))
+        return out
+
+    def entities(self, i: int, model: str, labels: frozenset[str]) -> list[tuple[str, Span]]:
+        """Named entities of reference sentence ``i`` as (label, span in the reference), computed once."""
+        key = (i, model)
+        if key not in self._ents:
+            from ..models.ner import extract_entities
+
+            s = self.sentences[i]
+            self._ents[key] = [
+                (e.label, Span(s.start + e.start, s.start + e.end, e.text))
+                for e in extract_entities(s.text, model=model, labels=labels)
+            ]
+        return self._ents[key]
+
+    def check_name(
+        self, claim: str, start: int, end: int, label: str, model: str, labels: frozenset[str]
+    ) -> tuple[Span, Span] | None:
+        """(the entity, its sentence) that stands in the reference where ``claim`` puts the name
+        ``claim[start:end]``, when that is another ``label`` entity: the reference sentence saying
+        most of the rest of the claim names, in the same role (the same words around it in its
+        clause), another entity and not this one ("Borealis GmbH is the supplier" where the
+        reference says "Acme Ltd is the supplier and Borealis GmbH is the buyer"); else None."""
+        name = claim[start:end]
+        name_words = stems(name)
+        i, share = closest_sentence(stems(claim), self, exclude=list(name_words))
+        if i < 0 or share < 0.6:
+            return None
+        role = clause_words(claim, start, end)
+        sent = self.sentences[i]
+        # the small NER tags a company a person as often as not: one family for proper names
+        family = _NAME_FAMILY if label in _NAME_FAMILY else {label}
+        ents = [sp for lab, sp in self.entities(i, model, labels) if lab in family]
+
+        def fit(sp: Span) -> int:
+            return len(role & clause_words(sent.text, sp.start - sent.start, sp.end - sent.start))
+
+        own = [sp for sp in ents if stems(sp.text) & name_words]
+        others = [sp for sp in ents if not stems(sp.text) & stems(claim)]
+        if not others:
+            return None
+        best = max(others, key=fit)
+        if own:
+            # the name is in that sentence too: contradicted only when another holds its role there
+            if fit(best) >= 1 and fit(best) > max(fit(sp) for sp in own):
+                return best, sent
+            return None
+        return (best, sent) if (fit(best) >= 1 or share >= 0.8) else None
+
+    def _span(self, i: int, r: Quantity) -> Span:
+        s = self.sentences[i]
+        return Span(s.start + r.start, s.start + r.end, r.text)
+
+
+def clause_words(text: str, start: int, end: int, masks: Sequence[tuple[int, int]] = ()) -> set[str]:
+    """Stemmed content words around ``text[start:end]`` within its clause: a window cut at commas,
+    brackets and "and"/"or", so that in "2.4 bar for the front tyres and 2.2 bar for the rear
+    tyres" each value keeps its own tyres; spans in ``masks`` are left out."""
+    masked = list(text)
+    for a, b in masks:
+        masked[a:b] = " " * (b - a)
+    flat = "".join(masked)
+    cuts = [m.end() for m in _CLAUSE.finditer(flat, 0, start)]
+    left = cuts[-1] if cuts else 0
+    nxt = _CLAUSE.search(flat, end)
+    right = nxt.start() if nxt else len(flat)
+    before = _words(flat[left:start])[-_WINDOW:]
+    after = _words(flat[end:right])[:_WINDOW]
+    return {_stem(w) for w in before + after}
+
+
+def _kind(q: Quantity) -> str:
+    if q.dim is None:
+        return "number"
+    if q.dim.startswith("count:"):
+        return "number"
+    if q.dim.startswith("money:"):
+        return "money"
+    return {"percent": "percent", "date": "date", "time": "duration"}.get(q.dim, "quantity")
+
+
+def closest_sentence(claim_words: set[str], ref: ReferenceFacts, exclude: Sequence[str] = ()) -> tuple[int, float]:
+    """(index, share of the claim's content words it has) of the reference sentence sharing most of
+    ``claim_words`` (stemmed), IDF-weighted; ``exclude``: words left out (the name being checked)."""
+    want = claim_words - {_stem(w) for w in exclude}
+    if not want:
+        return -1, 0.0
+    best, best_score = -1, 0.0
+    for i, bag in enumerate(ref.bags):
+        score = sum(ref.idf.get(w, 0.0) for w in want & bag)
+        if score > best_score:
+            best, best_score = i, score
+    if best < 0:
+        return -1, 0.0
+    return best, len(want & ref.bags[best]) / len(want)
+
+
+def stems(text: str) -> set[str]:
+    return {_stem(w) for w in _words(text)}
+
+
+__all__ = ["FactCheck", "ReferenceFacts", "closest_sentence", "stems"]
