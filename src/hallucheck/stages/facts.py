@@ -177,14 +177,16 @@ class ReferenceFacts:
         i, share = closest_sentence(stems(claim), self, exclude=list(name_words))
         if i < 0 or share < 0.6:
             return None
-        role = clause_words(claim, start, end)
+        role_before, role_after = clause_sides(claim, start, end)
         sent = self.sentences[i]
         # the small NER tags a company a person as often as not: one family for proper names
         family = _NAME_FAMILY if label in _NAME_FAMILY else {label}
         ents = [sp for lab, sp in self.entities(i, model, labels) if lab in family]
 
         def fit(sp: Span) -> int:
-            return len(role & clause_words(sent.text, sp.start - sent.start, sp.end - sent.start))
+            # the same words on the same side: "<X> is the supplier" against "<Acme Ltd> is the supplier"
+            before, after = clause_sides(sent.text, sp.start - sent.start, sp.end - sent.start)
+            return len(role_before & before) + len(role_after & after)
 
         own = [sp for sp in ents if stems(sp.text) & name_words]
         others = [sp for sp in ents if not stems(sp.text) & stems(claim)]
@@ -204,6 +206,11 @@ class ReferenceFacts:
 
 
 def clause_words(text: str, start: int, end: int, masks: Sequence[tuple[int, int]] = ()) -> set[str]:
+    before, after = clause_sides(text, start, end, masks)
+    return before | after
+
+
+def clause_sides(text: str, start: int, end: int, masks: Sequence[tuple[int, int]] = ()) -> tuple[set[str], set[str]]:
     """Stemmed content words around ``text[start:end]`` within its clause: a window cut at commas,
     brackets and "and"/"or", so that in "2.4 bar for the front tyres and 2.2 bar for the rear
     tyres" each value keeps its own tyres; spans in ``masks`` are left out."""
@@ -217,7 +224,7 @@ def clause_words(text: str, start: int, end: int, masks: Sequence[tuple[int, int
     right = nxt.start() if nxt else len(flat)
     before = _words(flat[left:start])[-_WINDOW:]
     after = _words(flat[end:right])[:_WINDOW]
-    return {_stem(w) for w in before + after}
+    return {_stem(w) for w in before}, {_stem(w) for w in after}
 
 
 def _kind(q: Quantity) -> str:

@@ -182,13 +182,12 @@ _WORD_NUMBERS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
     "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
-    "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "dozen": 12, "once": 1, "twice": 2,
-    "single": 1, "double": 2, "half": 0.5, "quarter": 0.25,
+    "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000,
+    "million": 1e6, "billion": 1e9, "dozen": 12, "half": 0.5, "quarter": 0.25,
     # German
     "null": 0, "eins": 1, "ein": 1, "eine": 1, "einen": 1, "einem": 1, "einer": 1, "zwei": 2, "drei": 3,
     "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10, "elf": 11, "zwölf": 12,
-    "zwanzig": 20, "dreißig": 30, "hundert": 100, "halbe": 0.5, "halben": 0.5, "einmal": 1, "zweimal": 2,
-    "dreimal": 3,
+    "zwanzig": 20, "dreißig": 30, "hundert": 100, "tausend": 1000, "halbe": 0.5, "halben": 0.5,
     # French
     "un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7, "huit": 8, "neuf": 9,
     "dix": 10, "onze": 11, "douze": 12, "quinze": 15, "vingt": 20, "trente": 30, "cent": 100, "demi": 0.5,
@@ -240,6 +239,8 @@ _NOUN_SKIP = frozenset(
 )
 _NOT_NOUNS = frozenset(
     """and or to in on at for with by from per every each times time is are was were be been it its this that
+    them they we you he she him her us me take takes taken took use used get gets give gives make makes weighing
+    ago earlier later before after
     these those as if when after before than und oder bis zu im am pro je et ou à en par pour y o en por para
     cada""".split()
 )
@@ -354,8 +355,8 @@ def _numbers(text: str, decimal_comma: bool) -> list[_Num]:
             j = i + 1
             while j < len(words) and words[j].group().lower() in _WORD_NUMBERS and words[j].start() - end <= 1:
                 nxt = float(_WORD_NUMBERS[words[j].group().lower()])
-                if nxt == 100:
-                    val *= 100
+                if nxt in (100, 1000, 1e6, 1e9) and val < nxt:
+                    val *= nxt
                 elif val >= 20 and nxt < 10 and val % 10 == 0:
                     val += nxt
                 else:
@@ -382,11 +383,13 @@ def _numbers(text: str, decimal_comma: bool) -> list[_Num]:
         after = _tokens_after(text, n.end, 2)
         if after:
             sw = after[0][0].lower()
+            if sw not in _SCALES:
+                sw = sw.rstrip(".")  # "£1,236 million." ends a sentence
             two = f"{sw} {after[1][0].lower()}" if len(after) > 1 else ""
             if two in _SCALES:
                 n = _Num(n.start, after[1][2], n.value * _SCALES[two], n.digits, n.word)
             elif sw in _SCALES and (len(sw) > 1 or not n.word) and not _unit_here(text, after[0][1], sw):
-                n = _Num(n.start, after[0][2], n.value * _SCALES[sw], n.digits, n.word)
+                n = _Num(n.start, after[0][1] + len(sw), n.value * _SCALES[sw], n.digits, n.word)
             else:
                 n = _Num(n.start, n.end, n.value, 0, n.word)  # written out in full: exact
         else:
@@ -435,9 +438,10 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, float, int] | None:
     return text[i : i + len(best)], dim, factor, i + len(best)
 
 
-def _noun_after(text: str, pos: int) -> tuple[str, int] | None:
-    """The counted noun after a number ("8 tablets", "4 weitere Tabletten"): (lemma, end)."""
-    for k, (tok, s, e) in enumerate(_tokens_after(text, pos, 3)):
+def _noun_after(text: str, pos: int, *, skip: bool = True) -> tuple[str, int] | None:
+    """The counted noun after a number ("8 tablets", "4 weitere Tabletten"): (lemma, end).
+    ``skip``: words such as "more", "of", "the" may come between ("8 more tablets")."""
+    for k, (tok, s, e) in enumerate(_tokens_after(text, pos, 3 if skip else 1)):
         low = tok.lower().rstrip(".")
         if k == 0 and s == pos and not re.match(rf"[{_CJK}]", tok):
             return None  # glued to the number ("5G", "A4"): a name, not a count
@@ -447,6 +451,8 @@ def _noun_after(text: str, pos: int) -> tuple[str, int] | None:
             continue
         if low in _NOT_NOUNS or low in _WORD_NUMBERS or low in _MONTHS:
             return None
+        if len(low) > 4 and low.endswith(("ing", "ed")):
+            return None  # a verb form ("children over 12 weighing", "2 opened"): no counted noun
         return _lemma(low), e - (len(tok) - len(tok.rstrip(".")))
     return None
 
@@ -472,14 +478,38 @@ def _qualifier_before(text: str, pos: int) -> str | None:
     return None
 
 
-def _currency_before(text: str, pos: int) -> str | None:
-    before = text[max(0, pos - 5) : pos].rstrip()
-    if before and before[-1] in _CURRENCY_SYMBOLS:
-        return _CURRENCY_SYMBOLS[before[-1]]
-    m = re.search(r"\b(usd|eur|gbp|chf|jpy|cny|us\$)\s*$", text[max(0, pos - 5) : pos], re.IGNORECASE)
-    if m:
-        return m.group(1).upper().replace("US$", "USD")
-    return None
+_ISO_CURRENCIES = frozenset(
+    "USD EUR GBP CHF JPY CNY SEK NOK DKK ISK PLN CZK HUF CAD AUD NZD INR HKD SGD KRW BRL MXN ZAR TRY RUB".split()
+)
+
+
+def _currency_before(text: str, pos: int) -> tuple[str, int] | None:
+    """(currency, start of its symbol or code) written just before a number: "$2.6", "SEK 410"."""
+    window = text[max(0, pos - 6) : pos]
+    m = re.search(r"(US\$|[€$£¥₹￥]|\b[A-Z]{3})[ \u00a0\u202f]?$", window)
+    if not m:
+        return None
+    tok = m.group(1)
+    code = "USD" if tok == "US$" else _CURRENCY_SYMBOLS.get(tok) or (tok if tok in _ISO_CURRENCIES else None)
+    return (code, max(0, pos - 6) + m.start(1)) if code else None
+
+
+_AND_A_HALF = re.compile(r"\s+(?:and a half|und ein halb|et demie?|y medio|y media|半)\b", re.IGNORECASE)
+_RATE_BEFORE = re.compile(r"(?:times|time|once|twice|per|mal|fois|veces|vez|pro|par)\s*$", re.IGNORECASE)
+_RELATIVE_AFTER = re.compile(
+    r"\s*(?:earlier|ago|later|before|previously|prior|früher|zuvor|plus tôt|antes)\b", re.IGNORECASE
+)
+
+
+def _relative_or_rate(text: str, start: int, uend: int, found: list["Quantity"]) -> bool:
+    """An article with a time unit that is a rate ("4 hours a month", "twice a day") or a relative
+    time ("a year earlier"), not an amount of time."""
+    gap_from_last = start - found[-1].end if found else 99
+    return (
+        0 <= gap_from_last <= 2
+        or bool(_RATE_BEFORE.search(text[max(0, start - 12) : start].rstrip()))
+        or bool(_RELATIVE_AFTER.match(text, uend))
+    )
 
 
 def _currency_after(text: str, pos: int) -> tuple[str, int] | None:
@@ -491,6 +521,8 @@ def _currency_after(text: str, pos: int) -> tuple[str, int] | None:
         return _CURRENCY_SYMBOLS[tok], m.end(1)
     if tok in _CURRENCY_WORDS:
         return _CURRENCY_WORDS[tok], m.end(1)
+    if tok.upper() in _ISO_CURRENCIES and m.group(1).isupper():
+        return tok.upper(), m.end(1)
     first = tok.split()[0]
     if first in _CURRENCY_WORDS:
         return _CURRENCY_WORDS[first], m.start(1) + len(first)
@@ -594,9 +626,9 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
         qual = _qualifier_before(text, start)
         if qual == "approx" and not digits:
             digits = _sig_digits(text[start:end])
-        cur = _currency_before(text, start)
-        if cur:
-            sym_start = text.rfind(text[max(0, start - 5) : start].strip()[-1:], max(0, start - 5), start)
+        before = _currency_before(text, start)
+        if before:
+            cur, sym_start = before
             found.append(Quantity(text[sym_start:end], sym_start, end, low, high, f"money:{cur}", cur, qual, digits))
             i += consumed
             continue
@@ -618,8 +650,19 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
             i += consumed
             continue
         u = _unit_at(text, end)
+        if (
+            u is not None
+            and n.word
+            and text[start:end].lower() in _ARTICLES
+            and _relative_or_rate(text, start, u[3], found)
+        ):
+            i += consumed  # "4 hours a month", "three times a day", "a year earlier": no amount of time
+            continue
         if u is not None:
             surface, dim, factor, uend = u
+            half = _AND_A_HALF.match(text, uend)
+            if half:  # "an hour and a half"
+                low, high, uend = low + 0.5, high + 0.5, half.end()
             found.append(
                 Quantity(text[start:uend], start, uend, low * factor, high * factor, dim, surface.lower(), qual, digits)
             )
@@ -646,7 +689,11 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
                     )
                     i += consumed
                     continue
-        noun = _noun_after(text, end)
+        if n.word and low == high == 1.0 and text[start:end].lower() in _ARTICLES:
+            i += consumed  # "a day" not followed by its unit here (a rate, "earlier"): no quantity
+            continue
+        # a number in words counts the word right after it ("seven days", not "seven of them")
+        noun = _noun_after(text, end, skip=not n.word) if (not n.word or n.value >= 1) else None
         if noun is not None:
             lemma, nend = noun
             found.append(Quantity(text[start:nend], start, nend, low, high, f"count:{lemma}", lemma, qual, digits))
