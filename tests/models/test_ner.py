@@ -113,3 +113,18 @@ def test_the_embedded_english_model_tags_no_person_in_german():
     pytest.importorskip("langdetect")
     assert not [e for e in ner.extract_entities(GERMAN) if e.label == "PERSON"]
     assert ner.extract_entities("Donald Sterling owns the Los Angeles Clippers.")
+
+
+def test_a_sentence_of_names_in_an_english_answer_keeps_ner(monkeypatch):
+    import pytest
+
+    from hallucheck.text.lang import detect_language, language_scope
+
+    pytest.importorskip("langdetect")
+    monkeypatch.setattr(ner, "load_spacy", lambda name=None: PersonTagger())
+    names = "Manchester City are keen to sign Anderlecht teenager Evangelos Patoulidis ."
+    assert detect_language(names) not in ("en", "und")  # alone, it reads as another language
+    with language_scope("en", "en"):
+        assert [e.text for e in ner.extract_entities(names)][-2:] == ["Evangelos", "Patoulidis"]
+    with language_scope("de", "en"):  # a German answer: its German sentences get no NER
+        assert ner.extract_entities(GERMAN) == []

@@ -3,9 +3,9 @@
 NER runs only on text in a language the spaCy pipeline knows (its ``nlp.lang``; the embedded one is
 English; a multi-language ``xx`` pipeline takes any): an English model tags German nouns such as
 "Beladung" as people. :func:`extract_entities` decides by ``lang=`` when given, else by
-:func:`~hallucheck.text.lang.detect_language` on the text; when that is unsure (a short sentence),
-by the languages of the documents being checked (set by ``Pipeline.run`` with
-:func:`~hallucheck.text.lang.language_scope`); undetermined text keeps NER.
+:func:`~hallucheck.text.lang.detect_language` on the text, checked against the languages of the
+documents being checked (set by ``Pipeline.run`` with :func:`~hallucheck.text.lang.language_scope`):
+see :func:`ner_applies`. Undetermined text keeps NER.
 """
 
 from __future__ import annotations
@@ -75,16 +75,23 @@ def model_language(nlp: Any) -> str:
 
 
 def ner_applies(text: str, model_lang: str = "en", *, lang: str | None = None) -> bool:
-    """Whether a ``model_lang`` NER model should tag ``text`` (of language ``lang``; detected when None)."""
+    """Whether a ``model_lang`` NER model should tag ``text`` (of language ``lang``; detected when None).
+
+    A detected language counts only when it is one of the documents being checked (the
+    :func:`~hallucheck.text.lang.language_scope` that ``Pipeline.run`` sets), when there are such:
+    one sentence of names in an English answer can read as German or Dutch, and it keeps NER. A
+    text too short to tell takes NER unless no document being checked is in the model's language."""
     if model_lang == "xx":
         return True
-    if lang is None:
-        lang = detect_language(text)
-        if lang == UNDETERMINED:
-            # too short to tell: the documents being checked decide; none known keeps NER
-            scope = [x for x in scoped_languages() if x != UNDETERMINED]
-            return not scope or model_lang in scope
-    return lang in (model_lang, UNDETERMINED)
+    if lang is not None:
+        return lang in (model_lang, UNDETERMINED)
+    scope = [x for x in scoped_languages() if x != UNDETERMINED]
+    if scope and all(x == model_lang for x in scope):
+        return True  # documents in the model's language: whatever one sentence reads as, it keeps NER
+    lang = detect_language(text)
+    if lang == UNDETERMINED:
+        return not scope or model_lang in scope
+    return lang == model_lang or bool(scope) and lang not in scope
 
 
 def extract_entities(
