@@ -115,3 +115,18 @@ def test_pipeline_stages_include_the_components_inside_a_stage():
 def test_german_answer_with_the_trained_verifier(tmp_path, capsys):
     code, out = _detect(tmp_path, capsys, ANSWER_DE, REF_DE, "--method", "ce_cascade", "--llm", "none")
     assert "trained on English; results for German (de) are unreliable" in out.err
+
+
+def test_the_service_and_the_html_report_carry_the_warnings():
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from hallucheck.eval.html_report import examples_table
+    from hallucheck.serve import ServeConfig, create_app
+
+    with TestClient(create_app(ServeConfig(method="sim_overlap"))) as c:
+        det = c.post("/v1/detect", json={"answer": ANSWER_DE, "reference": REF_EN}).json()["detection"]
+    assert det["meta"]["language"] == {"answer": "de", "reference": "en"}
+    assert det["meta"]["warnings"][0].startswith("The answer is in German (de) and the reference in English (en)")
+    html = examples_table([{"id": "x", "score": 0.1, "detection": det}], title="Rows", gold=False)
+    assert "warning: The answer is in German (de)" in html
