@@ -202,6 +202,11 @@ class Component:
     #: Subclasses extend their parent's table (``{**Parent.parameter_constraints, ...}``).
     parameter_constraints: ClassVar[Mapping[str, Spec]] = {}
 
+    #: The languages (ISO 639-1 codes) this component's models know, e.g. ``("en",)`` for a
+    #: verifier trained on English; ``None``: any language (rules, LLMs, or it handles languages
+    #: itself). ``Pipeline.run`` warns when the answer or the reference is in another language.
+    languages: ClassVar[tuple[str, ...] | None] = None
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         names, open_ended = _init_parameters(cls)

@@ -12,6 +12,7 @@ from . import registry
 from .base import ClaimExtractor, Component, EvidenceRetriever, Mitigator, Verifier, check_text
 from .errors import ConfigError, HallucheckError
 from .llm.base import LLMClient, usage_scope
+from .text.lang import UNDETERMINED, detect_language, language_name, language_scope
 from .text.passages import SEP as PASSAGE_SEP
 from .text.passages import Passages, check_passages
 from .types import Detection, Mitigation
@@ -36,6 +37,57 @@ def item_reference(item: Any) -> Any:
     if isinstance(meta, Mapping) and meta.get("passages") is not None:
         return meta["passages"]
     return _field(item, "reference")
+
+
+_KINDS = (
+    (ClaimExtractor, "claim extractor"),
+    (EvidenceRetriever, "retriever"),
+    (Verifier, "verifier"),
+    (Mitigator, "mitigator"),
+)
+
+
+def _stages(component: Any, seen: set[int] | None = None) -> Iterable[Component]:
+    """``component`` and every component among its parameters, depth first, each once."""
+    seen = set() if seen is None else seen
+    if not isinstance(component, Component) or id(component) in seen:
+        return
+    seen.add(id(component))
+    yield component
+    for value in component.get_params().values():
+        for v in value if isinstance(value, (list, tuple)) else (value,):
+            yield from _stages(v, seen)
+
+
+def _names(codes: Sequence[str]) -> str:
+    names = [language_name(c).split(" (")[0] for c in codes]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def language_warnings(stages: Iterable[Component], answer_lang: str, reference_lang: str) -> list[str]:
+    """What a user should know about the languages of a check: a stage whose models know only
+    other languages (its ``languages`` attribute), and an answer and a reference in two languages."""
+    warnings = []
+    texts = [x for x in dict.fromkeys((answer_lang, reference_lang)) if x != UNDETERMINED]
+    for stage in stages:
+        known = stage.languages
+        if known is None:
+            continue
+        foreign = [x for x in texts if x not in known]
+        if not foreign:
+            continue
+        kind = next((label for cls, label in _KINDS if isinstance(stage, cls)), "stage")
+        name = stage.registry_name or type(stage).__name__
+        warnings.append(
+            f"The {kind} {name} was trained on {_names(known)}; results for "
+            f"{' and '.join(language_name(x) for x in foreign)} are unreliable."
+        )
+    if UNDETERMINED not in (answer_lang, reference_lang) and answer_lang != reference_lang:
+        warnings.append(
+            f"The answer is in {language_name(answer_lang)} and the reference in {language_name(reference_lang)}: "
+            "claims are compared across languages, so matching words, names and numbers is unreliable."
+        )
+    return warnings
 
 
 class Pipeline(Component):
@@ -85,14 +137,18 @@ class Pipeline(Component):
         if question is not None and not isinstance(question, str):
             raise ConfigError(f"The question must be a string or None; got {type(question).__name__}.")
         t0 = time.perf_counter()
-        with usage_scope() as tally:
+        languages = {"answer": detect_language(answer), "reference": detect_language(reference)}
+        with usage_scope() as tally, language_scope(languages["answer"], languages["reference"]):
             claims = self.extractor.extract(answer, question=question)
             evidence = self.retriever.retrieve(claims, reference, question=question)
             verdicts = self.verifier.verify(claims, evidence, reference=reference, question=question, answer=answer)
             hallucinated, score = self.verifier.aggregate(verdicts)
         if joined is not None:
             verdicts = [joined.verdict(v) for v in verdicts]
-        meta: dict[str, Any] = {"seconds": time.perf_counter() - t0}
+        meta: dict[str, Any] = {"seconds": time.perf_counter() - t0, "language": languages}
+        warnings = language_warnings(self.stages(), languages["answer"], languages["reference"])
+        if warnings:
+            meta["warnings"] = warnings
         if not claims:
             # nothing was checked, so nothing can be called grounded: "0 of 0 claims" is no verdict
             meta["note"] = "The answer has no checkable claims: nothing was verified."
@@ -176,6 +232,13 @@ class Pipeline(Component):
             error=f"{kind}{exc}",
             id=_field(item, "id"),
         )
+
+    def stages(self) -> list[Component]:
+        """The pipeline's stages and the components inside them (each once)."""
+        seen: set[int] = {id(self)}
+        return [
+            c for stage in (self.extractor, self.retriever, self.verifier, self.mitigator) for c in _stages(stage, seen)
+        ]
 
     # -- mitigation -------------------------------------------------------------------------
     def mitigate(self, answer: str, reference: str | Sequence[str], *, question: str | None = None) -> Mitigation:

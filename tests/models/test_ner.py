@@ -44,3 +44,87 @@ def test_chunks_cover_the_text_and_cut_at_boundaries():
     assert "".join(p for _, p in pieces) == text
     assert all(p.endswith(" ") for _, p in pieces[:-1]) and all(len(p) <= 1000 for _, p in pieces)
     assert ner.chunks("x" * 2500, 1000) == [(0, "x" * 1000), (1000, "x" * 1000), (2000, "x" * 500)]
+
+
+# -- NER only for the languages the model knows (issue 20, part 3) ------------------------------
+
+
+class PersonTagger(FakeNLP):
+    """An English-like tagger that calls every capitalised word a person, as en_core_web_sm does "Beladung"."""
+
+    def __call__(self, text):
+        doc = super().__call__(text)
+        for e in doc.ents:
+            e.label_ = "PERSON"
+        return doc
+
+
+GERMAN = "Bei voller Beladung beträgt der Reifendruck hinten 3,0 bar."
+
+
+def test_german_text_gets_no_entities_from_the_english_model(monkeypatch):
+    monkeypatch.setattr(ner, "load_spacy", lambda name=None: PersonTagger())
+    assert ner.extract_entities(GERMAN, lang="de") == []
+    assert [e.text for e in ner.extract_entities("Michelin makes tyres in Clermont.", lang="en")] == [
+        "Michelin",
+        "Clermont",
+    ]
+    assert [e.text for e in ner.extract_entities("Beladung", lang="und")] == ["Beladung"]
+
+
+def test_language_is_detected_when_not_given(monkeypatch):
+    import pytest
+
+    pytest.importorskip("langdetect")
+    monkeypatch.setattr(ner, "load_spacy", lambda name=None: PersonTagger())
+    assert ner.extract_entities(GERMAN) == []
+    assert [e.text for e in ner.extract_entities("Sterling paid Stiviano two million dollars last year.")] == [
+        "Sterling",
+        "Stiviano",
+    ]
+
+
+def test_a_short_sentence_follows_the_language_of_the_documents_checked(monkeypatch):
+    from hallucheck.text.lang import language_scope
+
+    monkeypatch.setattr(ner, "load_spacy", lambda name=None: PersonTagger())
+    with language_scope("de", "de"):
+        assert ner.extract_entities("Volle Beladung.") == []
+    with language_scope("de", "en"):  # one of them is English: keep NER
+        assert [e.text for e in ner.extract_entities("Volle Beladung.")] == ["Volle", "Beladung"]
+    assert [e.text for e in ner.extract_entities("Volle Beladung.")] == ["Volle", "Beladung"]
+
+
+def test_a_german_model_tags_german(monkeypatch):
+    nlp = PersonTagger()
+    nlp.lang = "de"
+    monkeypatch.setattr(ner, "load_spacy", lambda name=None: nlp)
+    assert [e.text for e in ner.extract_entities(GERMAN, lang="de")] == ["Bei", "Beladung", "Reifendruck"]
+    assert ner.extract_entities("Michelin makes tyres in Clermont.", lang="en") == []
+
+
+def test_the_embedded_english_model_tags_no_person_in_german():
+    import pytest
+
+    try:
+        ner.load_spacy()
+    except Exception:
+        pytest.skip("the embedded spaCy model is not installed")
+    pytest.importorskip("langdetect")
+    assert not [e for e in ner.extract_entities(GERMAN) if e.label == "PERSON"]
+    assert ner.extract_entities("Donald Sterling owns the Los Angeles Clippers.")
+
+
+def test_a_sentence_of_names_in_an_english_answer_keeps_ner(monkeypatch):
+    import pytest
+
+    from hallucheck.text.lang import detect_language, language_scope
+
+    pytest.importorskip("langdetect")
+    monkeypatch.setattr(ner, "load_spacy", lambda name=None: PersonTagger())
+    names = "Manchester City are keen to sign Anderlecht teenager Evangelos Patoulidis ."
+    assert detect_language(names) not in ("en", "und")  # alone, it reads as another language
+    with language_scope("en", "en"):
+        assert [e.text for e in ner.extract_entities(names)][-2:] == ["Evangelos", "Patoulidis"]
+    with language_scope("de", "en"):  # a German answer: its German sentences get no NER
+        assert ner.extract_entities(GERMAN) == []

@@ -75,3 +75,54 @@ def test_splitting_is_linear_on_a_long_multi_line_reference():
 def test_line_break_after_blank_lines_still_sees_the_sentence_end():
     text = "First ends here.\n   \n\t\nsecond starts lower case\n- item"
     assert [s.text for s in split_sentences(text)] == ["First ends here.", "second starts lower case", "- item"]
+
+
+# -- other scripts (issue 20, part 3) ----------------------------------------------------------
+
+
+def test_chinese_sentences_split_after_cjk_marks_with_exact_offsets():
+    text = "每月检查一次轮胎气压。满载时后轮气压为3.0巴！ 请勿超速？他说：“你好。”然后离开了"
+    spans = split_sentences(text)
+    assert [s.text for s in spans] == [
+        "每月检查一次轮胎气压。",
+        "满载时后轮气压为3.0巴！",
+        "请勿超速？",
+        "他说：“你好。”",
+        "然后离开了",
+    ]
+    assert [(s.start, s.end) for s in spans] == [(0, 11), (11, 24), (25, 30), (30, 38), (38, 43)]
+    assert all(text[s.start : s.end] == s.text for s in spans)
+
+
+def test_full_width_stop_splits_but_not_inside_a_full_width_number():
+    assert _texts("価格は３．５ドルです．次の文です。") == ["価格は３．５ドルです．", "次の文です。"]
+
+
+def test_danda_arabic_and_cyrillic_sentence_ends():
+    assert _texts("यह पहला वाक्य है। यह दूसरा है।") == ["यह पहला वाक्य है।", "यह दूसरा है।"]
+    assert _texts("هل هذا صحيح؟نعم هذا صحيح.") == ["هل هذا صحيح؟", "نعم هذا صحيح."]
+    assert _texts("Это первое предложение. Второе предложение.") == ["Это первое предложение.", "Второе предложение."]
+
+
+def test_words_make_each_chinese_character_and_kana_a_token():
+    text = "每月检查iPhone 12的气压。東京タワー"
+    toks = words(text)
+    assert [w.text for w in toks] == [*"每月检查", "iPhone", "12", *"的气压東京タワー"]
+    assert all(text[w.start : w.end] == w.text for w in toks)
+
+
+def test_overlap_ratio_sees_a_chinese_sentence_copied_from_the_reference():
+    from hallucheck.stages.similarity import overlap_ratio
+
+    assert overlap_ratio("每月检查一次轮胎气压", "请每月检查一次轮胎气压。") > 0.8
+    assert overlap_ratio("满载时后轮气压为3.0巴", "请每月检查一次轮胎气压。") == 0.0
+
+
+def test_evidence_selection_finds_the_chinese_sentence_about_the_claim():
+    from hallucheck.training.pairs import content_words, select_evidence_indices
+
+    ref = "本车为五座轿车。请每月检查一次轮胎气压。发动机油每年更换一次。满载时后轮气压应为3.0巴。保修期为三年。"
+    assert select_evidence_indices("满载时后轮气压为3.5巴。", ref, k=2)[0] == 3
+    assert select_evidence_indices("保修期是五年。", ref, k=2)[0] == 4
+    # English keeps exactly the words the trained verifier was fitted with
+    assert content_words("The Oberoi Group is a hotel company.") == ["oberoi", "group", "hotel", "company"]

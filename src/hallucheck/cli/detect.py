@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from ..errors import InputError
 from ..types import Detection
@@ -143,6 +144,14 @@ def _mark_claim(answer: str, s: int, e: int, facts: list[dict], style: _Style, c
     return "".join(parts) if color else f"[[{''.join(parts)}]]"
 
 
+def print_warnings(det: Detection, *, color: bool = False) -> None:
+    """The detection's warnings (``meta["warnings"]``: e.g. an English-only verifier on German text),
+    one per line on stderr, so that they reach the user without changing the report on stdout."""
+    style = _Style(color)
+    for warning in det.meta.get("warnings") or ():
+        print(style("warning:", "1;33") + f" {warning}", file=sys.stderr)
+
+
 def exit_code(det: Detection) -> int:
     if det.hallucinated:
         return EXIT_HALLUCINATED
@@ -185,5 +194,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(det.to_dict(), ensure_ascii=False, indent=2))
     else:
-        print(render_detection(det, color=_use_color(args)))
+        color = _use_color(args)
+        print_warnings(det, color=color)
+        print(render_detection(det, color=color))
     return exit_code(det)

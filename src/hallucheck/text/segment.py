@@ -5,6 +5,12 @@ Rule-based (no NLTK punkt, which is not installable offline). It splits after ``
 glued to a capitalised word (``century.First``, common in scraped references); at blank
 lines; and at line breaks that end a sentence or start a list item. It does not split after
 common abbreviations, initials (``V. Stiviano``) or inside numbers (``2.6``).
+
+Other scripts: a sentence also starts after ``.!?`` with a Cyrillic or Greek capital or a letter of
+a script without case (Arabic, Hebrew, Devanagari); it always ends after the CJK marks ``。！？``
+(and the full-width ``．``, except between digits), the Devanagari danda ``।`` / ``॥`` and the
+Arabic ``؟`` / ``۔``, with or without a following space, whatever follows. In :func:`words`, each
+Chinese character and each kana is a word of its own (those scripts leave no space between words).
 """
 
 from __future__ import annotations
@@ -22,15 +28,23 @@ _BOUNDARY = re.compile(
     r"""(?<![.!?…])                         # start at the first mark of a run (a run is tried once, not per mark)
         (?P<end>[.!?…]+['"’”)\]]*)       # terminal punctuation, optional closers
         (?P<gap>\s+)                        # whitespace
-        (?=[\"'“‘(\[]?[A-Z0-9À-Ý])          # next sentence starts capitalised or with a digit
+        (?=[\"'“‘(\[]?[A-Z0-9À-ÝЀ-ЯΑ-Ω\u05d0-\u05ea\u0600-\u06ff\u0900-\u097f])  # a capital, a digit, a caseless letter
     """,
     re.VERBOSE,
 )
+# marks that end a sentence whatever follows: CJK 。！？ and the full-width ． (not a decimal point
+# between digits), the Devanagari danda and double danda, the Arabic question mark and Urdu full stop
+_CLOSERS = r"""'"’”)\]」』）】〕》〉"""
+_ALWAYS = re.compile(rf"(?:[。！？｡।॥؟۔]|(?<![0-9０-９])．|．(?![0-9０-９]))+[{_CLOSERS}]*")
 _GLUED = re.compile(r"(?<=[a-z)\]]{2})\.(?=[A-Z][a-z])")
 _PARA = re.compile(r"\n[ \t]*\n\s*")
 _LINE = re.compile(r"\n")
 _BULLET = re.compile(r"[ \t]*(?:[-*•·]|\d{1,3}[.)])\s")
-_WORD = re.compile(r"\w+(?:[-'’.]\w+)*", re.UNICODE)
+# Chinese characters (Han) and kana: one word each
+CJK_CHARS = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+_W = rf"[^\W{CJK_CHARS}]"  # a word character that is not one of those
+_CJK_RUN = re.compile(rf"[{CJK_CHARS}]+")
+_WORD = re.compile(rf"[{CJK_CHARS}]|{_W}+(?:[-'’.]{_W}+)*", re.UNICODE)
 
 
 @dataclass(frozen=True)
@@ -76,6 +90,8 @@ def _cut_points(text: str) -> list[int]:
         ):
             continue
         cuts.add(m.end("end"))
+    for m in _ALWAYS.finditer(text):
+        cuts.add(m.end())
     for m in _GLUED.finditer(text):
         if not _is_abbreviation(text, m.start()):
             cuts.add(m.end())
@@ -121,5 +137,16 @@ def split_sentences(text: str) -> list[Span]:
 
 
 def words(text: str) -> list[Span]:
-    """Word tokens (letters/digits, with inner hyphens, apostrophes and decimal points)."""
+    """Word tokens (letters/digits, with inner hyphens, apostrophes and decimal points; a
+    Chinese character or a kana is a token of its own)."""
     return [Span(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
+
+
+def cjk_bigrams(text: str) -> list[str]:
+    """The overlapping character pairs of each run of Chinese characters and kana in ``text`` (a run
+    of one character is itself): the terms by which word-overlap measures compare such text, which
+    has no spaces between words. ``[]`` for text in other scripts."""
+    out: list[str] = []
+    for run in _CJK_RUN.findall(text):
+        out.extend([run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)])
+    return out

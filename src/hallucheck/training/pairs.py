@@ -39,6 +39,7 @@ from typing import Iterable, Iterator, Sequence
 
 from ..errors import InputError
 from ..text import split_sentences
+from ..text.segment import cjk_bigrams
 from ..text.stopwords import STOP_WORDS
 
 HALLUCINATED_SENTENCE_WEIGHT = 0.7
@@ -72,7 +73,10 @@ def claim_text(sentence: str, question: str | None) -> str:
 
 
 def content_words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
+    """Lower-case words [a-z0-9] that are not stop words, then the character bigrams of any Chinese
+    or Japanese text (:func:`~hallucheck.text.segment.cjk_bigrams`), so evidence selection works
+    there too; English text gets exactly the words the shipped verifier was trained with."""
+    return [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS] + cjk_bigrams(text)
 
 
 def select_evidence(claim: str, reference: str, *, k: int = 3, sentences: Sequence[str] | None = None) -> str:
