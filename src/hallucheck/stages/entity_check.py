@@ -38,7 +38,13 @@ NER_LABELS = frozenset(
         "LAW",
     }
 )
-_NUMBER = re.compile(r"(?<![\w.])[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])[-+]?\d+(?:\.\d+)?(?![\w])")
+# a number not glued to a Latin letter or digit ("A4", "v2" are names); CJK text writes numbers
+# right after a character ("为2.0巴")
+_NOT_BEFORE = r"(?<![0-9A-Za-z_.\u00c0-\u024f])"
+_NOT_AFTER = r"(?![0-9A-Za-z_\u00c0-\u024f])"
+_NUMBER = re.compile(
+    rf"{_NOT_BEFORE}[-+]?\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?{_NOT_AFTER}|{_NOT_BEFORE}[-+]?\d+(?:\.\d+)?{_NOT_AFTER}"
+)
 _WORD = re.compile(r"[a-z0-9]+")
 # unit words that only restate what a symbol or the number already says ("$2.6 million" = "2.6 million dollars")
 _UNIT_WORDS = frozenset("dollar dollars usd us euro euros eur pound pounds gbp percent per cent pct".split())
@@ -87,8 +93,10 @@ class EntityCheckVerifier(Verifier):
             from ..models.ner import extract_entities
 
             for e in extract_entities(text, model=self.spacy_model, labels=NER_LABELS):
-                if e.label in _NUMERIC_LABELS and self.check_numbers and _overlaps(e.start, e.end, quantities):
-                    continue  # a quantity: compared by value and unit, not by its words
+                if self.check_numbers and _overlaps(e.start, e.end, quantities):
+                    continue  # part of a quantity ("NOK" in "NOK 4.8 billion"): compared by value and unit
+                if e.label in _NUMERIC_LABELS and self.check_numbers and not _SPECIFIC_TIME.search(e.text):
+                    continue  # "once a day", "seven of them": no value the quantity parser could read
                 found.append((e.text, e.start, e.end, e.label))
         if self.check_numbers:
             spans = [*quantities, *((s, e) for _, s, e, _ in found)]
@@ -105,7 +113,8 @@ class EntityCheckVerifier(Verifier):
         words = [
             w for w in _content_words(fact) if not w.replace(".", "").isdigit() and not (nums and w in _UNIT_WORDS)
         ]
-        return all(w in ref_words for w in words)
+        # a name's words by their singular too ("Refunds" for "refund")
+        return all(w in ref_words or w.rstrip("s") in ref_words or f"{w}s" in ref_words for w in words)
 
     def verify(
         self,
@@ -118,10 +127,16 @@ class EntityCheckVerifier(Verifier):
     ) -> list[Verdict]:
         from .facts import ReferenceFacts
 
-        ref = ReferenceFacts(reference)
+        from ..text.lang import detect_language
+
+        # decimal commas and day-first dates are read by each text's own language
+        ref = ReferenceFacts(reference, lang=_known(detect_language(reference)))
+        lang = _known(detect_language(answer or " ".join(c.text for c in claims)))
         ref_numbers = _numbers(reference)
         ref_words = set(_content_words(reference))
-        return [self._verify_one(claim, cands, ref, ref_numbers, ref_words) for claim, cands in zip(claims, evidence)]
+        return [
+            self._verify_one(claim, cands, ref, ref_numbers, ref_words, lang) for claim, cands in zip(claims, evidence)
+        ]
 
     def _verify_one(
         self,
@@ -130,12 +145,13 @@ class EntityCheckVerifier(Verifier):
         ref: "ReferenceFacts",  # noqa: F821 (imported in verify)
         ref_numbers: set[float],
         ref_words: set[str],
+        lang: str | None = None,
     ) -> Verdict:
         from .facts import FactCheck
 
         checks: list[FactCheck] = []
         if self.check_numbers:
-            checks.extend(ref.check_quantities(claim.text))
+            checks.extend(ref.check_quantities(claim.text, lang=lang))
         for surface, s, e, kind in self.facts(claim.text, quantities=[(c.start, c.end) for c in checks]):
             if not self.supported_by(surface, ref_numbers, ref_words):
                 checks.append(FactCheck(surface, s, e, kind.lower(), "missing"))
@@ -217,8 +233,17 @@ class EntityCheckVerifier(Verifier):
         return (best,) if best is not None else ()
 
 
+# a date or time that says which one: a digit, a month or a weekday (checked by its words when no value was read)
+_SPECIFIC_TIME = re.compile(
+    r"\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b",
+    re.IGNORECASE,
+)
 _NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW"})
 _NUMERIC_LABELS = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY", "CARDINAL", "ORDINAL"})
+
+
+def _known(lang: str) -> str | None:
+    return None if lang == "und" else lang
 
 
 def _overlaps(s: int, e: int, spans: Sequence[tuple[int, int]]) -> bool:

@@ -103,11 +103,12 @@ class ReferenceFacts:
         }
         return clause_words(text, q.start, q.end, [(o.start, o.end) for o in others]) | near
 
-    def check_quantities(self, claim: str) -> list[FactCheck]:
-        """Each quantity of ``claim`` checked against the reference in context."""
+    def check_quantities(self, claim: str, *, lang: str | None = None) -> list[FactCheck]:
+        """Each quantity of ``claim`` (written in ``lang``, default: the reference's) checked
+        against the reference in context."""
         out: list[FactCheck] = []
         claim_bag = {_stem(w) for w in _words(claim)}
-        claim_qs = parse_quantities(claim, lang=self.lang)
+        claim_qs = parse_quantities(claim, lang=lang or self.lang)
         # a reference sentence that states several of the claim's values is the one the claim is about
         agree = [sum(any(same_value(q, r) for r in qs) for q in claim_qs) for qs in self.quantities]
         sent_scores = [sum(self.idf.get(w, 0.0) for w in claim_bag & bag) for bag in self.bags]

@@ -26,6 +26,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from .lang import decimal_comma as uses_decimal_comma
+
 # ---------------------------------------------------------------------------------------------
 # units: surface form (lower case) -> (dimension, factor to the dimension's base unit)
 
@@ -595,7 +597,7 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
     ``lang``: an ISO 639-1 code, used for decimal commas and day-first dates (``None``: English
     conventions, but "3,0" with not three digits after the comma still reads as 3.0)."""
     lang = (lang or "en").lower()
-    dc = decimal_comma if decimal_comma is not None else lang in _DECIMAL_COMMA
+    dc = decimal_comma if decimal_comma is not None else uses_decimal_comma(lang)
     dates = _dates(text, day_first=lang != "en")
     taken = [(q.start, q.end) for q in dates]
     found: list[Quantity] = list(dates)
@@ -713,11 +715,6 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
         i += consumed
     found.sort(key=lambda q: q.start)
     return found
-
-
-_DECIMAL_COMMA = frozenset(
-    "de fr es it nl pt ru pl cs sk sl hr sr bg ro hu da sv no nb nn fi et lv lt tr el uk id vi".split()
-)
 
 
 def _rounds_to(exact: float, rounded: float, digits: int) -> bool:
