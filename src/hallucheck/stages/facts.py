@@ -136,18 +136,25 @@ class ReferenceFacts:
             cands.sort(key=lambda c: (c[0], c[1]), reverse=True)
             best_score, best_local, bi, br = cands[0]
             matches = [c for c in cands if same_value(q, c[3])]
+            about_same = best_local >= 1 or best_score >= 2.0
             if matches:
-                m_score, _, mi, mr = matches[0]
-                # a matching value about the same thing (or nearly as close as the best): supported
-                if m_score >= 0.75 * best_score or m_score >= best_score - 1.0:
+                m_score, m_local, mi, mr = matches[0]
+                # the same value stated about the same thing, or nearly as close to the claim as the best
+                # counterpart without another value holding the claim's words around it more closely
+                # ("Express delivery costs £4.95" where "standard delivery costs £4.95; express £8.95")
+                if m_local >= best_local and (m_score >= 0.75 * best_score or m_score >= best_score - 1.0):
                     out.append(
                         FactCheck(q.text, q.start, q.end, kind, "supported", self._span(mi, mr), self.sentences[mi])
                     )
                     continue
-            if q.dim is None and not matches and q.low in self.raw_numbers and q.high in self.raw_numbers:
+                if not (about_same and best_local > m_local) and m_score >= 0.75 * best_score:
+                    out.append(
+                        FactCheck(q.text, q.start, q.end, kind, "supported", self._span(mi, mr), self.sentences[mi])
+                    )
+                    continue
+            elif q.dim is None and not about_same and q.low in self.raw_numbers and q.high in self.raw_numbers:
                 out.append(FactCheck(q.text, q.start, q.end, kind, "supported"))  # a bare number: no context to judge
                 continue
-            about_same = best_local >= 1 or best_score >= 2.0
             status = "contradicted" if about_same else "missing"
             out.append(FactCheck(q.text, q.start, q.end, kind, status, self._span(bi, br), self.sentences[bi]))
         return out

@@ -40,7 +40,7 @@ def _add(dim: str, factor: float, *names: str) -> None:
 
 
 # pressure (bar)
-_add("pressure", 1.0, "bar", "bars")
+_add("pressure", 1.0, "bar", "bars", "巴")
 _add("pressure", 1.0 / 14.5038, "psi")
 _add("pressure", 0.01, "kpa")
 _add("pressure", 10.0, "mpa")
@@ -157,6 +157,11 @@ _add(
     "años",
     "年",
 )
+# working days are no calendar days: a dimension of their own
+_add("workday", 1.0, "business day", "business days", "working day", "working days", "banking day", "banking days",
+     "werktag", "werktage", "werktagen", "arbeitstag", "arbeitstage", "arbeitstagen", "jour ouvrable",
+     "jours ouvrables", "jours ouvrés", "día hábil", "días hábiles", "工作日", "个工作日")
+_add("time", 24.0, "calendar day", "calendar days", "kalendertag", "kalendertage", "kalendertagen")
 # percent
 _add("percent", 1.0, "%", "percent", "per cent", "pct", "prozent", "pour cent", "por ciento", "por cien")
 _add("percent", 0.01, "basis points", "bps")
@@ -414,7 +419,7 @@ def _unit_here(text: str, pos: int, word: str) -> bool:
 
 def _unit_at(text: str, pos: int) -> tuple[str, str, float, int] | None:
     """(surface, dim, factor, end) of a unit starting at ``pos`` (after optional space)."""
-    m = re.compile(r"[ \t\u00a0\u202f]*").match(text, pos)
+    m = re.compile(r"-(?=[^\W\d_])|[ \t\u00a0\u202f]*").match(text, pos)  # "2 bar", "2bar", "2-year"
     i = m.end() if m else pos
     rest = text[i : i + 24].lower()
     best = None
