@@ -125,9 +125,8 @@ class EntityCheckVerifier(Verifier):
         question: str | None = None,
         answer: str = "",
     ) -> list[Verdict]:
-        from .facts import ReferenceFacts
-
         from ..text.lang import detect_language
+        from .facts import ReferenceFacts
 
         # decimal commas and day-first dates are read by each text's own language
         ref = ReferenceFacts(reference, lang=_known(detect_language(reference)))

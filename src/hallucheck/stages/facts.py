@@ -62,8 +62,17 @@ class FactCheck:
         return f"{self.text!r} matches the reference"
 
 
+# function words of the other languages the quantity checks read (English ones: STOP_WORDS)
+_FOREIGN_STOP_WORDS = frozenset(
+    """der die das den dem des ein eine einen einem einer und oder mit von zu zum zur im am auf für bei ist sind
+    wird werden nicht sie es als wie auch le la les l un une des du de et ou en au aux à est sont pour par avec
+    dans ne pas se ce que qui il elle el los las lo uno una unos unas y o en del al es son para por con que se no
+    su sus""".split()
+)
+
+
 def _words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS]
+    return [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS and w not in _FOREIGN_STOP_WORDS]
 
 
 def _stem(w: str) -> str:
@@ -93,15 +102,11 @@ class ReferenceFacts:
         self._ents: dict[tuple[int, str], list] = {}
         self.raw_numbers = {float(m.group()) for m in re.finditer(r"\d+(?:\.\d+)?", reference.replace(",", ""))}
 
-    def _local(self, text: str, q: Quantity, others: Sequence[Quantity]) -> set[str]:
-        """The words either side of ``q`` that say what it is, leaving out other quantities ("in 24
-        hours" says nothing about what "12 tablets" counts) but noting values right beside it."""
-        near = {
-            f"#{o.dim}:{o.low:g}-{o.high:g}"  # a value beside it: "in 24 hours" next to both counts
-            for o in others
-            if o is not q and (0 <= q.start - o.end <= _NEAR or 0 <= o.start - q.end <= _NEAR)
-        }
-        return clause_words(text, q.start, q.end, [(o.start, o.end) for o in others]) | near
+    def _ref_context(self, i: int, r: Quantity) -> set[str]:
+        """What reference value ``r`` (of sentence ``i``) is about: the words of its clause, and the
+        values right beside it."""
+        sent, qs = self.sentences[i].text, self.quantities[i]
+        return clause_words(sent, r.start, r.end, [(o.start, o.end) for o in qs], elliptic=True) | _near(r, qs)
 
     def check_quantities(self, claim: str, *, lang: str | None = None) -> list[FactCheck]:
         """Each quantity of ``claim`` (written in ``lang``, default: the reference's) checked
@@ -114,13 +119,16 @@ class ReferenceFacts:
         sent_scores = [sum(self.idf.get(w, 0.0) for w in claim_bag & bag) for bag in self.bags]
         for q in claim_qs:
             kind = _kind(q)
+            context = _claim_context(claim, q, claim_qs)
             cands = []
-            local_q = self._local(claim, q, claim_qs)
             for i, qs in enumerate(self.quantities):
                 for r in qs:
                     if r.dim != q.dim:
                         continue
-                    local = len(local_q & self._local(self.sentences[i].text, r, qs))
+                    if not same_value(q, r) and any(same_value(o, r) for o in claim_qs if o is not q):
+                        continue  # the claim states this value too, elsewhere: it is that value's counterpart
+                    ref_ctx = self._ref_context(i, r)
+                    local = sum(w for word, w in context.items() if word in ref_ctx)
                     score = sent_scores[i] + 2.0 * local + 3.0 * agree[i] + (1.0 if r.unit == q.unit else 0.0)
                     cands.append((score, local, i, r))
             if not cands:
@@ -136,18 +144,18 @@ class ReferenceFacts:
             cands.sort(key=lambda c: (c[0], c[1]), reverse=True)
             best_score, best_local, bi, br = cands[0]
             matches = [c for c in cands if same_value(q, c[3])]
-            about_same = best_local >= 1 or best_score >= 2.0
+            # about the same thing: the words around the values agree (a bare number needs that), or the
+            # sentence says much of the claim
+            about_same = best_local >= 1 or (q.dim is not None and best_score >= 2.0)
             if matches:
                 m_score, m_local, mi, mr = matches[0]
-                # the same value stated about the same thing, or nearly as close to the claim as the best
-                # counterpart without another value holding the claim's words around it more closely
-                # ("Express delivery costs £4.95" where "standard delivery costs £4.95; express £8.95")
-                if m_local >= best_local and (m_score >= 0.75 * best_score or m_score >= best_score - 1.0):
-                    out.append(
-                        FactCheck(q.text, q.start, q.end, kind, "supported", self._span(mi, mr), self.sentences[mi])
-                    )
-                    continue
-                if not (about_same and best_local > m_local) and m_score >= 0.75 * best_score:
+                # the same value, as close to the claim as the best counterpart, or nearly so without another
+                # value holding the claim's words around it more closely ("Express delivery costs £4.95"
+                # where "standard delivery costs £4.95; express delivery costs £8.95")
+                close = m_score >= 0.75 * best_score or m_score >= best_score - 1.0
+                if (m_local >= best_local and close) or (
+                    not (about_same and best_local > m_local) and m_score >= 0.75 * best_score
+                ):
                     out.append(
                         FactCheck(q.text, q.start, q.end, kind, "supported", self._span(mi, mr), self.sentences[mi])
                     )
@@ -196,43 +204,85 @@ class ReferenceFacts:
             before, after = clause_sides(sent.text, sp.start - sent.start, sp.end - sent.start)
             return len(role_before & before) + len(role_after & after)
 
-        own = [sp for sp in ents if stems(sp.text) & name_words]
-        others = [sp for sp in ents if not stems(sp.text) & stems(claim)]
+        # where the sentence itself names it (by its text: the NER may not tag it there)
+        own = [
+            Span(sent.start + m.start(), sent.start + m.end(), m.group())
+            for m in re.finditer(re.escape(name.strip(" .,")), sent.text, re.IGNORECASE)
+        ]
+        others = [sp for sp in ents if not stems(sp.text) & stems(claim) and not _overlap(sp, own)]
         if not others:
             return None
         best = max(others, key=fit)
-        if own:
-            # the name is in that sentence too: contradicted only when another holds its role there
-            if fit(best) >= 1 and fit(best) > max(fit(sp) for sp in own):
-                return best, sent
-            return None
-        return (best, sent) if (fit(best) >= 1 or share >= 0.8) else None
+        # contradicted only when another holds its role there, more closely than the name itself does
+        if fit(best) >= 1 and fit(best) > max((fit(sp) for sp in own), default=0):
+            return best, sent
+        return None
 
     def _span(self, i: int, r: Quantity) -> Span:
         s = self.sentences[i]
         return Span(s.start + r.start, s.start + r.end, r.text)
 
 
-def clause_words(text: str, start: int, end: int, masks: Sequence[tuple[int, int]] = ()) -> set[str]:
-    before, after = clause_sides(text, start, end, masks)
+def clause_words(
+    text: str, start: int, end: int, masks: Sequence[tuple[int, int]] = (), *, elliptic: bool = False
+) -> set[str]:
+    """Stemmed content words around ``text[start:end]`` within its clause (:func:`clause_sides`)."""
+    before, after = clause_sides(text, start, end, masks, elliptic=elliptic)
     return before | after
 
 
-def clause_sides(text: str, start: int, end: int, masks: Sequence[tuple[int, int]] = ()) -> tuple[set[str], set[str]]:
-    """Stemmed content words around ``text[start:end]`` within its clause: a window cut at commas,
-    brackets and "and"/"or", so that in "2.4 bar for the front tyres and 2.2 bar for the rear
-    tyres" each value keeps its own tyres; spans in ``masks`` are left out."""
+def clause_sides(
+    text: str, start: int, end: int, masks: Sequence[tuple[int, int]] = (), *, elliptic: bool = False
+) -> tuple[set[str], set[str]]:
+    """Stemmed content words before and after ``text[start:end]`` within its clause: a window cut at
+    commas, brackets and "and"/"or", so that in "2.4 bar for the front tyres and 2.2 bar for the rear
+    tyres" each value keeps its own tyres; spans in ``masks`` are left out. ``elliptic``: a clause
+    with no word before the value ("... to 5 days for pain and to 3 days for fever") shares the
+    words before it in the clause it continues."""
     masked = list(text)
     for a, b in masks:
         masked[a:b] = " " * (b - a)
     flat = "".join(masked)
-    cuts = [m.end() for m in _CLAUSE.finditer(flat, 0, start)]
-    left = cuts[-1] if cuts else 0
+    cuts = [m for m in _CLAUSE.finditer(flat, 0, start)]
+    left = cuts[-1].end() if cuts else 0
     nxt = _CLAUSE.search(flat, end)
     right = nxt.start() if nxt else len(flat)
     before = _words(flat[left:start])[-_WINDOW:]
+    if elliptic and not before and cuts:
+        earlier = cuts[-2].end() if len(cuts) > 1 else 0
+        before = _words(flat[earlier : cuts[-1].start()])[-_WINDOW:]
     after = _words(flat[end:right])[:_WINDOW]
     return {_stem(w) for w in before}, {_stem(w) for w in after}
+
+
+def _near(q: Quantity, others: Sequence[Quantity]) -> set[str]:
+    """The values right beside ``q``, as tokens: "in 24 hours" next to both "12 tablets" and "8 tablets"."""
+    return {
+        f"#{o.dim}:{o.low:g}-{o.high:g}"
+        for o in others
+        if o is not q and (0 <= q.start - o.end <= _NEAR or 0 <= o.start - q.end <= _NEAR)
+    }
+
+
+def _claim_context(claim: str, q: Quantity, claim_qs: Sequence[Quantity]) -> dict[str, float]:
+    """What the claim says ``q`` is about, weighted: the words of its clause and the values beside it
+    (1), the claim's other words (0.5: "En cas de fièvre, le traitement est limité à trois jours")."""
+    masks = [(o.start, o.end) for o in claim_qs]
+    ctx = {w: 0.5 for w in stems_of(claim, masks)}
+    ctx.update({w: 1.0 for w in clause_words(claim, q.start, q.end, masks)})
+    ctx.update({w: 1.0 for w in _near(q, claim_qs)})
+    return ctx
+
+
+def stems_of(text: str, masks: Sequence[tuple[int, int]] = ()) -> set[str]:
+    masked = list(text)
+    for a, b in masks:
+        masked[a:b] = " " * (b - a)
+    return {_stem(w) for w in _words("".join(masked))}
+
+
+def _overlap(sp: Span, spans: Sequence[Span]) -> bool:
+    return any(sp.start < o.end and o.start < sp.end for o in spans)
 
 
 def _kind(q: Quantity) -> str:

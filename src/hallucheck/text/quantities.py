@@ -158,9 +158,29 @@ _add(
     "年",
 )
 # working days are no calendar days: a dimension of their own
-_add("workday", 1.0, "business day", "business days", "working day", "working days", "banking day", "banking days",
-     "werktag", "werktage", "werktagen", "arbeitstag", "arbeitstage", "arbeitstagen", "jour ouvrable",
-     "jours ouvrables", "jours ouvrés", "día hábil", "días hábiles", "工作日", "个工作日")
+_add(
+    "workday",
+    1.0,
+    "business day",
+    "business days",
+    "working day",
+    "working days",
+    "banking day",
+    "banking days",
+    "werktag",
+    "werktage",
+    "werktagen",
+    "arbeitstag",
+    "arbeitstage",
+    "arbeitstagen",
+    "jour ouvrable",
+    "jours ouvrables",
+    "jours ouvrés",
+    "día hábil",
+    "días hábiles",
+    "工作日",
+    "个工作日",
+)
 _add("time", 24.0, "calendar day", "calendar days", "kalendertag", "kalendertage", "kalendertagen")
 # percent
 _add("percent", 1.0, "%", "percent", "per cent", "pct", "prozent", "pour cent", "por ciento", "por cien")
@@ -621,7 +641,18 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
         if i + 1 < len(nums):
             nxt = nums[i + 1]
             gap = text[end : nxt.start]
-            if gap and _RANGE_SEP.fullmatch(gap) and not re.search(r"[.;:]", gap) and nxt.value >= low:
+            is_and = bool(re.fullmatch(r"\s*(?:and|und|et|y|和)\s*", gap, re.IGNORECASE))
+            between = re.search(
+                r"(?:between|zwischen|entre|介于|在)\s*$", text[max(0, start - 12) : start], re.IGNORECASE
+            )
+            if (
+                gap
+                and _RANGE_SEP.fullmatch(gap)
+                and not re.search(r"[.;:]", gap)
+                and nxt.value >= low
+                and (between or not is_and)  # "between 4 and 6"; "7, 14 and 30 tablets" is a list
+                and not re.search(r",\s*$", text[max(0, start - 3) : start])
+            ):
                 high, end, digits, consumed = nxt.value, nxt.end, max(digits, nxt.digits), 2
             elif re.fullmatch(r"\s*", gap) is None:
                 # "4 hours to 6 hours" / "2 bar to 3 bar": a unit between the two numbers
@@ -719,7 +750,24 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
                 found.append(Quantity(text[start:end], start, end, low, high, None, None, qual, digits))
         i += consumed
     found.sort(key=lambda q: q.start)
-    return found
+    return _share_list_units(text, found)
+
+
+_LIST_GAP = re.compile(r"\s*(?:,|and|or|und|oder|et|ou|y|o|、|和|或)\s*", re.IGNORECASE)
+
+
+def _share_list_units(text: str, found: list[Quantity]) -> list[Quantity]:
+    """Bare numbers of a list take the unit or noun that ends it: "7, 14 and 30 tablets" are three
+    counts of tablets, "2, 4 or 8 GB" three sizes."""
+    out = list(found)
+    for k in range(len(out) - 2, -1, -1):
+        q, nxt = out[k], out[k + 1]
+        if q.dim is None and nxt.dim not in (None, "date") and _LIST_GAP.fullmatch(text[q.end : nxt.start]):
+            factor = _UNITS[nxt.unit][1] if nxt.unit in _UNITS else 1.0
+            out[k] = Quantity(
+                q.text, q.start, q.end, q.low * factor, q.high * factor, nxt.dim, nxt.unit, q.qualifier, q.digits
+            )
+    return out
 
 
 def _rounds_to(exact: float, rounded: float, digits: int) -> bool:

@@ -75,7 +75,9 @@ def _is_abbreviation(text: str, dot: int) -> bool:
     if word in ABBREVIATIONS:
         return True
     if len(word) == 1 and word.isalpha():  # initials: "V. Stiviano", "J. K. Rowling"
-        return True
+        # ... but not a unit symbol after a number or a degree sign: "8 °C.", "2 A.", "5 V."
+        before = text[max(0, dot - 3) : dot - 1]
+        return not (before.endswith(("°", "º")) or before.rstrip().endswith(tuple("0123456789")))
     return bool(re.fullmatch(r"(?:[a-z]\.)+[a-z]", word))  # u.s.a
 
 
