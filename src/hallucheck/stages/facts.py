@@ -34,9 +34,10 @@ _WORD = re.compile(r"[^\W\d_]+|[\u3400-\u4dbf\u4e00-\u9fff]", re.UNICODE)
 _WINDOW = 6  # words either side of a value that describe what it is
 _NAME_FAMILY = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT"})
 _NEAR = 30  # characters between two values of one phrase
-_CLAUSE = re.compile(
-    r"[,;()\[\]，；（）]|\s(?:and|or|but|while|whereas|und|oder|aber|et|ou|mais|y|o|pero|e)\s|[和或但]", re.IGNORECASE
-)
+_COORDINATION = r"\s(?:and|or|but|while|whereas|und|oder|aber|et|ou|mais|y|o|pero|e)\s|[和或但]"
+_CLAUSE = re.compile(rf"[,;:，；：]|{_COORDINATION}", re.IGNORECASE)
+_COORD = re.compile(rf"\s*(?:{_COORDINATION})\s*", re.IGNORECASE)
+_BRACKETS = re.compile(r"\([^()]*\)|\[[^\[\]]*\]|（[^（）]*）")
 
 
 @dataclass(frozen=True)
@@ -102,11 +103,10 @@ class ReferenceFacts:
         self._ents: dict[tuple[int, str], list] = {}
         self.raw_numbers = {float(m.group()) for m in re.finditer(r"\d+(?:\.\d+)?", reference.replace(",", ""))}
 
-    def _ref_context(self, i: int, r: Quantity) -> set[str]:
-        """What reference value ``r`` (of sentence ``i``) is about: the words of its clause, and the
-        values right beside it."""
-        sent, qs = self.sentences[i].text, self.quantities[i]
-        return clause_words(sent, r.start, r.end, [(o.start, o.end) for o in qs], elliptic=True) | _near(r, qs)
+    def _ref_context(self, i: int, r: Quantity) -> dict[str, float]:
+        """What reference value ``r`` (of sentence ``i``) is about, weighted as :func:`_claim_context`
+        weighs a claim's (an elliptic clause shares the words before it in the clause it continues)."""
+        return _context(self.sentences[i].text, r, self.quantities[i], elliptic=True)
 
     def check_quantities(self, claim: str, *, lang: str | None = None) -> list[FactCheck]:
         """Each quantity of ``claim`` (written in ``lang``, default: the reference's) checked
@@ -119,7 +119,7 @@ class ReferenceFacts:
         sent_scores = [sum(self.idf.get(w, 0.0) for w in claim_bag & bag) for bag in self.bags]
         for q in claim_qs:
             kind = _kind(q)
-            context = _claim_context(claim, q, claim_qs)
+            context = _context(claim, q, claim_qs)
             cands = []
             for i, qs in enumerate(self.quantities):
                 for r in qs:
@@ -128,7 +128,7 @@ class ReferenceFacts:
                     if not same_value(q, r) and any(same_value(o, r) for o in claim_qs if o is not q):
                         continue  # the claim states this value too, elsewhere: it is that value's counterpart
                     ref_ctx = self._ref_context(i, r)
-                    local = sum(w for word, w in context.items() if word in ref_ctx)
+                    local = sum(w * ref_ctx[word] for word, w in context.items() if word in ref_ctx)
                     score = sent_scores[i] + 2.0 * local + 3.0 * agree[i] + (1.0 if r.unit == q.unit else 0.0)
                     cands.append((score, local, i, r))
             if not cands:
@@ -154,7 +154,7 @@ class ReferenceFacts:
                 # where "standard delivery costs £4.95; express delivery costs £8.95")
                 close = m_score >= 0.75 * best_score or m_score >= best_score - 1.0
                 if (m_local >= best_local and close) or (
-                    not (about_same and best_local > m_local) and m_score >= 0.75 * best_score
+                    not (about_same and best_local >= m_local + 0.5) and m_score >= 0.75 * best_score
                 ):
                     out.append(
                         FactCheck(q.text, q.start, q.end, kind, "supported", self._span(mi, mr), self.sentences[mi])
@@ -242,13 +242,21 @@ def clause_sides(
     masked = list(text)
     for a, b in masks:
         masked[a:b] = " " * (b - a)
+    # an aside in brackets is no part of the clause around it ("express delivery (next day) costs £8.95"),
+    # and a value inside brackets has only the brackets for its clause ("£88.4 million (2023: £79.0 million)")
+    for m in _BRACKETS.finditer(text):
+        if m.start() <= start and end <= m.end():
+            masked[: m.start() + 1] = " " * (m.start() + 1)
+            masked[m.end() - 1 :] = " " * (len(text) - m.end() + 1)
+        else:
+            masked[m.start() : m.end()] = " " * (m.end() - m.start())
     flat = "".join(masked)
     cuts = [m for m in _CLAUSE.finditer(flat, 0, start)]
     left = cuts[-1].end() if cuts else 0
     nxt = _CLAUSE.search(flat, end)
     right = nxt.start() if nxt else len(flat)
     before = _words(flat[left:start])[-_WINDOW:]
-    if elliptic and not before and cuts:
+    if elliptic and not before and cuts and _COORD.fullmatch(cuts[-1].group()):
         earlier = cuts[-2].end() if len(cuts) > 1 else 0
         before = _words(flat[earlier : cuts[-1].start()])[-_WINDOW:]
     after = _words(flat[end:right])[:_WINDOW]
@@ -264,13 +272,15 @@ def _near(q: Quantity, others: Sequence[Quantity]) -> set[str]:
     }
 
 
-def _claim_context(claim: str, q: Quantity, claim_qs: Sequence[Quantity]) -> dict[str, float]:
-    """What the claim says ``q`` is about, weighted: the words of its clause and the values beside it
-    (1), the claim's other words (0.5: "En cas de fièvre, le traitement est limité à trois jours")."""
-    masks = [(o.start, o.end) for o in claim_qs]
-    ctx = {w: 0.5 for w in stems_of(claim, masks)}
-    ctx.update({w: 1.0 for w in clause_words(claim, q.start, q.end, masks)})
-    ctx.update({w: 1.0 for w in _near(q, claim_qs)})
+def _context(text: str, q: Quantity, qs: Sequence[Quantity], *, elliptic: bool = False) -> dict[str, float]:
+    """What a sentence says ``q`` is about, weighted: the words of its clause and the values beside
+    it (1), the sentence's other words (0.5: "En cas de fièvre, le traitement est limité à trois
+    jours"; "Express delivery, ordered before 2 pm, ... costs £8.95"). Two contexts agree by the sum of
+    the products of their shared words' weights."""
+    masks = [(o.start, o.end) for o in qs]
+    ctx = {w: 0.5 for w in stems_of(text, masks)}
+    ctx.update({w: 1.0 for w in clause_words(text, q.start, q.end, masks, elliptic=elliptic)})
+    ctx.update({w: 1.0 for w in _near(q, qs)})
     return ctx
 
 
