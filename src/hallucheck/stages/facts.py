@@ -114,11 +114,12 @@ class ReferenceFacts:
         out: list[FactCheck] = []
         claim_bag = {_stem(w) for w in _words(claim)}
         claim_qs = parse_quantities(claim, lang=lang or self.lang)
-        # a reference sentence that states several of the claim's values is the one the claim is about
-        agree = [sum(any(same_value(q, r) for r in qs) for q in claim_qs) for qs in self.quantities]
+        # a reference sentence that states the claim's other values is the one the claim is about
+        stated = [[any(same_value(q, r) for r in qs) for q in claim_qs] for qs in self.quantities]
         sent_scores = [sum(self.idf.get(w, 0.0) for w in claim_bag & bag) for bag in self.bags]
-        for q in claim_qs:
+        for k, q in enumerate(claim_qs):
             kind = _kind(q)
+            agree = [sum(row) - 0.5 * row[k] for row in stated]  # its own value counts half
             context = _context(claim, q, claim_qs)
             cands = []
             for i, qs in enumerate(self.quantities):
@@ -165,6 +166,24 @@ class ReferenceFacts:
                 continue
             status = "contradicted" if about_same else "missing"
             out.append(FactCheck(q.text, q.start, q.end, kind, status, self._span(bi, br), self.sentences[bi]))
+        return self._anchor(claim_qs, out)
+
+    def _anchor(self, claim_qs: Sequence[Quantity], checks: list[FactCheck]) -> list[FactCheck]:
+        """A value held contradicted is supported after all when the reference sentence that the
+        claim's other values were compared with states it, as its only value of that kind ("up to
+        12 tablets in 24 hours": the sentence of "8 tablets" says "in 24 hours", whatever else the
+        leaflet says of hours)."""
+        out = list(checks)
+        for k, (q, c) in enumerate(zip(claim_qs, checks)):
+            if c.status != "contradicted":
+                continue
+            anchors = {o.sentence.start for j, o in enumerate(checks) if j != k and o.sentence is not None}
+            for i, sent in enumerate(self.sentences):
+                if sent.start not in anchors:
+                    continue
+                same_dim = [r for r in self.quantities[i] if r.dim == q.dim]
+                if len(same_dim) == 1 and same_value(q, same_dim[0]):
+                    out[k] = FactCheck(c.text, c.start, c.end, c.kind, "supported", self._span(i, same_dim[0]), sent)
         return out
 
     def entities(self, i: int, model: str, labels: frozenset[str]) -> list[tuple[str, Span]]:
