@@ -245,3 +245,20 @@ def test_unknown_routes_have_the_error_shape_too():
         r = c.get("/nope")
     assert r.status_code == 404 and r.json()["status"] == "error" and "error" in r.json()
     json.dumps(r.json())
+
+
+def test_the_operator_settings_reach_the_server(monkeypatch, capsys):
+    from hallucheck.cli import main
+
+    apps = []
+    monkeypatch.setattr("uvicorn.run", lambda app, **k: apps.append(app))
+    args = ["serve", "--llm", "none", "--method", "sim_overlap", "--quiet"]
+    extra = ["--job-retention", "60", "--jobs-max-mb", "2", "--allowed-host", "check.example.org"]
+    extra += ["--cors-origin", "https://app.example.org/", "--set", "sim_overlap.t2=0.3", "--methods", "sim_overlap"]
+    assert main(args + extra) == 0
+    cfg = apps[0].state.config
+    assert (cfg.job_retention, cfg.jobs_max_bytes) == (60.0, 2_000_000)
+    assert cfg.allowed_hosts == ("check.example.org",) and cfg.cors_origins == ("https://app.example.org",)
+    assert cfg.method_params == {"sim_overlap": {"t2": 0.3}} and cfg.methods == ("sim_overlap",)
+    assert main(args + ["--set", "sim_overlap.t9=1"]) == 2 and "t9" in capsys.readouterr().err
+    assert main(args + ["--set", "nonsense"]) == 2 and "METHOD.PARAM=VALUE" in capsys.readouterr().err

@@ -74,6 +74,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="bind a non-loopback --host without --token-env (refused otherwise: anyone who can reach the "
         "port could run checks, read job results and spend the LLM key)",
     )
+    p.add_argument(
+        "--job-retention",
+        type=float,
+        default=3600.0,
+        help="seconds a finished job's results are kept; then its files are deleted and its id forgotten (default 3600)",
+    )
+    p.add_argument(
+        "--jobs-max-mb",
+        type=float,
+        default=500.0,
+        help="disk the job files may take; the oldest finished jobs are deleted first, then new jobs get 503 "
+        "(default 500)",
+    )
     p.add_argument("--jobs-dir", help="where batch jobs write their results (default: a temporary directory)")
     p.add_argument(
         "--preload",
@@ -118,6 +131,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             raise InputError(f"{name} must be >= {low}; got {value}", field=name.lstrip("-"))
     if not args.request_timeout > 0 or not args.max_body_mb > 0:
         raise InputError("--request-timeout and --max-body-mb must be > 0", field="request_timeout")
+    if not args.job_retention > 0 or not args.jobs_max_mb > 0:
+        raise InputError("--job-retention and --jobs-max-mb must be > 0", field="job_retention")
     token = None
     if args.token_env:
         token = os.environ.get(args.token_env, "")
@@ -159,6 +174,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         max_body_bytes=int(args.max_body_mb * 1_000_000),
         token=token,
         jobs_dir=args.jobs_dir,
+        job_retention=args.job_retention,
+        jobs_max_bytes=int(args.jobs_max_mb * 1_000_000),
         methods=methods,
         method_params=method_params,
         host=args.host,
