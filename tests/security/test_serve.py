@@ -262,3 +262,16 @@ def test_the_operator_settings_reach_the_server(monkeypatch, capsys):
     assert cfg.method_params == {"sim_overlap": {"t2": 0.3}} and cfg.methods == ("sim_overlap",)
     assert main(args + ["--set", "sim_overlap.t9=1"]) == 2 and "t9" in capsys.readouterr().err
     assert main(args + ["--set", "nonsense"]) == 2 and "METHOD.PARAM=VALUE" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "ctype", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"]
+)
+def test_a_cross_site_simple_request_cannot_run_a_check(ctype):
+    """A page of another origin can send only these bodies without CORS (a form, no-cors fetch)."""
+    body = json.dumps({"answer": "The rear tyres take 2.2 bar.", "reference": REF})
+    with client() as c:
+        r = c.post("/v1/detect", content=body, headers={"Content-Type": ctype, "Origin": "https://evil.example"})
+        assert r.status_code == 422 and "access-control-allow-origin" not in r.headers
+        r = c.post("/v1/check", content=json.dumps({"rows": [json.loads(body)]}), headers={"Content-Type": ctype})
+        assert r.status_code == 422
