@@ -71,8 +71,8 @@ def test_zero_division_gives_zero():
     assert m.precision_recall_f1([0, 0, 0], [1, 0, 0]) == (0.0, 0.0, 0.0)
     assert m.sensitivity([0, 0], [0, 1]) == 0.0
     assert m.specificity([1, 1], [1, 0]) == 0.0
-    # all one class, all correct: class 1 p = r = f1 = 1, class 0 all zero -> macro 0.5
-    assert m.macro_prf([1, 1, 1], [1, 1, 1]) == (approx(0.5), approx(0.5), approx(0.5))
+    # all one class, all correct: class 0 has no example and no prediction, so it is not averaged in
+    assert m.macro_prf([1, 1, 1], [1, 1, 1]) == (approx(1.0), approx(1.0), approx(1.0))
     assert m.balanced_accuracy([1, 1, 1], [1, 1, 1]) == approx(0.5)
 
 

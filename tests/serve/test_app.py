@@ -46,7 +46,7 @@ def judge():
 
 def client(**kw) -> TestClient:
     kw.setdefault("method", "sim_overlap")
-    return TestClient(create_app(ServeConfig(**kw)))
+    return TestClient(create_app(ServeConfig(**kw)), base_url="http://127.0.0.1:8000")
 
 
 def blocking_llm(gate: threading.Event, entered: threading.Event | None = None) -> FakeLLM:
@@ -85,7 +85,7 @@ def test_detect_reports_the_exit_code_meaning_and_the_detection():
 def test_a_list_of_passages_gives_evidence_located_in_its_passage():
     first, second = REFERENCE.split("\n\n")[:2]
     with client(method="entity_check") as c:
-        r = c.post("/v1/detect", json={"answer": ANSWER, "reference": [first, second]})
+        r = c.post("/v1/detect", json={"answer": ANSWER, "reference": [first, second], "echo": True})
     det = r.json()["detection"]
     assert det["passages"] == [first, second]
     ev = [e for v in det["verdicts"] for e in v["evidence"] if e.get("passage") is not None]

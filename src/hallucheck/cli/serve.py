@@ -35,12 +35,77 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="require 'Authorization: Bearer <token>' (the value of environment variable NAME) on every "
         "endpoint but /healthz and the page itself",
     )
+    p.add_argument(
+        "--methods",
+        metavar="A,B,...",
+        help="the methods a request may name (default: every registered method; --method is always offered)",
+    )
+    p.add_argument(
+        "--set",
+        dest="settings",
+        metavar="METHOD.PARAM=VALUE",
+        action="append",
+        default=[],
+        help="fix a method parameter for every request (VALUE is JSON, else a string), e.g. "
+        "ce_cascade.model=/srv/verifier. Requests may set only numbers, true/false and declared choices; "
+        "paths, URLs and model ids come from here. Repeatable",
+    )
+    p.add_argument(
+        "--allowed-host",
+        dest="allowed_hosts",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="a Host name the server answers (repeatable; '*' for any). Default: localhost, 127.0.0.1, ::1 and "
+        "the --host address; other names get 400 (DNS rebinding). Add the name a reverse proxy forwards",
+    )
+    p.add_argument(
+        "--cors-origin",
+        dest="cors_origins",
+        metavar="ORIGIN",
+        action="append",
+        default=[],
+        help="an origin (https://app.example.org) whose pages may call the API from a browser (repeatable; "
+        "default: none)",
+    )
+    p.add_argument(
+        "--allow-no-token",
+        action="store_true",
+        help="bind a non-loopback --host without --token-env (refused otherwise: anyone who can reach the "
+        "port could run checks, read job results and spend the LLM key)",
+    )
+    p.add_argument(
+        "--job-retention",
+        type=float,
+        default=3600.0,
+        help="seconds a finished job's results are kept; then its files are deleted and its id forgotten (default 3600)",
+    )
+    p.add_argument(
+        "--jobs-max-mb",
+        type=float,
+        default=500.0,
+        help="disk the job files may take; the oldest finished jobs are deleted first, then new jobs get 503 "
+        "(default 500)",
+    )
     p.add_argument("--jobs-dir", help="where batch jobs write their results (default: a temporary directory)")
     p.add_argument(
         "--preload",
         action="store_true",
         help="load the default method's models (and check the LLM) before accepting requests",
     )
+
+
+def is_loopback(host: str) -> bool:
+    """True for an address or name that only this machine can reach."""
+    import ipaddress
+
+    name = host.strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -53,7 +118,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             f"hallucheck serve needs FastAPI and uvicorn ({exc.name} is missing), which",
             "pip install 'hallucheck[serve]'",
         ) from None
-    from ..registry import entry
+    from ..registry import check_params, entry
+    from ..serve.params import parse_setting
     from ._common import _make_llm
 
     for name, value, low in (
@@ -65,6 +131,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             raise InputError(f"{name} must be >= {low}; got {value}", field=name.lstrip("-"))
     if not args.request_timeout > 0 or not args.max_body_mb > 0:
         raise InputError("--request-timeout and --max-body-mb must be > 0", field="request_timeout")
+    if not args.job_retention > 0 or not args.jobs_max_mb > 0:
+        raise InputError("--job-retention and --jobs-max-mb must be > 0", field="job_retention")
     token = None
     if args.token_env:
         token = os.environ.get(args.token_env, "")
@@ -73,11 +141,28 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 f"--token-env {args.token_env}: the environment variable {args.token_env} is not set or empty",
                 field="token_env",
             )
+    if not token and not is_loopback(args.host) and not args.allow_no_token:
+        raise InputError(
+            f"--host {args.host} is reachable from other machines and no --token-env is set: anyone who can "
+            "reach it could run checks, read job results and spend the LLM key. Set --token-env NAME, bind "
+            "127.0.0.1 behind a reverse proxy, or pass --allow-no-token if the network is yours alone.",
+            field="host",
+        )
     method = entry("method", args.method).name
+    method_params: dict[str, dict[str, Any]] = {}
+    for text in args.settings:
+        name, param, value = parse_setting(text)
+        found = entry("method", name)
+        check_params(found.load(), found.name, {param: value})  # an unknown parameter: a usage error now
+        method_params.setdefault(found.name, {})[param] = value
+    methods = None
+    if args.methods:
+        methods = tuple(entry("method", m.strip()).name for m in args.methods.split(",") if m.strip())
     if args.llm == "none":
         from .. import load_method
 
-        load_method(method, llm="none")  # a method that needs an LLM: a usage error now, not 422 on every request
+        # a method that needs an LLM: a usage error now, not 422 on every request
+        load_method(method, llm="none", **method_params.get(method, {}))
     llm: Any = None if args.llm == "none" else _make_llm(args)
     config = ServeConfig(
         method=method,
@@ -89,6 +174,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
         max_body_bytes=int(args.max_body_mb * 1_000_000),
         token=token,
         jobs_dir=args.jobs_dir,
+        job_retention=args.job_retention,
+        jobs_max_bytes=int(args.jobs_max_mb * 1_000_000),
+        methods=methods,
+        method_params=method_params,
+        host=args.host,
+        allowed_hosts=tuple(args.allowed_hosts) or None,
+        cors_origins=tuple(o.rstrip("/") for o in args.cors_origins),
         preload=args.preload,
         quiet=args.quiet,
     )

@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from ..base import MAX_TEXT_CHARS
 from ..errors import InputError, MissingDependencyError
 from ..text.passages import SEP as PASSAGE_SEP
 from .datasets import Example, _iter_json_records, _read_text
@@ -135,13 +136,18 @@ def load_check_rows(
         unit = "row"
     elif suffix == ".csv":
         text = _read_text(p, encoding)
+        # the csv module's default cell limit (128 KiB) is far below the input limit of a text
+        csv.field_size_limit(max(csv.field_size_limit(), MAX_TEXT_CHARS * 4 + 1))
         reader = csv.DictReader(io.StringIO(text, newline=""))
         if not reader.fieldnames:
             raise InputError(
                 f"{p}: contains no header row (expected columns answer, reference or contexts, and "
                 "optionally question, id)"
             )
-        rows = [(reader.line_num, dict(r)) for r in reader]
+        try:
+            rows = [(reader.line_num, dict(r)) for r in reader]
+        except csv.Error as exc:
+            raise InputError(f"{p} line {reader.line_num}: not a readable CSV row ({exc})") from None
         unit = "line"
     else:
         text = _read_text(p, encoding)
@@ -242,6 +248,19 @@ def table_rows(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
+# a spreadsheet runs a cell that starts with one of these as a formula (OWASP "CSV injection")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """A text cell that a spreadsheet would read as a formula gets a leading single quote (the
+    OWASP rule); numbers and other cells are written as they are. Answers are attacker-influenced
+    text, and CI artefacts get opened in spreadsheets."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def write_table(path: Path, rows: Sequence[Mapping[str, Any]], fmt: str) -> Path:
     if fmt not in TABLE_FORMATS:
         raise InputError(f"The table format must be one of {', '.join(TABLE_FORMATS)}; got {fmt!r}.", field="format")
@@ -262,10 +281,11 @@ def write_table(path: Path, rows: Sequence[Mapping[str, Any]], fmt: str) -> Path
                 "question",
                 "answer",
             ]
-            w = csv.DictWriter(f, fieldnames=cols)
+            w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
             w.writeheader()
             for row in rows:
-                w.writerow({**row, "unsupported_claims": " | ".join(c["text"] for c in row["unsupported_claims"])})
+                cells = {**row, "unsupported_claims": " | ".join(c["text"] for c in row["unsupported_claims"])}
+                w.writerow({k: csv_cell(v) for k, v in cells.items()})
     os.replace(tmp, path)
     return path
 

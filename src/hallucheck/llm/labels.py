@@ -10,6 +10,7 @@ is an error that keeps the raw replies. Nothing is guessed.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
@@ -62,7 +63,9 @@ def judge(
             return Judgement(None, raw=exc.raw or None, error=f"The LLM reply could not be scored: {exc}")
         except BackendError as exc:
             return Judgement(None, error=f"LLM backend failed: {exc}")
-        return Judgement(s.best, s.probs)
+        # how likely the reply starts with any label at all (their log-probabilities are of the whole vocabulary)
+        mass = min(1.0, sum(math.exp(v) for v in s.logprobs.values()))
+        return Judgement(s.best, s.probs, meta={"label_mass": mass})
     raws: list[str] = []
     attempt = msgs + ((Message("assistant", prefix),) if prefix else ())
     for round_ in range(2):

@@ -20,6 +20,7 @@ whole.
 from __future__ import annotations
 
 import json
+import os
 import threading
 from functools import lru_cache
 from pathlib import Path
@@ -311,7 +312,16 @@ class CrossEncoder:
         return np.clip(_scores_from_logits(logits, self._idx), 0.0, 1.0)
 
 
-@lru_cache(maxsize=4)
+def identity(model: str) -> str:
+    """The model's resolved identity: a local directory by its real path (``dir``, ``dir/``,
+    ``dir//`` and a symlink to it are one model), anything else as given."""
+    if isinstance(model, str) and model != EMBEDDED:
+        path = Path(model).expanduser()
+        if path.is_dir():
+            return os.path.realpath(path)
+    return model
+
+
 def get_cross_encoder(
     model: str = EMBEDDED,
     max_length: int = 256,
@@ -320,7 +330,20 @@ def get_cross_encoder(
     onnx_file: str | None = None,
     backend: str = "auto",
 ) -> CrossEncoder:
-    """A shared, lazily loaded cross-encoder (one per configuration and process)."""
+    """A shared, lazily loaded cross-encoder (one per configuration and process; a directory is
+    known by its real path, so each spelling of it shares one copy)."""
+    return _shared_cross_encoder(identity(model), max_length, batch_size, supported_label, onnx_file, backend)
+
+
+@lru_cache(maxsize=4)
+def _shared_cross_encoder(
+    model: str,
+    max_length: int,
+    batch_size: int,
+    supported_label: str | int | None,
+    onnx_file: str | None,
+    backend: str,
+) -> CrossEncoder:
     return CrossEncoder(
         model,
         max_length=max_length,

@@ -21,18 +21,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 import uuid
 from importlib import resources
 from typing import Any, Callable
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
 from ..errors import BackendError, HallucheckError, InputError, ParseError
 from ..types import Mitigation, Usage
-from .runtime import Gate, Metrics, QueueFull, WorkPool, _error
+from .runtime import Gate, Metrics, QueueFull, WorkPool, _error, authorized
 from .schemas import (
     EXIT_STATUS,
     CheckRequest,
@@ -42,9 +44,55 @@ from .schemas import (
     JobCreated,
     JobStatus,
     MitigateResponse,
+    bounded_detection,
     detection_exit_code,
 )
-from .state import MAX_FINISHED_JOBS, Job, ServeConfig, ServerState
+from .state import Job, ServeConfig, ServerState
+
+MAX_PAGE = 1000  # results per GET /v1/jobs/{id}
+
+
+def _job_page(job: Job, offset: int, limit: int, detail: bool) -> Response:
+    from ..eval.check import _status
+    from ..eval.runner import RESULTS
+
+    results, done = [], 0
+    path = job.dir / RESULTS
+    if path.exists():
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                if offset <= done < offset + limit:
+                    try:
+                        r = json.loads(line)
+                    except ValueError:  # a torn last line: not a record yet
+                        continue
+                    row = {
+                        "id": r["id"],
+                        "status": _status(r).replace(" ", "_"),
+                        "score": r.get("score"),
+                        "error": r.get("error"),
+                    }
+                    if detail and r.get("detection"):
+                        row["detection"] = bounded_detection(r["detection"])
+                    results.append(row)
+                done += 1
+    end = offset + len(results)
+    return _json(
+        {
+            "id": job.id,
+            "state": job.state,
+            "total": job.total,
+            "done": done,
+            "method": job.method,
+            "error": job.error,
+            "summary": {k: v for k, v in job.summary.items() if k != "files"} if job.summary else None,
+            "results": results,
+            "offset": offset,
+            "next_offset": end if end < done or (end < job.total and job.state in ("queued", "running")) else None,
+        }
+    )
 
 
 # -- work -------------------------------------------------------------------------------------
@@ -56,6 +104,12 @@ async def _run_in_pool(state: ServerState, fn: Callable[[], Any]) -> Any:
     """Run ``fn`` on the pool; raises QueueFull or asyncio.TimeoutError."""
     fut = state.pool.submit(fn)
     return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(fut)), timeout=state.config.timeout)
+
+
+def _json(payload: Any, status_code: int = 200) -> Response:
+    """A JSON response serialised by the caller's thread (call it off the event loop for big bodies)."""
+    data = json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+    return Response(data, status_code=status_code, media_type="application/json")
 
 
 def _failure(exc: BaseException) -> JSONResponse:
@@ -120,6 +174,16 @@ def create_app(config: ServeConfig | None = None) -> Any:
             status_code=422,
         )
 
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        """Every refusal has the documented shape. FastAPI answers 400 when the body cannot be
+        parsed at all (e.g. JSON nested too deeply for the parser): that is a bad body, 422."""
+        if exc.status_code == 400:
+            return _error(
+                422, "error", "body: not a JSON object this server can read (malformed or nested too deeply)", "body"
+            )
+        return _error(exc.status_code, "error", str(exc.detail), None, headers=getattr(exc, "headers", None))
+
     def busy() -> JSONResponse:
         return _error(
             503,
@@ -146,7 +210,8 @@ def create_app(config: ServeConfig | None = None) -> Any:
         """The work's result from the bounded pool, or the response that says why there is none
         (503 queue full, 504 timeout, 500 unexpected)."""
         try:
-            return await _run_in_pool(state, work)
+            result = await _run_in_pool(state, work)
+            return result
         except QueueFull:
             return busy()
         except asyncio.TimeoutError:
@@ -162,16 +227,24 @@ def create_app(config: ServeConfig | None = None) -> Any:
                 det = pipe.run(body.answer, _reference(body.reference), question=body.question)
                 if pipe.name == config.method and not body.params and det.status == "ok":
                     state.model_loaded = True  # the default method has run: its models are in memory
+                if det.usage.calls and det.status == "ok":
+                    state.note_llm(True)  # the LLM answered: /healthz says so without asking it again
                 return det
             except (BackendError, ParseError) as exc:
+                if isinstance(exc, BackendError):
+                    state.note_llm(False, f"{type(exc).__name__}: {exc}")
                 return pipe.error_detection(body.model_dump(), exc)
 
-        det = await pooled(work)
-        if isinstance(det, JSONResponse):
-            return det
-        state.metrics.add_usage(det.usage)
-        code = detection_exit_code(det)
-        return JSONResponse({"status": EXIT_STATUS[code], "exit_code": code, "detection": det.to_dict()})
+        def answer() -> Any:  # the body is built on the worker thread: a large one never stalls the event loop
+            det = work()
+            state.metrics.add_usage(det.usage)
+            code = detection_exit_code(det)
+            d = det.to_dict()
+            return _json(
+                {"status": EXIT_STATUS[code], "exit_code": code, "detection": d if body.echo else bounded_detection(d)}
+            )
+
+        return await pooled(answer)
 
     @app.post("/v1/mitigate", response_model=MitigateResponse, responses=responses)
     async def mitigate(body: DetectRequest) -> Any:
@@ -183,12 +256,21 @@ def create_app(config: ServeConfig | None = None) -> Any:
                 det = pipe.error_detection(body.model_dump(), exc)
                 return Mitigation(body.answer, body.answer, (), det, None, Usage(), (f"could not verify: {exc}",))
 
-        mit = await pooled(work)
-        if isinstance(mit, JSONResponse):
-            return mit
-        state.metrics.add_usage(mit.usage)
-        code = detection_exit_code(mit.after or mit.before)
-        return JSONResponse({"status": EXIT_STATUS[code], "exit_code": code, "mitigation": mit.to_dict()})
+        def answer() -> Any:
+            mit = work()
+            state.metrics.add_usage(mit.usage)
+            code = detection_exit_code(mit.after or mit.before)
+            d = mit.to_dict()
+            if not body.echo:
+                d = {
+                    **d,
+                    "original": None,
+                    "before": bounded_detection(d["before"]),
+                    "after": None if d.get("after") is None else bounded_detection(d["after"]),
+                }
+            return _json({"status": EXIT_STATUS[code], "exit_code": code, "mitigation": d})
+
+        return await pooled(answer)
 
     @app.post("/v1/check", response_model=JobCreated, status_code=202, responses=responses)
     async def check(body: CheckRequest) -> Any:
@@ -219,11 +301,17 @@ def create_app(config: ServeConfig | None = None) -> Any:
                 None,
                 headers={"Retry-After": "10"},
             )
+        used = await asyncio.to_thread(state.prune_jobs)
+        if used > config.jobs_max_bytes:
+            return _error(
+                503,
+                "error",
+                "the job files of running jobs fill the server's job storage; retry later",
+                None,
+                headers={"Retry-After": "60"},
+            )
         job = Job(id=uuid.uuid4().hex, dir=state.jobs_dir / "pending", total=len(examples), method=pipe.name)
         job.dir = state.jobs_dir / job.id
-        finished = [j for j in state.jobs.values() if j.state in ("done", "failed")]
-        for old in sorted(finished, key=lambda j: j.created)[: max(0, len(finished) - MAX_FINISHED_JOBS)]:
-            state.jobs.pop(old.id, None)  # forgotten by the server; its files stay in the jobs directory
         state.jobs[job.id] = job
 
         def run_job() -> None:
@@ -240,6 +328,8 @@ def create_app(config: ServeConfig | None = None) -> Any:
             for rec in read_results(job.dir):
                 usage = usage + Usage.from_dict((rec.get("detection") or {}).get("usage") or {})
             state.metrics.add_usage(usage)
+            job.finished = time.time()
+            state.prune_jobs()
 
         state.job_pool.submit(run_job)  # not tied to the request: survives a client disconnect
         return JSONResponse(
@@ -247,34 +337,16 @@ def create_app(config: ServeConfig | None = None) -> Any:
         )
 
     @app.get("/v1/jobs/{job_id}", response_model=JobStatus, responses={404: {"model": ErrorResponse}})
-    async def job_status(job_id: str) -> Any:
-        from ..eval.check import _status
-        from ..eval.runner import read_results
-
+    async def job_status(job_id: str, offset: int = 0, limit: int = 100, detail: bool = False) -> Any:
+        """Progress and one page of results (``offset``, ``limit`` at most 1000; ``next_offset``
+        names the next page). Each result has its id, status, score and error; ``detail=true`` adds
+        its detection (inputs not echoed). The file is read and the body built off the event loop."""
         job = state.jobs.get(job_id)
         if job is None:
-            return _error(404, "error", f"no job {job_id!r} (jobs live as long as the server process)", "id")
-        records = read_results(job.dir) if job.dir.exists() else []
-        results = [
-            {
-                "id": r["id"],
-                "status": _status(r).replace(" ", "_"),
-                "score": r.get("score"),
-                "error": r.get("error"),
-                "detection": r.get("detection"),
-            }
-            for r in records
-        ]
-        return {
-            "id": job.id,
-            "state": job.state,
-            "total": job.total,
-            "done": len(records),
-            "method": job.method,
-            "error": job.error,
-            "summary": {k: v for k, v in job.summary.items() if k != "files"} if job.summary else None,
-            "results": results,
-        }
+            return _error(404, "error", f"no job {job_id!r} (finished jobs are kept for a while, then deleted)", "id")
+        if offset < 0 or not 1 <= limit <= MAX_PAGE:
+            return _error(422, "error", f"offset must be >= 0 and limit in [1, {MAX_PAGE}]", "limit")
+        return await asyncio.to_thread(_job_page, job, offset, limit, detail)
 
     @app.get("/v1/methods")
     async def methods() -> Any:
@@ -282,8 +354,38 @@ def create_app(config: ServeConfig | None = None) -> Any:
         return {"default": config.method, "llm": config.llm_spec, "methods": rows}
 
     @app.get("/healthz")
-    async def healthz(probe: bool = False) -> Any:
-        llm = await asyncio.get_running_loop().run_in_executor(None, state.probe_llm, probe)
+    async def healthz(request: Request, probe: bool = False) -> Any:
+        """Cached state only: no LLM call, no model load. ``?probe=true`` asks the LLM now: it needs
+        the token (when the server has one), starts at most once every ``probe_interval`` seconds
+        (else 429), runs on its own thread and is waited for at most ``probe_deadline`` seconds."""
+        probed = None
+        if probe and config.llm is not None:
+            if not authorized({k.lower(): v for k, v in request.headers.items()}, config.token):
+                return _error(
+                    401,
+                    "error",
+                    "a live LLM probe needs the bearer token (plain /healthz does not)",
+                    "authorization",
+                    headers={"WWW-Authenticate": "Bearer"},
+                )
+            fut = state.start_probe()
+            if fut is None:
+                return _error(
+                    429,
+                    "error",
+                    f"a live LLM probe runs at most once every {config.probe_interval:g} s; retry later",
+                    "probe",
+                    headers={"Retry-After": str(state.probe_retry_after())},
+                )
+            try:
+                await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(fut)), timeout=config.probe_deadline)
+                probed = "answered"
+            except asyncio.TimeoutError:
+                probed = f"no answer within {config.probe_deadline:g} s"
+                state.note_llm(False, f"the probe got no answer within {config.probe_deadline:g} s")
+        llm = state.llm_state()
+        if probed is not None:
+            llm["probe"] = probed
         ok = llm.get("reachable") is not False
         body = {
             "status": "ok" if ok else "degraded",
@@ -315,7 +417,9 @@ def create_app(config: ServeConfig | None = None) -> Any:
             page,
             headers={
                 "Content-Security-Policy": "default-src 'self'; style-src 'unsafe-inline'; "
-                "script-src 'unsafe-inline'; img-src 'self' data:"
+                "script-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; "
+                "form-action 'self'",
+                "X-Frame-Options": "DENY",
             },
         )
 

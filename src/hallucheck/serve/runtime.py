@@ -8,9 +8,9 @@ import hmac
 import math
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from ..types import Usage
 
@@ -175,8 +175,48 @@ def _route_label(path: str) -> str:
     return "other"
 
 
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+WILDCARD_BINDS = ("0.0.0.0", "::", "")
+# on every response: no framing (clickjacking), no content sniffing, no referrer to other sites
+SECURITY_HEADERS = (
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+)
+FRAME_CSP = b"frame-ancestors 'none'"
+
+
+def host_name(value: str) -> str:
+    """The name of a Host header without its port (``[::1]:8000`` -> ``::1``), lower case."""
+    v = value.strip().lower()
+    if v.startswith("["):
+        return v[1 : v.find("]")] if "]" in v else v
+    name, sep, port = v.rpartition(":")
+    return name if sep and port.isdigit() and ":" not in name else v
+
+
+def allowed_hosts(bound: str, configured: Sequence[str] | None) -> frozenset[str] | None:
+    """The Host names the server answers (None: any). Default: the loopback names and the bound address."""
+    if configured:
+        names = {host_name(h) for h in configured}
+        return None if "*" in names else frozenset(names)
+    names = set(LOOPBACK_NAMES)
+    if bound.strip("[]").lower() not in WILDCARD_BINDS:
+        names.add(bound.strip("[]").lower())
+    return frozenset(names)
+
+
+def authorized(headers: dict[str, str], token: str | None) -> bool:
+    if not token:
+        return True
+    auth = headers.get("authorization", "")
+    given = auth[7:] if auth[:7].lower() == "bearer " else ""
+    return hmac.compare_digest(given.encode(), token.encode())
+
+
 class Gate:
-    """ASGI middleware: bearer token, request size limit (413), request metrics."""
+    """ASGI middleware: Host allow-list (DNS rebinding), CORS only for configured origins, frame
+    protection, bearer token, request size limit (413), request metrics."""
 
     def __init__(self, app: Any, *, state: "ServerState") -> None:
         self.app = app
@@ -190,13 +230,25 @@ class Gate:
         path = scope.get("path", "")
         code_box = [500]
 
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        origin = headers.get("origin")
+        cors = origin is not None and origin in self.state.config.cors_origins
+
         async def send_wrapper(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 code_box[0] = message["status"]
+                out = list(message.get("headers", []))
+                have = {k.lower() for k, _ in out}
+                out += [(k, v) for k, v in SECURITY_HEADERS if k not in have]
+                if b"content-security-policy" not in have:
+                    out.append((b"content-security-policy", FRAME_CSP))
+                if cors:
+                    out += [(b"access-control-allow-origin", origin.encode("latin-1")), (b"vary", b"Origin")]
+                message = {**message, "headers": out}
             await send(message)
 
         try:
-            await self._handle(scope, receive, send_wrapper, path)
+            await self._handle(scope, receive, send_wrapper, path, headers, cors)
         finally:
             self.state.metrics.observe(
                 scope.get("method", ""), _route_label(path), code_box[0], time.perf_counter() - t0
@@ -205,13 +257,38 @@ class Gate:
     async def _reply(self, scope: dict[str, Any], receive: Any, send: Any, response: Any) -> None:
         await response(scope, receive, send)
 
-    async def _handle(self, scope: dict[str, Any], receive: Any, send: Any, path: str) -> None:
+    async def _handle(
+        self, scope: dict[str, Any], receive: Any, send: Any, path: str, headers: dict[str, str], cors: bool
+    ) -> None:
         cfg = self.state.config
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        hosts = self.state.allowed_hosts
+        host = headers.get("host")
+        if hosts is not None and host is not None and host_name(host) not in hosts:
+            # a name this server was not told it has: a DNS-rebinding page, or a proxy that needs --allowed-host
+            await self._reply(
+                scope,
+                receive,
+                send,
+                _error(400, "error", "this server does not answer to that Host name (see --allowed-host)", "host"),
+            )
+            return
+        if cors and scope.get("method") == "OPTIONS" and "access-control-request-method" in headers:
+            await self._reply(
+                scope,
+                receive,
+                send,
+                Response(
+                    status_code=204,
+                    headers={
+                        "Access-Control-Allow-Methods": "GET, POST",
+                        "Access-Control-Allow-Headers": "Authorization, Content-Type",
+                        "Access-Control-Max-Age": "600",
+                    },
+                ),
+            )
+            return
         if cfg.token and path not in NO_AUTH_PATHS:
-            auth = headers.get("authorization", "")
-            given = auth[7:] if auth[:7].lower() == "bearer " else ""
-            if not hmac.compare_digest(given.encode(), cfg.token.encode()):
+            if not authorized(headers, cfg.token):
                 await self._reply(
                     scope,
                     receive,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import json
+import shutil
 import tempfile
 import threading
 import time
@@ -14,7 +15,8 @@ from typing import Any
 from .. import DEFAULT_METHOD
 from .._lru import LRUCache
 from ..errors import HallucheckError, InputError
-from .runtime import Metrics, WorkPool
+from .params import check_request_params
+from .runtime import Metrics, WorkPool, allowed_hosts
 
 MAX_FINISHED_JOBS = 1000  # finished jobs the server remembers (oldest forgotten first)
 
@@ -34,8 +36,16 @@ class ServeConfig:
     jobs_dir: str | None = None  # where batch jobs write their results (default: a temporary directory)
     max_jobs: int = 8  # batch jobs queued or running; beyond that: 503
     max_rows: int = 10_000  # rows per batch job
+    job_retention: float = 3600.0  # seconds a finished job's results are kept (then deleted, and the job forgotten)
+    jobs_max_bytes: int = 500_000_000  # disk the job files may take; the oldest finished jobs go first, then 503
     preload: bool = False  # load the default method's models (and probe the LLM) at start-up
-    probe_interval: float = 30.0  # /healthz probes the LLM at most this often
+    probe_interval: float = 10.0  # a live LLM probe (/healthz?probe=true) starts at most this often
+    probe_deadline: float = 3.0  # seconds /healthz?probe=true waits for the probe before answering
+    host: str = "127.0.0.1"  # the address bound (its name is an allowed Host)
+    allowed_hosts: tuple[str, ...] | None = None  # Host names answered (None: loopback names + host; "*": any)
+    cors_origins: tuple[str, ...] = ()  # origins allowed to call the API from a browser (none by default)
+    methods: tuple[str, ...] | None = None  # the methods a request may name (None: every registered one)
+    method_params: dict[str, dict[str, Any]] = field(default_factory=dict)  # the operator's fixed parameters
     quiet: bool = True
 
 
@@ -49,6 +59,7 @@ class Job:
     error: str | None = None
     summary: dict[str, Any] | None = None
     created: float = field(default_factory=time.time)
+    finished: float | None = None
 
 
 class ServerState:
@@ -70,6 +81,44 @@ class ServerState:
         self.model_loaded = False
         self.llm_probe: dict[str, Any] = {"reachable": None, "error": None, "checked": None}
         self._methods: list[dict[str, Any]] | None = None
+        self.probe_pool = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="hallucheck-probe")
+        self._probe: cf.Future | None = None
+        self._probe_started: float | None = None
+        self.allowed_hosts = allowed_hosts(config.host, config.allowed_hosts)
+
+    # -- job files ----------------------------------------------------------------------------
+    def forget_job(self, job: Job) -> None:
+        self.jobs.pop(job.id, None)
+        shutil.rmtree(job.dir, ignore_errors=True)
+
+    def jobs_bytes(self) -> int:
+        total = 0
+        for job in list(self.jobs.values()):
+            if job.dir.is_dir():
+                total += sum(f.stat().st_size for f in job.dir.rglob("*") if f.is_file())
+        return total
+
+    def prune_jobs(self) -> int:
+        """Delete the files of finished jobs older than ``job_retention`` and, while the job files
+        take more than ``jobs_max_bytes``, of the oldest finished jobs; returns the bytes left.
+        Only the directories of this server's jobs are touched."""
+        with self._lock:
+            now = time.time()
+            finished = sorted(
+                (j for j in self.jobs.values() if j.state in ("done", "failed")), key=lambda j: j.finished or j.created
+            )
+            for job in finished:
+                if now - (job.finished or job.created) > self.config.job_retention:
+                    self.forget_job(job)
+            finished = [j for j in finished if j.id in self.jobs]
+            for job in finished[: max(0, len(finished) - MAX_FINISHED_JOBS)]:
+                self.forget_job(job)
+            finished = [j for j in finished if j.id in self.jobs]
+            total = self.jobs_bytes()
+            while total > self.config.jobs_max_bytes and finished:
+                self.forget_job(finished.pop(0))
+                total = self.jobs_bytes()
+            return total
 
     # -- methods ------------------------------------------------------------------------------
     def pipeline(self, method: str | None, params: dict[str, Any]) -> Any:
@@ -79,11 +128,15 @@ class ServerState:
 
         found = entry("method", method or self.config.method)  # unknown -> did-you-mean (ConfigError)
         name = found.name
-        if "llm" in params:
+        allowed = self.config.methods
+        if allowed is not None and name not in allowed and name != self.config.method:
             raise InputError(
-                "The LLM is the server's (hallucheck serve --llm ...); it is not a method parameter.",
-                field="params.llm",
+                f"The method {name!r} is not offered by this server; it offers {', '.join(self.offered())}.",
+                field="method",
             )
+        fixed = self.config.method_params.get(name, {})
+        check_request_params(name, params, fixed)
+        params = {**fixed, **params}
         key = json.dumps([name, params], sort_keys=True, default=str)
         pipe = self._pipelines.get(key)
         if pipe is not None:
@@ -96,12 +149,22 @@ class ServerState:
         self._pipelines.put(key, pipe)
         return pipe
 
+    def offered(self) -> list[str]:
+        from ..registry import available
+
+        names = [e.name for e in available("method")]
+        allowed = self.config.methods
+        return [n for n in names if allowed is None or n in allowed or n == self.config.method]
+
     def methods(self) -> list[dict[str, Any]]:
         if self._methods is None:
             from ..registry import available, mitigates
 
             rows = []
+            offered = set(self.offered())
             for e in available("method"):
+                if e.name not in offered:
+                    continue
                 needs = not e.runs_without_llm
                 rows.append(
                     {
@@ -118,13 +181,39 @@ class ServerState:
         return self._methods
 
     # -- health -------------------------------------------------------------------------------
-    def probe_llm(self, force: bool = False) -> dict[str, Any]:
+    def llm_state(self) -> dict[str, Any]:
+        """What is known about the LLM, without asking it (the last probe, or the last request's outcome)."""
+        if self.config.llm is None:
+            return {"reachable": None, "error": None, "checked": None}
+        return dict(self.llm_probe)
+
+    def note_llm(self, ok: bool, error: str | None = None) -> None:
+        """A request's LLM calls answered (``ok``) or the backend failed: the health state follows."""
+        if self.config.llm is not None:
+            self.llm_probe = {"reachable": ok, "error": None if ok else (error or "")[:300], "checked": time.time()}
+
+    def start_probe(self) -> cf.Future | None:
+        """Start one live probe of the LLM on its own thread (never on a request worker); None when
+        rate-limited (one every ``probe_interval`` seconds, one at a time)."""
+        if self.config.llm is None:
+            return None
+        with self._lock:
+            now = time.monotonic()
+            running = self._probe is not None and not self._probe.done()
+            if running or (self._probe_started is not None and now - self._probe_started < self.config.probe_interval):
+                return None
+            self._probe_started = now
+            self._probe = self.probe_pool.submit(self.probe_llm)
+            return self._probe
+
+    def probe_retry_after(self) -> int:
+        started = self._probe_started or 0.0
+        return max(1, int(self.config.probe_interval - (time.monotonic() - started)) + 1)
+
+    def probe_llm(self) -> dict[str, Any]:
         llm = self.config.llm
         if llm is None:
-            return {"reachable": None, "error": None, "checked": None}
-        last = self.llm_probe.get("checked")
-        if not force and last is not None and time.time() - last < self.config.probe_interval:
-            return self.llm_probe
+            return self.llm_state()
         from ..llm.base import LLMRequest, Message
 
         try:  # straight to the backend: a cached reply would say nothing about reachability
@@ -143,10 +232,11 @@ class ServerState:
             pass
         self.model_loaded = True
         if self.config.llm is not None:
-            self.probe_llm(force=True)
+            self.probe_llm()
 
     def close(self) -> None:
         self.pool.shutdown()
         self.job_pool.shutdown(wait=False, cancel_futures=True)
+        self.probe_pool.shutdown(wait=False, cancel_futures=True)
         if self._tmp is not None:
             self._tmp.cleanup()

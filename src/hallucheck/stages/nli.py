@@ -90,6 +90,8 @@ class LLMNLIVerifier(Verifier):
     # with calibration, a claim whose label probabilities are within this total variation distance of
     # the content-free ones could not be judged (not a parameter: it is a floor of sense, not a tuning knob)
     DEGENERATE_SHIFT = 0.02
+    # without calibration, a reply whose labels together are less likely than this is no label at all
+    MIN_LABEL_MASS = 0.5
 
     parameter_constraints = {
         "flag_on": FLAG_ON_CHOICE,
@@ -215,6 +217,23 @@ class LLMNLIVerifier(Verifier):
             )
         probs = dict(j.probs) if j.probs is not None else {x: float(x == j.label) for x in NLI_LABELS}
         meta: dict[str, object] = {"scored": j.probs is not None, "flag_on": self.flag_on}
+        mass = j.meta.get("label_mass")
+        if not self.calibrate and isinstance(mass, float) and mass < self.MIN_LABEL_MASS:
+            # the judge would most likely not name a label at all ("I cannot tell"): the labels' shares of a small
+            # remainder are not its answer, and the largest of them would turn a refusal into a verdict
+            return Verdict(
+                claim,
+                None,
+                None,
+                None,
+                f"The judge did not answer with a label: the labels {', '.join(NLI_LABELS)} together have "
+                f"probability {mass:.3f} as the start of its reply (below {self.MIN_LABEL_MASS:g}), so its "
+                "reply says something else (e.g. that it cannot tell). Not verified.",
+                tuple(evidence),
+                status="error",
+                raw=j.raw,
+                meta={"label_mass": mass, "raw_probs": probs, "no_label": True},
+            )
         if self.calibrate and j.probs is not None:
             null = self.null_probs(prompt_name)
             if null is not None:

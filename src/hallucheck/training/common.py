@@ -24,6 +24,9 @@ def _imports() -> tuple[Any, Any]:
     return torch, transformers
 
 
+MIN_MAX_LENGTH = 16  # the fewest tokens hallucheck.models.cross_encoder.CrossEncoder accepts
+
+
 @dataclass
 class TrainConfig:
     """Everything that decides the trained model (recorded in the model card)."""
@@ -56,6 +59,12 @@ class TrainConfig:
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise ConfigError(f"The training parameter {name!r} must be a positive integer; got {v!r}.")
+        if self.max_length < MIN_MAX_LENGTH:
+            # the cross-encoder that loads the trained model refuses fewer tokens: a model nothing could load
+            raise ConfigError(
+                f"max_length must be at least {MIN_MAX_LENGTH} tokens (room for an evidence sentence and a claim); "
+                f"got {self.max_length}."
+            )
         if not (isinstance(self.lr, (int, float)) and 0 < self.lr < 1):
             raise ConfigError(f"The learning rate must be in (0, 1); got {self.lr!r}.")
         if not 0 <= self.warmup < 1:

@@ -193,6 +193,41 @@ def _save_state(
         shutil.rmtree(old)
 
 
+def load_state(path: Path, torch: Any) -> dict[str, Any]:
+    """The optimiser, scheduler and random states saved by :func:`_save_state`, read with
+    ``weights_only=True``: tensors, numbers, strings and containers only, never code. A training
+    directory may come from someone else (shared, downloaded), and a pickle runs whatever it names."""
+    try:
+        st = torch.load(path, weights_only=True, map_location="cpu")
+    except Exception as exc:  # UnpicklingError for a pickle that names code; others for a damaged file
+        first = (str(exc).strip().splitlines() or [""])[0][:300]
+        raise InputError(
+            f"{path} is not a training state hallucheck wrote (it was refused or could not be read: "
+            f"{type(exc).__name__}: {first}). Nothing in it was run. Delete {path.parent} to start over "
+            "from the base model, or use another --out."
+        ) from None
+    if not isinstance(st, dict) or not {"optimizer", "scheduler", "torch_rng", "py_rng"} <= set(st):
+        raise InputError(f"{path} does not hold the optimiser state of a training run; delete {path.parent}.")
+    py_rng = st["py_rng"]
+    if isinstance(py_rng, list):  # a tuple may come back as a list
+        st["py_rng"] = (py_rng[0], tuple(py_rng[1]), py_rng[2])
+    return st
+
+
+def read_progress(path: Path) -> dict[str, Any]:
+    """``state/progress.json``; a damaged file is a usage error that says what to do."""
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(
+            f"{path} is corrupt ({exc}); delete {path.parent} to start over from the base model, or use another --out."
+        ) from None
+    needed = {"epoch", "step_in_epoch", "global_step", "history", "best", "bad_epochs", "done"}
+    if not isinstance(info, dict) or not needed <= set(info):
+        raise InputError(f"{path} is not the progress of a training run; delete {path.parent} to start over.")
+    return info
+
+
 def train(cfg: TrainConfig, *, progress: bool = True, log: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run (or resume) a training run; returns a summary (``best_epoch``, ``dev``, ``model_dir``...)."""
     cfg.check()
@@ -261,7 +296,7 @@ def train(cfg: TrainConfig, *, progress: bool = True, log: Callable[[str], None]
     }
     source = state_dir if (state_dir / "progress.json").is_file() else base
     if source == state_dir:
-        info = json.loads((state_dir / "progress.json").read_text())
+        info = read_progress(state_dir / "progress.json")
         say(f"resuming from {state_dir} (epoch {info['epoch'] + 1}, step {info['step_in_epoch']})")
     tokenizer = AutoTokenizer.from_pretrained(str(source))
     model = AutoModelForSequenceClassification.from_pretrained(
@@ -282,7 +317,7 @@ def train(cfg: TrainConfig, *, progress: bool = True, log: Callable[[str], None]
     optimizer = torch.optim.AdamW(groups, lr=cfg.lr)
     scheduler = get_linear_schedule_with_warmup(optimizer, int(cfg.warmup * total_steps), total_steps)
     if source == state_dir:
-        st = torch.load(state_dir / "optim.pt", weights_only=False)
+        st = load_state(state_dir / "optim.pt", torch)
         optimizer.load_state_dict(st["optimizer"])
         scheduler.load_state_dict(st["scheduler"])
         torch.set_rng_state(st["torch_rng"])
