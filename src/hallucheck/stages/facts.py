@@ -31,7 +31,7 @@ from ..text.segment import Span, split_sentences
 from ..text.stopwords import STOP_WORDS
 
 _WORD = re.compile(r"[^\W\d_]+|[\u3400-\u4dbf\u4e00-\u9fff]", re.UNICODE)
-_WINDOW = 6  # words either side of a value that describe what it is
+_NAME_WINDOW = 3  # a name's role: the few words right beside it
 _NAME_FAMILY = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT"})
 _NEAR = 30  # characters between two values of one phrase
 _COORDINATION = r"\s(?:and|or|but|while|whereas|und|oder|aber|et|ou|mais|y|o|pero|e)\s|[和或但]"
@@ -124,7 +124,7 @@ class ReferenceFacts:
             cands = []
             for i, qs in enumerate(self.quantities):
                 for r in qs:
-                    if r.dim != q.dim:
+                    if r.dim != q.dim or (q.dim == "date" and not _comparable_dates(q, r)):
                         continue
                     if not same_value(q, r) and any(same_value(o, r) for o in claim_qs if o is not q):
                         continue  # the claim states this value too, elsewhere: it is that value's counterpart
@@ -134,11 +134,19 @@ class ReferenceFacts:
                     cands.append((score, local, i, r))
             if not cands:
                 # nothing of this kind in the reference: a bare value or count may still be there
-                ok = (q.dim is None and q.low in self.raw_numbers and q.high in self.raw_numbers) or (
-                    q.dim is not None
-                    and q.dim.startswith(("count:", "money:"))
-                    and q.low in self.bare_values
-                    and q.high in self.bare_values
+                ok = (
+                    (q.dim is None and q.low in self.raw_numbers and q.high in self.raw_numbers)
+                    or (
+                        q.dim == "date"
+                        and q.date is not None
+                        and q.date[0] in self.raw_numbers  # a year, written as a number
+                    )
+                    or (
+                        q.dim is not None
+                        and q.dim.startswith(("count:", "money:"))
+                        and q.low in self.bare_values
+                        and q.high in self.bare_values
+                    )
                 )
                 out.append(FactCheck(q.text, q.start, q.end, kind, "supported" if ok else "missing"))
                 continue
@@ -163,6 +171,11 @@ class ReferenceFacts:
                     continue
             elif q.dim is None and not about_same and q.low in self.raw_numbers and q.high in self.raw_numbers:
                 out.append(FactCheck(q.text, q.start, q.end, kind, "supported"))  # a bare number: no context to judge
+                continue
+            elif (q.dim or "").startswith("count:") and q.low in self.bare_values and q.high in self.bare_values:
+                # counted nouns are loose ("17 Americans" for "17 patients", "two FBI agents" for "two agents"):
+                # a count whose number the reference gives as a count of something else is not judged here
+                out.append(FactCheck(q.text, q.start, q.end, kind, "supported"))
                 continue
             status = "contradicted" if about_same else "missing"
             out.append(FactCheck(q.text, q.start, q.end, kind, status, self._span(bi, br), self.sentences[bi]))
@@ -212,7 +225,7 @@ class ReferenceFacts:
         i, share = closest_sentence(stems(claim), self, exclude=list(name_words))
         if i < 0 or share < 0.6:
             return None
-        role_before, role_after = clause_sides(claim, start, end)
+        role_before, role_after = clause_sides(claim, start, end, window=_NAME_WINDOW)
         sent = self.sentences[i]
         # the small NER tags a company a person as often as not: one family for proper names
         family = _NAME_FAMILY if label in _NAME_FAMILY else {label}
@@ -220,7 +233,7 @@ class ReferenceFacts:
 
         def fit(sp: Span) -> int:
             # the same words on the same side: "<X> is the supplier" against "<Acme Ltd> is the supplier"
-            before, after = clause_sides(sent.text, sp.start - sent.start, sp.end - sent.start)
+            before, after = clause_sides(sent.text, sp.start - sent.start, sp.end - sent.start, window=_NAME_WINDOW)
             return len(role_before & before) + len(role_after & after)
 
         # where the sentence itself names it (by its text: the NER may not tag it there)
@@ -229,11 +242,15 @@ class ReferenceFacts:
             for m in re.finditer(re.escape(name.strip(" .,")), sent.text, re.IGNORECASE)
         ]
         others = [sp for sp in ents if not stems(sp.text) & stems(claim) and not _overlap(sp, own)]
+        if not own:
+            # the name is not in that sentence (it may say it otherwise: "GOP" for "Republican"): only an
+            # entity of the very same type in the very same role, on two words, stands against it
+            others = [sp for sp in others if (label, sp) in {(lab, s) for lab, s in self.entities(i, model, labels)}]
         if not others:
             return None
         best = max(others, key=fit)
         # contradicted only when another holds its role there, more closely than the name itself does
-        if fit(best) >= 1 and fit(best) > max((fit(sp) for sp in own), default=0):
+        if fit(best) >= (1 if own else 2) and fit(best) > max((fit(sp) for sp in own), default=0):
             return best, sent
         return None
 
@@ -251,7 +268,13 @@ def clause_words(
 
 
 def clause_sides(
-    text: str, start: int, end: int, masks: Sequence[tuple[int, int]] = (), *, elliptic: bool = False
+    text: str,
+    start: int,
+    end: int,
+    masks: Sequence[tuple[int, int]] = (),
+    *,
+    elliptic: bool = False,
+    window: int = 6,
 ) -> tuple[set[str], set[str]]:
     """Stemmed content words before and after ``text[start:end]`` within its clause: a window cut at
     commas, brackets and "and"/"or", so that in "2.4 bar for the front tyres and 2.2 bar for the rear
@@ -274,11 +297,11 @@ def clause_sides(
     left = cuts[-1].end() if cuts else 0
     nxt = _CLAUSE.search(flat, end)
     right = nxt.start() if nxt else len(flat)
-    before = _words(flat[left:start])[-_WINDOW:]
+    before = _words(flat[left:start])[-window:]
     if elliptic and not before and cuts and _COORD.fullmatch(cuts[-1].group()):
         earlier = cuts[-2].end() if len(cuts) > 1 else 0
-        before = _words(flat[earlier : cuts[-1].start()])[-_WINDOW:]
-    after = _words(flat[end:right])[:_WINDOW]
+        before = _words(flat[earlier : cuts[-1].start()])[-window:]
+    after = _words(flat[end:right])[:window]
     return {_stem(w) for w in before}, {_stem(w) for w in after}
 
 
@@ -308,6 +331,11 @@ def stems_of(text: str, masks: Sequence[tuple[int, int]] = ()) -> set[str]:
     for a, b in masks:
         masked[a:b] = " " * (b - a)
     return {_stem(w) for w in _words("".join(masked))}
+
+
+def _comparable_dates(a: Quantity, b: Quantity) -> bool:
+    """Two dates that give at least one part both give ("2007" and "April 1" say nothing of each other)."""
+    return any(x is not None and y is not None for x, y in zip(a.date or (), b.date or ()))
 
 
 def _overlap(sp: Span, spans: Sequence[Span]) -> bool:

@@ -586,7 +586,7 @@ def _dates(text: str, *, day_first: bool) -> list[Quantity]:
     # "12 March 2021", "12. März 2021", "12 de marzo de 2021", "March 12, 2021", "March 2021", "12 March"
     pat = re.compile(
         rf"(?:(?P<d1>\d{{1,2}})(?:\.|st|nd|rd|th|er)?\s+(?:de\s+)?(?P<m1>{_MONTH_WORD})(?:\s+(?:de\s+)?(?P<y1>\d{{4}}))?)"
-        rf"|(?:(?P<m2>{_MONTH_WORD})\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(?P<y2>\d{{4}}))?)"
+        rf"|(?:(?P<m2>{_MONTH_WORD})\s+(?P<d2>\d{{1,2}})(?!\d)(?:st|nd|rd|th)?(?:,?\s+(?P<y2>\d{{4}}))?)"
         rf"|(?:(?P<m3>{_MONTH_WORD})\s+(?:de\s+)?(?P<y3>\d{{4}}))",
         re.UNICODE | re.IGNORECASE,
     )
@@ -698,6 +698,11 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
             continue
         if u is not None:
             surface, dim, factor, uend = u
+            if n.word and text[start:end].lower() in _ARTICLES:
+                qual = qual or "approx"  # "a year", "an hour": a round figure
+            if re.match(r"-?\s?old\b", text[uend:]) and dim == "time":
+                dim = "age"  # "18-year-old", "a 6 month old baby": an age, not a duration
+                uend = text.index("old", uend) + 3
             half = _AND_A_HALF.match(text, uend)
             if half:  # "an hour and a half"
                 low, high, uend = low + 0.5, high + 0.5, half.end()
@@ -732,22 +737,25 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
             continue
         # a number in words counts the word right after it ("seven days", not "seven of them")
         noun = _noun_after(text, end, skip=not n.word) if (not n.word or n.value >= 1) else None
-        if noun is not None:
+        year = (
+            not n.word
+            and low == high
+            and 1800 <= low <= 2100
+            and float(low).is_integer()
+            and not re.search(r"[.,\s]", text[start:end])
+            # "a 1932 American film" is a year; "1900 people" a count
+            and (
+                noun is None
+                or not re.fullmatch(r"[a-z]+s|people|children|men|women|staff", text[end : noun[1]].strip())
+            )
+        )
+        if year:
+            found.append(_date_q(text, start, end, int(low), None, None))
+        elif noun is not None:
             lemma, nend = noun
             found.append(Quantity(text[start:nend], start, nend, low, high, f"count:{lemma}", lemma, qual, digits))
-        elif not n.word or n.value >= 2:
-            # a bare number: a year when it looks like one, else a plain number
-            if (
-                not n.word
-                and low == high
-                and 1800 <= low <= 2100
-                and float(low).is_integer()
-                and "." not in text[start:end]
-                and "," not in text[start:end]
-            ):
-                found.append(_date_q(text, start, end, int(low), None, None))
-            elif not n.word or consumed == 2:
-                found.append(Quantity(text[start:end], start, end, low, high, None, None, qual, digits))
+        elif not n.word or consumed == 2:
+            found.append(Quantity(text[start:end], start, end, low, high, None, None, qual, digits))
         i += consumed
     found.sort(key=lambda q: q.start)
     return _share_list_units(text, found)
@@ -783,14 +791,22 @@ def _rounds_to(exact: float, rounded: float, digits: int) -> bool:
 
 def same_value(a: Quantity, b: Quantity) -> bool:
     """``a`` states what ``b`` states, for two quantities of the same ``dim``: equal, one the other
-    rounded, within 3 % when their units differ (a converted value), a single value inside the
-    other's range only when neither is a range."""
+    rounded, within 3 % when their units differ (a converted value); within 15 % or inside the
+    other's range when either is approximate ("about 40", "over a year"); dates when every part
+    both give agrees (and they give one part both)."""
     if a.dim != b.dim:
         return False
     if a.dim == "date":
         return all(x is None or y is None or x == y for x, y in zip(a.date or (), b.date or ())) and any(
             x is not None and y is not None for x, y in zip(a.date or (), b.date or ())
         )
+    if a.qualifier == "approx" or b.qualifier == "approx":
+        # "about 40", "over a year": within 15 %, or inside the other's range
+        lo, hi = min(a.low, b.low), max(a.high, b.high)
+        inside = (a.low >= b.low * 0.85 and a.high <= b.high * 1.15) or (
+            b.low >= a.low * 0.85 and b.high <= a.high * 1.15
+        )
+        return inside or abs(hi - lo) <= 0.15 * max(abs(hi), abs(lo))
     if a.is_range != b.is_range:
         return False
     converted = (
