@@ -1,7 +1,10 @@
 """Per-sentence benchmark over the hand-written RAG challenge set (tests/data/rag_cases.jsonl, issue 20).
 
-    python benchmarks/rag_cases.py [--method ce_cascade] [--llm none] [--param K=V ...] [--limit N]
-        [--lang en] [--out /tmp/rag-cases] [--json metrics.json]
+    python benchmarks/rag_cases.py [--data tests/data/rag_cases.jsonl] [--method ce_cascade] [--llm none]
+        [--param K=V ...] [--limit N] [--lang en] [--out /tmp/rag-cases] [--json metrics.json]
+
+--data picks the case file: the default main set, or the held-out companion written blind to the
+detector, tests/data/rag_cases_holdout.jsonl (give it its own --out).
 
 Every case runs without its question, and a case that has a question runs a second time with it.
 Each labelled sentence takes the verdicts whose claim span [start, end) overlaps it: it is flagged
@@ -195,7 +198,7 @@ def _parse_params(pairs: Sequence[str]) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", default=str(DATA))
+    ap.add_argument("--data", default=str(DATA), help="the JSONL case file (default: the main set)")
     ap.add_argument("--method", default="ce_cascade")
     ap.add_argument("--llm", default="none", help="an LLM spec for hallucheck.llm.make_llm, or none")
     ap.add_argument("--param", action="append", default=[], help="a method parameter NAME=VALUE (repeatable)")

@@ -1,4 +1,5 @@
-"""The hand-written RAG challenge set (tests/data/rag_cases.jsonl) is well formed, and the scoring
+"""The hand-written RAG challenge set (tests/data/rag_cases.jsonl) and its held-out companion
+(tests/data/rag_cases_holdout.jsonl, written blind to the detector) are well formed, and the scoring
 of benchmarks/rag_cases.py maps verdicts onto labelled sentences as documented. No models run."""
 
 from __future__ import annotations
@@ -9,11 +10,13 @@ import json
 import re
 from collections import Counter
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "rag_cases.jsonl"
+HOLDOUT = ROOT / "tests" / "data" / "rag_cases_holdout.jsonl"
 
 DOMAINS = {
     "car_manual": "car",
@@ -35,6 +38,7 @@ UNSUPPORTED = {
     "fabricated",
 }
 HARD = {"wrong_number_elsewhere", "unit_change", "wrong_range", "wrong_date", "swapped_name"}
+FACTS = HARD | {"wrong_number"}
 CASE_KEYS = {"id", "domain", "lang", "question", "reference", "answer", "sentences"}
 SENTENCE_KEYS = {"start", "end", "label", "kind", "note"}
 SENTENCE_END = re.compile(r"[.!?。？！](?=\s|$)|[。？！]")
@@ -99,10 +103,38 @@ def problems(case: dict) -> list[str]:
     return out
 
 
+class Minimums(NamedTuple):
+    cases: int
+    en: int
+    non_en: int
+    per_other_lang: int
+    per_en_domain: int
+    fact_kinds: frozenset
+    en_fact_sentences: int
+    core_supported: int  # copied, paraphrase and number_paraphrase sentences
+
+
+# the same checks for both files, each with its own minimum counts
+SETS = {
+    "main": (DATA, Minimums(140, 115, 25, 5, 20, frozenset(HARD), 40, 60)),
+    "holdout": (HOLDOUT, Minimums(60, 45, 15, 3, 9, frozenset(FACTS), 30, 40)),
+}
+
+
+def _read(path: Path) -> list[dict]:
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+@pytest.fixture(scope="module", params=sorted(SETS))
+def dataset(request):
+    path, minimums = SETS[request.param]
+    return _read(path), minimums
+
+
 @pytest.fixture(scope="module")
-def cases():
-    with open(DATA, encoding="utf-8") as f:
-        return [json.loads(line) for line in f]
+def cases(dataset):
+    return dataset[0]
 
 
 def test_every_case_is_well_formed(cases):
@@ -115,27 +147,36 @@ def test_ids_are_unique(cases):
     assert not dupes
 
 
-def test_counts_per_language_and_domain(cases):
+def test_counts_per_language_and_domain(dataset):
+    cases, least = dataset
     langs = Counter(c["lang"] for c in cases)
-    assert len(cases) >= 140
-    assert langs["en"] >= 115
-    assert sum(n for lang, n in langs.items() if lang != "en") >= 25
-    assert all(langs[lang] >= 5 for lang in ("de", "fr", "es", "zh"))
+    assert len(cases) >= least.cases
+    assert langs["en"] >= least.en
+    assert sum(n for lang, n in langs.items() if lang != "en") >= least.non_en
+    assert all(langs[lang] >= least.per_other_lang for lang in ("de", "fr", "es", "zh"))
     domains = Counter(c["domain"] for c in cases if c["lang"] == "en")
-    assert set(domains) == set(DOMAINS) and min(domains.values()) >= 20
+    assert set(domains) == set(DOMAINS) and min(domains.values()) >= least.per_en_domain
     with_question = sum(c["question"] is not None for c in cases)
     assert 0.35 <= with_question / len(cases) <= 0.65
 
 
-def test_label_mix(cases):
+def test_label_mix(dataset):
+    cases, least = dataset
     for lang in LANGS:
         sents = [s for c in cases if c["lang"] == lang for s in c["sentences"]]
         share = sum(s["label"] == "unsupported" for s in sents) / len(sents)
         assert 0.35 <= share <= 0.55, (lang, share)
     en = [s["kind"] for c in cases if c["lang"] == "en" for s in c["sentences"]]
-    assert sum(k in HARD for k in en) >= 40
+    assert sum(k in least.fact_kinds for k in en) >= least.en_fact_sentences
     every_kind = [s["kind"] for c in cases for s in c["sentences"]]
-    assert sum(k in {"copied", "paraphrase", "number_paraphrase"} for k in every_kind) >= 60
+    assert sum(k in {"copied", "paraphrase", "number_paraphrase"} for k in every_kind) >= least.core_supported
+
+
+def test_the_holdout_shares_no_case_or_reference_with_the_main_set():
+    main, holdout = _read(DATA), _read(HOLDOUT)
+    assert not {c["id"] for c in main} & {c["id"] for c in holdout}
+    assert not {c["reference"] for c in main} & {c["reference"] for c in holdout}
+    assert not {c["answer"] for c in main} & {c["answer"] for c in holdout}
 
 
 def test_every_english_domain_has_every_error_kind_and_the_main_correct_ones(cases):
