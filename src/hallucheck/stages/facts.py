@@ -172,9 +172,15 @@ class ReferenceFacts:
             elif q.dim is None and not about_same and q.low in self.raw_numbers and q.high in self.raw_numbers:
                 out.append(FactCheck(q.text, q.start, q.end, kind, "supported"))  # a bare number: no context to judge
                 continue
-            elif (q.dim or "").startswith("count:") and q.low in self.bare_values and q.high in self.bare_values:
-                # counted nouns are loose ("17 Americans" for "17 patients", "two FBI agents" for "two agents"):
-                # a count whose number the reference gives as a count of something else is not judged here
+            elif (
+                (q.dim or "").startswith("count:")
+                and re.search(r"\b[A-Z]\w*$", q.text)
+                and q.low in self.bare_values
+                and q.high in self.bare_values
+            ):
+                # a count of a capitalised word is loose ("17 Americans" for "17 patients", "two FBI agents"
+                # for "two agents"): when the reference gives its number as a count of something else, it
+                # is not judged here
                 out.append(FactCheck(q.text, q.start, q.end, kind, "supported"))
                 continue
             status = "contradicted" if about_same else "missing"
@@ -182,15 +188,23 @@ class ReferenceFacts:
         return self._anchor(claim_qs, out)
 
     def _anchor(self, claim_qs: Sequence[Quantity], checks: list[FactCheck]) -> list[FactCheck]:
-        """A value held contradicted is supported after all when the reference sentence that the
-        claim's other values were compared with states it, as its only value of that kind ("up to
+        """A value held contradicted is supported after all when a reference sentence that another
+        value of the claim was soundly compared with states it, as its only value of that kind ("up to
         12 tablets in 24 hours": the sentence of "8 tablets" says "in 24 hours", whatever else the
-        leaflet says of hours)."""
+        leaflet says of hours). Sound: that value is stated there, or nowhere in the reference (a value
+        the reference states elsewhere may itself have been compared with the wrong sentence)."""
+
+        def sound(q: Quantity, c: FactCheck) -> bool:
+            return c.sentence is not None and (
+                c.status == "supported" or not any(same_value(q, r) for qs in self.quantities for r in qs)
+            )
+
+        anchors_of = [c.sentence.start if sound(q, c) else None for q, c in zip(claim_qs, checks)]  # type: ignore[union-attr]
         out = list(checks)
         for k, (q, c) in enumerate(zip(claim_qs, checks)):
             if c.status != "contradicted":
                 continue
-            anchors = {o.sentence.start for j, o in enumerate(checks) if j != k and o.sentence is not None}
+            anchors = {a for j, a in enumerate(anchors_of) if j != k and a is not None}
             for i, sent in enumerate(self.sentences):
                 if sent.start not in anchors:
                     continue
@@ -299,8 +313,11 @@ def clause_sides(
     right = nxt.start() if nxt else len(flat)
     before = _words(flat[left:start])[-window:]
     if elliptic and not before and cuts and _COORD.fullmatch(cuts[-1].group()):
+        # the words before the value of the clause it continues ("delivers 5 kW continuously and 7.5 kW
+        # peak": "delivers", not "continuously")
         earlier = cuts[-2].end() if len(cuts) > 1 else 0
-        before = _words(flat[earlier : cuts[-1].start()])[-window:]
+        stop = min([a for a, _ in masks if earlier <= a < cuts[-1].start()], default=cuts[-1].start())
+        before = _words(flat[earlier:stop])[-window:]
     after = _words(flat[end:right])[:window]
     return {_stem(w) for w in before}, {_stem(w) for w in after}
 

@@ -758,7 +758,37 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
             found.append(Quantity(text[start:end], start, end, low, high, None, None, qual, digits))
         i += consumed
     found.sort(key=lambda q: q.start)
-    return _share_list_units(text, found)
+    return [_with_rate(text, q) for q in _share_list_units(text, found)]
+
+
+_RATE = re.compile(
+    r"\s*(?:(?:per|a|an|each|every|pro|je|par|por|al|a la)\s+|/\s*|每)(?P<unit>[^\W\d_]+)\b", re.IGNORECASE
+)
+
+
+def _with_rate(text: str, q: Quantity) -> Quantity:
+    """``q`` per unit of time when the text says so: "4 hours per month" and "4 hours a week" are
+    rates (dimension ``time/time``), not amounts; their values compare per hour."""
+    if q.dim in (None, "date", "percent") or "/" in (q.dim or ""):
+        return q
+    m = _RATE.match(text, q.end)
+    if not m:
+        return q
+    unit = m.group("unit").lower()
+    if unit not in _UNITS or _UNITS[unit][0] != "time":
+        return q
+    per = _UNITS[unit][1]
+    return Quantity(
+        text[q.start : m.end()],
+        q.start,
+        m.end(),
+        q.low / per,
+        q.high / per,
+        f"{q.dim}/time",
+        q.unit,
+        q.qualifier,
+        q.digits,
+    )
 
 
 _LIST_GAP = re.compile(r"\s*(?:,|and|or|und|oder|et|ou|y|o|、|和|或)\s*", re.IGNORECASE)
