@@ -31,6 +31,7 @@ from ..text.segment import Span, split_sentences
 from ..text.stopwords import STOP_WORDS
 
 _WORD = re.compile(r"[^\W\d_]+|[\u3400-\u4dbf\u4e00-\u9fff]", re.UNICODE)
+_ONE = re.compile(r"(?:1|one|un|une|uno|una|ein|eine|einen|一)\b", re.IGNORECASE)
 _NAME_WINDOW = 3  # a name's role: the few words right beside it
 _NAME_FAMILY = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT"})
 _NEAR = 30  # characters between two values of one phrase
@@ -147,6 +148,8 @@ class ReferenceFacts:
                         and q.low in self.bare_values
                         and q.high in self.bare_values
                     )
+                    # one of something is often "a"/"un" in the reference ("un comprimé par jour")
+                    or ((q.dim or "").startswith("count:") and _ONE.match(q.text) is not None)
                 )
                 out.append(FactCheck(q.text, q.start, q.end, kind, "supported" if ok else "missing"))
                 continue

@@ -78,8 +78,35 @@ _add("length", 1.0, "m", "metre", "metres", "meter", "meters", "metro", "metros"
 _add(
     "length", 1e3, "km", "kilometre", "kilometres", "kilometer", "kilometers", "kilómetro", "kilómetros", "公里", "千米"
 )
-_add("length", 0.01, "cm", "centimetre", "centimetres", "centimeter", "centimeters", "厘米")
-_add("length", 1e-3, "mm", "millimetre", "millimetres", "millimeter", "millimeters", "毫米")
+_add(
+    "length",
+    0.01,
+    "cm",
+    "centimetre",
+    "centimetres",
+    "centimeter",
+    "centimeters",
+    "zentimeter",
+    "zentimetern",
+    "centímetros",
+    "centimètres",
+    "厘米",
+)
+_add(
+    "length",
+    1e-3,
+    "mm",
+    "millimetre",
+    "millimetres",
+    "millimeter",
+    "millimeters",
+    "millimetern",
+    "milímetros",
+    "milímetro",
+    "millimètre",
+    "millimètres",
+    "毫米",
+)
 _add("length", 1609.34, "mile", "miles", "mi")
 _add("length", 0.3048, "ft", "foot", "feet")
 _add("length", 0.0254, "in.", "inch", "inches")
@@ -87,8 +114,10 @@ _add("length", 0.0254, "in.", "inch", "inches")
 _add("speed", 1.0, "km/h", "kmh", "kph", "km/std")
 _add("speed", 1.60934, "mph")
 # temperature (kept per scale: °C and °F are not converted, a difference would be ambiguous)
-_add("temp_c", 1.0, "°c", "°", "ºc", "degrees celsius", "grad celsius", "grados", "degrés")
-_add("temp_f", 1.0, "°f", "degrees fahrenheit")
+# temperatures in °C; Fahrenheit is converted by its offset as well (_FAHRENHEIT)
+_add("temperature", 1.0, "°c", "°", "ºc", "degrees celsius", "grad celsius", "grados", "degrés", "℃")
+_add("temperature", 5 / 9, "°f", "degrees fahrenheit", "℉")
+_FAHRENHEIT = frozenset({"°f", "degrees fahrenheit", "℉"})
 # energy, power, electricity
 _add("power", 1.0, "w", "watt", "watts")
 _add("power", 1e3, "kw", "kilowatt", "kilowatts")
@@ -214,14 +243,17 @@ _WORD_NUMBERS = {
     # German
     "null": 0, "eins": 1, "ein": 1, "eine": 1, "einen": 1, "einem": 1, "einer": 1, "zwei": 2, "drei": 3,
     "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10, "elf": 11, "zwölf": 12,
-    "zwanzig": 20, "dreißig": 30, "hundert": 100, "tausend": 1000, "halbe": 0.5, "halben": 0.5,
+    "dreizehn": 13, "vierzehn": 14, "fünfzehn": 15, "sechzehn": 16, "siebzehn": 17, "achtzehn": 18,
+    "neunzehn": 19, "zwanzig": 20, "dreißig": 30, "vierzig": 40, "fünfzig": 50, "sechzig": 60, "hundert": 100, "tausend": 1000, "halbe": 0.5, "halben": 0.5,
     # French
     "un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7, "huit": 8, "neuf": 9,
-    "dix": 10, "onze": 11, "douze": 12, "quinze": 15, "vingt": 20, "trente": 30, "cent": 100, "demi": 0.5,
+    "dix": 10, "onze": 11, "douze": 12, "treize": 13, "quatorze": 14, "quinze": 15, "seize": 16, "vingt": 20,
+    "trente": 30, "quarante": 40, "cinquante": 50, "soixante": 60, "cent": 100, "demi": 0.5,
     "demie": 0.5,
     # Spanish
     "uno": 1, "una": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8,
-    "nueve": 9, "diez": 10, "doce": 12, "quince": 15, "veinte": 20, "treinta": 30, "cien": 100, "media": 0.5,
+    "nueve": 9, "diez": 10, "once": 11, "doce": 12, "trece": 13, "catorce": 14, "quince": 15, "dieciséis": 16,
+    "veinte": 20, "treinta": 30, "cuarenta": 40, "cincuenta": 50, "sesenta": 60, "cien": 100, "media": 0.5,
     "medio": 0.5,
     # Chinese
     "零": 0, "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
@@ -415,7 +447,7 @@ def _numbers(text: str, decimal_comma: bool) -> list[_Num]:
             two = f"{sw} {after[1][0].lower()}" if len(after) > 1 else ""
             if two in _SCALES:
                 n = _Num(n.start, after[1][2], n.value * _SCALES[two], n.digits, n.word)
-            elif sw in _SCALES and (len(sw) > 1 or not n.word) and not _unit_here(text, after[0][1], sw):
+            elif sw in _SCALES and (len(sw) > 1 or not n.word) and not _unit_here(text, n.start, sw):
                 n = _Num(n.start, after[0][1] + len(sw), n.value * _SCALES[sw], n.digits, n.word)
             else:
                 n = _Num(n.start, n.end, n.value, 0, n.word)  # written out in full: exact
@@ -431,10 +463,15 @@ def _is_article_use(text: str, end: int) -> bool:
     return not (after and after[0][0].lower() in _UNITS)
 
 
-def _unit_here(text: str, pos: int, word: str) -> bool:
-    """A one-letter scale word ("m", "b", "k") after a number is a unit when a unit reading is usual
-    ("2 m" = two metres; "$2m" = two million dollars is handled by the currency rule)."""
-    return word in ("m",) and not text[max(0, pos - 3) : pos].strip().startswith(("$", "€", "£"))
+def _to_base(value: float, surface: str, factor: float) -> float:
+    """``value`` in ``surface`` units, in its dimension's base unit (°F by its offset too)."""
+    return (value - 32.0) * factor if surface.lower() in _FAHRENHEIT else value * factor
+
+
+def _unit_here(text: str, number_start: int, word: str) -> bool:
+    """ "m" after a number is metres unless money comes before the number ("2 m"; "£418.5m" is
+    418.5 million pounds)."""
+    return word == "m" and _currency_before(text, number_start) is None
 
 
 def _unit_at(text: str, pos: int) -> tuple[str, str, float, int] | None:
@@ -570,6 +607,8 @@ def _dates(text: str, *, day_first: bool) -> list[Quantity]:
     for m in _DATE_DOTS.finditer(text):
         a, b, y = int(m.group(1)), int(m.group(2)), int(m.group(3))
         d, mo = (a, b) if day_first else (b, a)
+        if mo > 12 and d <= 12:  # "31/03/2025" is day first whatever the language
+            d, mo = mo, d
         if 1 <= mo <= 12:
             out.append(_date_q(text, m.start(), m.end(), y, mo, d))
     for m in _DATE_CJK.finditer(text):
@@ -707,7 +746,17 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
             if half:  # "an hour and a half"
                 low, high, uend = low + 0.5, high + 0.5, half.end()
             found.append(
-                Quantity(text[start:uend], start, uend, low * factor, high * factor, dim, surface.lower(), qual, digits)
+                Quantity(
+                    text[start:uend],
+                    start,
+                    uend,
+                    _to_base(low, surface, factor),
+                    _to_base(high, surface, factor),
+                    dim,
+                    surface.lower(),
+                    qual,
+                    digits,
+                )
             )
             i += consumed
             continue
@@ -722,8 +771,8 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
                             text[start:uend],
                             start,
                             uend,
-                            low * factor,
-                            high * factor,
+                            _to_base(low, surface, factor),
+                            _to_base(high, surface, factor),
                             dim,
                             surface.lower(),
                             qual,
@@ -803,7 +852,15 @@ def _share_list_units(text: str, found: list[Quantity]) -> list[Quantity]:
         if q.dim is None and nxt.dim not in (None, "date") and _LIST_GAP.fullmatch(text[q.end : nxt.start]):
             factor = _UNITS[nxt.unit][1] if nxt.unit in _UNITS else 1.0
             out[k] = Quantity(
-                q.text, q.start, q.end, q.low * factor, q.high * factor, nxt.dim, nxt.unit, q.qualifier, q.digits
+                q.text,
+                q.start,
+                q.end,
+                _to_base(q.low, nxt.unit or "", factor),
+                _to_base(q.high, nxt.unit or "", factor),
+                nxt.dim,
+                nxt.unit,
+                q.qualifier,
+                q.digits,
             )
     return out
 
