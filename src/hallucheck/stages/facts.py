@@ -30,8 +30,11 @@ from ..text.quantities import Quantity, parse_quantities, same_value
 from ..text.segment import Span, split_sentences
 from ..text.stopwords import STOP_WORDS
 
-_WORD = re.compile(r"[^\W\d_]+|[\u3400-\u4dbf\u4e00-\u9fff]", re.UNICODE)
+_WORD = re.compile(
+    r"[\u3400-\u4dbf\u4e00-\u9fff]|[^\W\d_\u3400-\u4dbf\u4e00-\u9fff]+", re.UNICODE
+)  # a CJK character is a word
 _ONE = re.compile(r"(?:1|one|un|une|uno|una|ein|eine|einen|一)\b", re.IGNORECASE)
+_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _NAME_WINDOW = 3  # a name's role: the few words right beside it
 _NAME_FAMILY = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT"})
 _NEAR = 30  # characters between two values of one phrase
@@ -293,7 +296,21 @@ def clause_sides(
     elliptic: bool = False,
     window: int = 6,
 ) -> tuple[set[str], set[str]]:
-    """Stemmed content words before and after ``text[start:end]`` within its clause: a window cut at
+    """The sets of :func:`clause_lists`."""
+    before, after = clause_lists(text, start, end, masks, elliptic=elliptic, window=window)
+    return set(before), set(after)
+
+
+def clause_lists(
+    text: str,
+    start: int,
+    end: int,
+    masks: Sequence[tuple[int, int]] = (),
+    *,
+    elliptic: bool = False,
+    window: int = 6,
+) -> tuple[list[str], list[str]]:
+    """Stemmed content words before and after (in text order) ``text[start:end]`` within its clause: a window cut at
     commas, brackets and "and"/"or", so that in "2.4 bar for the front tyres and 2.2 bar for the rear
     tyres" each value keeps its own tyres; spans in ``masks`` are left out. ``elliptic``: a clause
     with no word before the value ("... to 5 days for pain and to 3 days for fever") shares the
@@ -314,6 +331,8 @@ def clause_sides(
     left = cuts[-1].end() if cuts else 0
     nxt = _CLAUSE.search(flat, end)
     right = nxt.start() if nxt else len(flat)
+    if _CJK_CHAR.search(text):
+        window *= 3  # a "word" of Chinese or Japanese text here is one character
     before = _words(flat[left:start])[-window:]
     if elliptic and not before and cuts and _COORD.fullmatch(cuts[-1].group()):
         # the words before the value of the clause it continues ("delivers 5 kW continuously and 7.5 kW
@@ -322,7 +341,7 @@ def clause_sides(
         stop = min([a for a, _ in masks if earlier <= a < cuts[-1].start()], default=cuts[-1].start())
         before = _words(flat[earlier:stop])[-window:]
     after = _words(flat[end:right])[:window]
-    return {_stem(w) for w in before}, {_stem(w) for w in after}
+    return [_stem(w) for w in before], [_stem(w) for w in after]
 
 
 def _near(q: Quantity, others: Sequence[Quantity]) -> set[str]:
@@ -335,15 +354,28 @@ def _near(q: Quantity, others: Sequence[Quantity]) -> set[str]:
 
 
 def _context(text: str, q: Quantity, qs: Sequence[Quantity], *, elliptic: bool = False) -> dict[str, float]:
-    """What a sentence says ``q`` is about, weighted: the words of its clause and the values beside
-    it (1), the sentence's other words (0.5: "En cas de fièvre, le traitement est limité à trois
-    jours"; "Express delivery, ordered before 2 pm, ... costs £8.95"). Two contexts agree by the sum of
-    the products of their shared words' weights."""
+    """What a sentence says ``q`` is about, weighted: the values beside it (1), the words of its
+    clause (1 next to it, less further away), the sentence's other words (0.4: "En cas de fièvre, le
+    traitement est limité à trois jours"; "Express delivery, ordered before 2 pm, ... costs £8.95").
+    Two contexts agree by the sum of the products of their shared words' weights."""
     masks = [(o.start, o.end) for o in qs]
-    ctx = {w: 0.5 for w in stems_of(text, masks)}
-    ctx.update({w: 1.0 for w in clause_words(text, q.start, q.end, masks, elliptic=elliptic)})
+    ctx = {w: _REST for w in stems_of(text, masks)}
+    before, after = clause_lists(text, q.start, q.end, masks, elliptic=elliptic)
+    # nearer words say more: "for the rear tyres 2.2 bar" against "... pressure for the front tyres is 2.4 bar"
+    for d, w in enumerate(reversed(before)):
+        ctx[w] = max(ctx.get(w, 0.0), _decay(d))
+    for d, w in enumerate(after):
+        ctx[w] = max(ctx.get(w, 0.0), _decay(d))
     ctx.update({w: 1.0 for w in _near(q, qs)})
     return ctx
+
+
+_REST = 0.4  # a word of the sentence outside the value's clause
+
+
+def _decay(d: int) -> float:
+    """The weight of the clause word ``d`` words away from the value (0 = next to it)."""
+    return 1.0 / (1.0 + 0.25 * d)
 
 
 def stems_of(text: str, masks: Sequence[tuple[int, int]] = ()) -> set[str]:
