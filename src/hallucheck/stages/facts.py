@@ -159,6 +159,9 @@ class ReferenceFacts:
             cands.sort(key=lambda c: (c[0], c[1]), reverse=True)
             best_score, best_local, bi, br = cands[0]
             matches = [c for c in cands if same_value(q, c[3])]
+            if not matches and q.is_range:
+                # "from 10 to 80 per cent" where a sentence says "80 per cent from 10 per cent"
+                matches = [c for c in cands if _both_ends_in(q, self.quantities[c[2]])]
             # about the same thing: the words around the values agree (a bare number needs that), or the
             # sentence says much of the claim
             about_same = best_local >= 1 or (q.dim is not None and best_score >= 2.0)
@@ -383,6 +386,14 @@ def stems_of(text: str, masks: Sequence[tuple[int, int]] = ()) -> set[str]:
     for a, b in masks:
         masked[a:b] = " " * (b - a)
     return {_stem(w) for w in _words("".join(masked))}
+
+
+def _both_ends_in(q: Quantity, qs: Sequence[Quantity]) -> bool:
+    """Both ends of the range ``q`` stated as single values of its kind in one sentence."""
+    singles = [r for r in qs if r.dim == q.dim and not r.is_range]
+    return any(abs(r.low - q.low) <= 1e-9 * max(1.0, abs(q.low)) for r in singles) and any(
+        abs(r.low - q.high) <= 1e-9 * max(1.0, abs(q.high)) for r in singles
+    )
 
 
 def _comparable_dates(a: Quantity, b: Quantity) -> bool:

@@ -785,7 +785,8 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
             i += consumed  # "a day" not followed by its unit here (a rate, "earlier"): no quantity
             continue
         # a number in words counts the word right after it ("seven days", not "seven of them")
-        noun = _noun_after(text, end, skip=not n.word) if (not n.word or n.value >= 1) else None
+        # ("one charge", "one of them": "one" in words is a determiner more often than a count)
+        noun = _noun_after(text, end, skip=not n.word) if (not n.word or n.value > 1) else None
         year = (
             not n.word
             and low == high
@@ -895,7 +896,9 @@ def same_value(a: Quantity, b: Quantity) -> bool:
         )
         return inside or abs(hi - lo) <= 0.15 * max(abs(hi), abs(lo))
     if a.is_range != b.is_range:
-        return False
+        # one value inside a stated range ("an 8-year-old" where "children of 6 to 12 years") is consistent
+        single, rng = (a, b) if b.is_range else (b, a)
+        return rng.low <= single.low <= rng.high
     converted = (
         a.unit is not None
         and b.unit is not None
