@@ -19,14 +19,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
-import statistics
 from pathlib import Path
 
 import numpy as np
 
-FEATURES = ("verifier", "overlap", "gate")
-TAU = 5.0
+from combination import FEATURES, ba_f1, best_threshold, example_scores, fit
 
 
 def features(runs: list[Path]) -> dict[str, list[tuple[int, np.ndarray]]]:
@@ -60,54 +57,6 @@ def features(runs: list[Path]) -> dict[str, list[tuple[int, np.ndarray]]]:
         out[name] = rows
         cached.write_text(json.dumps([(y, x.tolist()) for y, x in rows]))
     return out
-
-
-def fit(sets: dict[str, list], *, l2: float = 1e-3, steps: int = 3000, lr: float = 0.5) -> np.ndarray:
-    """Weights (bias first) by gradient descent on the equally weighted sets' log-loss."""
-    w = np.zeros(len(FEATURES) + 1)
-    data = []
-    for rows in sets.values():
-        for y, x in rows:
-            data.append((y, np.hstack([np.ones((len(x), 1)), x]), 1.0 / len(rows)))
-    total = sum(d[2] for d in data)
-    for _ in range(steps):
-        grad = l2 * w
-        for y, xb, weight in data:
-            z = xb @ w
-            m = z.max()
-            soft = np.exp(TAU * (z - m))
-            soft /= soft.sum()
-            z_ex = m + math.log(np.exp(TAU * (z - m)).sum()) / TAU
-            p = 1.0 / (1.0 + math.exp(-z_ex))
-            grad = grad + (weight / total) * (p - y) * (soft @ xb)
-        w -= lr * grad
-    return w
-
-
-def example_scores(rows, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    ys, ss = [], []
-    for y, x in rows:
-        z = np.hstack([np.ones((len(x), 1)), x]) @ w
-        ys.append(y)
-        ss.append(float((1.0 / (1.0 + np.exp(-z))).max()))
-    return np.array(ys), np.array(ss)
-
-
-def ba_f1(y: np.ndarray, p: np.ndarray) -> tuple[float, float]:
-    """(balanced accuracy, macro F1) of predictions ``p``."""
-    from hallucheck.eval.metrics import balanced_accuracy, macro_prf
-
-    return balanced_accuracy(list(y), list(p)), macro_prf(list(y), list(p))[2]
-
-
-def best_threshold(sets: dict[str, list], w: np.ndarray) -> float:
-    scored = [example_scores(rows, w) for rows in sets.values()]
-    grid = [round(t, 3) for t in np.arange(0.02, 0.99, 0.01)]
-
-    def value(t: float) -> float:
-        return statistics.fmean(sum(ba_f1(y, (s > t).astype(int))) / 2 for y, s in scored)
-
-    return max(grid, key=lambda t: (round(value(t), 6), -abs(t - 0.5)))
 
 
 def report(sets: dict[str, list], w: np.ndarray, t: float, label: str) -> None:

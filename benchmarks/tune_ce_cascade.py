@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from combination import ba_f1, simulate
 from hallucheck.stages.cascade import JUDGE_THRESHOLD
-from hallucheck.stages.cross_encoder import to_scale
 
 
 def read(run: Path) -> dict[str, dict]:
@@ -38,13 +38,6 @@ def read(run: Path) -> dict[str, dict]:
             if rec.get("status", "ok") == "ok" and rec.get("label") is not None and rec.get("detection"):
                 out[str(rec["id"])] = rec
     return out
-
-
-def ba_f1(y: np.ndarray, p: np.ndarray) -> tuple[float, float]:
-    """(balanced accuracy, macro F1) of predictions ``p``."""
-    from hallucheck.eval.metrics import balanced_accuracy, macro_prf
-
-    return balanced_accuracy(list(y), list(p)), macro_prf(list(y), list(p))[2]
 
 
 def main() -> None:
@@ -135,25 +128,6 @@ def main() -> None:
 
 WIDTHS = tuple(round(0.01 * i, 2) for i in range(51)) + (1.0,)
 SHOWN = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 1.0)
-
-
-def simulate(rows, t: float, width: float, jt: float | None) -> tuple[float, float, float]:
-    """(balanced accuracy, macro F1, judge calls per example) of ce_cascade with this band width."""
-    ys, ps, calls = [], [], 0
-    for y, claims in rows:
-        flagged = False
-        for gated, p, js in claims:
-            if gated:
-                flagged = True
-                continue
-            if width and js is not None and abs(p - t) <= width:
-                p = 0.5 * (p + to_scale(js, t if jt is None else jt, t))
-                calls += 1
-            flagged = flagged or p > t
-        ys.append(y)
-        ps.append(int(flagged))
-    ba, f1 = ba_f1(np.array(ys), np.array(ps))
-    return ba, f1, calls / max(len(rows), 1)
 
 
 if __name__ == "__main__":
