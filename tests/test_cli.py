@@ -282,3 +282,19 @@ def test_methods_tags_the_methods_that_mitigate_from_their_pipelines(monkeypatch
     for name in ("sim_overlap", "sim_cosine", "keyword_match", "entity_check", "triplet", "zz_broken"):
         assert "mitigates" not in lines[name], lines[name]
     assert "[LLM, mitigates, default]" in lines["cascade"] or "[LLM, mitigates]" in lines["cascade"]
+
+
+def test_detect_marks_the_wrong_fact_and_shows_the_sentence_it_contradicts(tmp_path, capsys):
+    ref = tmp_path / "leaflet.txt"
+    ref.write_text(
+        "Adults: take 1 or 2 tablets every 4 to 6 hours. Do not take more than 8 tablets in 24 hours. "
+        "Keep the pack for 12 months after opening.",
+        encoding="utf-8",
+    )
+    answer = "Adults can take up to 12 tablets in 24 hours. Take 1 or 2 tablets every four to six hours."
+    code = main(["detect", "--reference", str(ref), "--answer", answer, "--method", "entity_check", "--color", "never"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "[[Adults can take up to {{12 tablets}} in 24 hours.]] Take 1 or 2 tablets every four to six hours." in out
+    assert "wrong fact answer[22:32] '12 tablets': the reference says '8 tablets' at reference[" in out
+    assert "conflicting reference[48:92]: 'Do not take more than 8 tablets in 24 hours.'" in out

@@ -154,3 +154,13 @@ def test_check_report_html_lists_flagged_rows_with_passages(tmp_path, capsys):
     flagged = html[html.index("Flagged rows") : html.index("Rows that could not")]
     assert '<mark class="flag"' in flagged and BAD in flagged and "no match in the reference" in flagged
     assert set(_svgs(html)) == {"scores"}
+
+
+def test_highlight_marks_the_wrong_fact_inside_its_claim():
+    answer = "Use 3.0 bar & more. Fine."
+    fact = {"start": 4, "end": 11, "text": "3.0 bar", "status": "contradicted", "reference": {"text": "2.6 bar"}}
+    verdicts = [{"claim": {"start": 0, "end": 19}, "hallucinated": True, "reason": "r", "meta": {"fact_spans": [fact]}}]
+    assert highlight(answer, verdicts) == (
+        '<mark class="flag" title="r">Use <mark class="fact" title="the reference says &#x27;2.6 bar&#x27;">'
+        "3.0 bar</mark> &amp; more.</mark> Fine."
+    )

@@ -161,6 +161,9 @@ def test_page_highlights_unsupported_claims_and_their_evidence(browser, tmp_path
         found = check_example(browser, srv.url, "entity_check", tmp_path / "page.png", wait=30)
         claim = next(t for t in found if "3.0 bar" in t)
         assert any("2.6 bar" in m for m in found[claim]), found
+        # the wrong value itself is marked inside its claim, with what the reference says instead
+        (fact,) = browser.find_elements(By.CSS_SELECTOR, "#answer-view .claim.flagged mark.fact")
+        assert fact.text == "3.0 bar" and "2.6 bar" in fact.get_attribute("title")
 
 
 def test_page_shows_errors_in_words(browser, tmp_path):

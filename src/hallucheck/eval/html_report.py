@@ -25,7 +25,7 @@ h1{font-size:1.5em}h2{margin-top:1.6em;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:4px 8px;vertical-align:top}
 th{background:#f4f4f4;text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}
 th.sort{cursor:pointer;text-decoration:underline dotted}
-mark.flag{background:#ffd5d5;border-bottom:2px solid #c00}mark.err{background:#fff0c0}
+mark.flag{background:#ffd5d5;border-bottom:2px solid #c00}mark.err{background:#fff0c0}mark.fact{background:#f08c8c;font-weight:bold}
 .claim{margin:.3em 0}.ev{color:#444;font-size:.92em;margin-left:1.2em}.muted{color:#777}
 figure{display:inline-block;margin:.5em}figure img{max-width:460px;border:1px solid #eee}
 code{background:#f6f6f6;padding:0 3px}.answer{white-space:pre-wrap}
@@ -54,7 +54,8 @@ def _num(x: Any, fmt: str = ".3f") -> str:
 
 
 def highlight(answer: str, verdicts: Sequence[Mapping[str, Any]]) -> str:
-    """The answer, escaped, with flagged claims in ``<mark class="flag">`` and claims that could
+    """The answer, escaped, with flagged claims in ``<mark class="flag">`` (the wrong facts a verdict
+    located, ``meta["fact_spans"]``, in ``<mark class="fact">`` inside them) and claims that could
     not be verified in ``<mark class="err">`` (overlapping spans: the first one wins)."""
     spans = []
     for v in verdicts:
@@ -74,10 +75,31 @@ def highlight(answer: str, verdicts: Sequence[Mapping[str, Any]]) -> str:
         tip = f"score {score:.3f}: " if isinstance(score, (int, float)) else ""
         out.append(escape(answer[pos:s]))
         out.append(
-            f'<mark class="{cls}" title="{escape(tip + str(v.get("reason") or ""))}">{escape(answer[s:e])}</mark>'
+            f'<mark class="{cls}" title="{escape(tip + str(v.get("reason") or ""))}">{_facts_marked(answer, s, e, v)}</mark>'
         )
         pos = e
     out.append(escape(answer[pos:]))
+    return "".join(out)
+
+
+def _facts_marked(answer: str, s: int, e: int, v: Mapping[str, Any]) -> str:
+    """``answer[s:e]`` escaped, its wrong facts in ``<mark class="fact">``."""
+    facts = [
+        f
+        for f in ((v.get("meta") or {}).get("fact_spans") or ())
+        if isinstance(f, Mapping) and isinstance(f.get("start"), int) and isinstance(f.get("end"), int)
+    ]
+    out, pos = [], s
+    for f in sorted(facts, key=lambda f: f["start"]):
+        a, b = max(f["start"], pos), min(f["end"], e)
+        if a >= b:
+            continue
+        said = (f.get("reference") or {}).get("text")
+        tip = f"the reference says {said!r}" if said else "not in the reference"
+        out.append(escape(answer[pos:a]))
+        out.append(f'<mark class="fact" title="{escape(tip)}">{escape(answer[a:b])}</mark>')
+        pos = b
+    out.append(escape(answer[pos:e]))
     return "".join(out)
 
 

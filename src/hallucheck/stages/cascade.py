@@ -45,17 +45,33 @@ JUDGE_THRESHOLD = 0.82
 QUESTION_MODES = ("auto", "qa", "claims")
 
 
-def qa_question(question: str | None, claims: Sequence[Claim], mode: str = "auto") -> str:
+def qa_question(question: str | None, claims: Sequence[Claim], mode: str = "auto", reference: str = "") -> str:
     """The question a verifier should read the claims with, or "" to judge them on their own.
 
     A short answer ("Delhi", "First for Women was started first.") is no claim without its question:
     it is judged as a QA answer (``mode="qa"`` always). An answer of several sentences is a RAG answer:
     each sentence is a claim about the reference whatever was asked, and the question is context, not
-    a reason to flag (``mode="claims"`` always). ``"auto"``: QA when the answer is one claim."""
+    a reason to flag (``mode="claims"`` always). ``"auto"``: QA when the answer is one claim, unless
+    that claim is a full sentence restating one of ``reference``'s (a sentence copied from the
+    reference is grounded whatever was asked)."""
     q = (question or "").strip()
     if not q or mode == "claims" or (mode == "auto" and len(claims) > 1):
         return ""
+    if mode == "auto" and reference and _restates_reference(claims[0].text, reference):
+        return ""
     return q
+
+
+RESTATES = 0.8  # DelucionQA overlap with the closest reference sentence above which a sentence restates it
+
+
+def _restates_reference(sentence: str, reference: str) -> bool:
+    from ..text import split_sentences
+    from .similarity import overlap_ratio
+
+    if len(sentence.split()) < 6:  # "Delhi" is inside many sentences without restating any
+        return False
+    return max((overlap_ratio(sentence, s.text) for s in split_sentences(reference)), default=0.0) >= RESTATES
 
 
 class CascadeVerifier(Verifier):
@@ -127,7 +143,7 @@ class CascadeVerifier(Verifier):
     ) -> list[Verdict]:
         if len(evidence) != len(claims):
             raise ConfigError("The retriever returned evidence for a different number of claims than were extracted.")
-        q = qa_question(question, claims, self.question_mode)
+        q = qa_question(question, claims, self.question_mode, reference)
         judge = self._qa_judge if q and self._qa_judge is not None else self._judge
         if judge.llm is None:
             judge.llm = self.llm

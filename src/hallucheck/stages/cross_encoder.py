@@ -351,7 +351,7 @@ class CECascadeVerifier(Verifier):
             return []
         # a RAG answer of several sentences is judged claim by claim, as a summary is; only a short
         # answer is read after its question, with the QA weights the verifier was fitted with
-        q = qa_question(question, claims, self.question_mode)
+        q = qa_question(question, claims, self.question_mode, reference)
         weights, t, band = self.task_settings(bool(q))
         gate_v = (
             self._gate.verify(claims, evidence, reference=reference, question=question, answer=answer)

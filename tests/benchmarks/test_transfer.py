@@ -1,0 +1,144 @@
+"""The transfer yardstick's pure pieces (benchmarks/transfer.py, benchmarks/combination.py)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def tr():
+    sys.path.insert(0, str(BENCH))
+    try:
+        import transfer
+
+        yield transfer
+    finally:
+        sys.path.remove(str(BENCH))
+
+
+def _rows(tr, name: str, n: int, seed: int, *, qa: bool = False) -> list:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n):
+        y = i % 2
+        x = rng.normal(size=(int(rng.integers(1, 4)), len(tr.COLUMNS)))
+        x[:, 0] += 2.0 * y  # the verifier's logit separates the classes
+        x[:, 2] = 0.0  # no gate
+        rows.append(tr.Row(f"{name}-{i}", y, f"{name}-{i}", qa, x))
+    return rows
+
+
+def test_lodo_never_fits_on_the_held_out_set(tr):
+    sets = {k: _rows(tr, k, 30, s) for s, k in enumerate(("a", "b", "c"))}
+    seen = {}
+
+    def method(train):
+        def scorer(rows):
+            held = rows[0].id.split("-")[0]
+            seen[held] = {r.id for v in train.values() for r in v}, set(train)
+            return np.zeros(len(rows), dtype=int), np.zeros(len(rows))
+
+        return scorer
+
+    out = tr.lodo(sets, method)
+    assert set(out) == {"a", "b", "c"}
+    for held, (ids, names) in seen.items():
+        assert held not in names and names == {"a", "b", "c"} - {held}
+        assert not ids & {r.id for r in sets[held]}
+        assert list(out[held][0]) == [r.label for r in sets[held]]
+
+
+def test_combination_fits_only_on_the_other_sets(tr, monkeypatch):
+    sets = {k: _rows(tr, k, 24, s) for s, k in enumerate(("a", "b", "c"))}
+    sets["q"] = _rows(tr, "q", 24, 9, qa=True)  # the only QA set: held out, its task falls back to all rows
+    real_fit = tr.fit
+    for held in sets:
+        seen_x = []
+
+        def spy(data, seen_x=seen_x, **kw):
+            seen_x.extend(x for rows in data.values() for _, x in rows)
+            return real_fit(data, steps=20)
+
+        monkeypatch.setattr(tr, "fit", spy)
+        scorer = tr.combination()({k: v for k, v in sets.items() if k != held})
+        pred, score = scorer(sets[held])
+        assert len(pred) == len(score) == len(sets[held])
+        assert seen_x  # both tasks were fitted
+        for r in sets[held]:  # no held-out row's signals reached fit()
+            assert not any(x.shape == r.x[:, :3].shape and np.array_equal(x, r.x[:, :3]) for x in seen_x)
+
+
+def test_the_held_out_qa_task_falls_back_to_every_training_row(tr):
+    train = {"a": _rows(tr, "a", 30, 0), "b": _rows(tr, "b", 30, 1)}
+    assert tr._task_groups(train, True, False) is train
+    assert set(tr._task_groups(train, False, False)) == {"a", "b"}
+    train["q"] = _rows(tr, "q", 30, 2, qa=True)
+    assert set(tr._task_groups(train, True, False)) == {"q"}
+    assert tr._task_groups(train, True, True) is train
+
+
+def test_grouped_bootstrap_on_a_tiny_set(tr):
+    from combination import balanced_accuracy, grouped_bootstrap_ci
+
+    y, p = [0, 1, 0, 1], [0, 1, 0, 1]
+    assert grouped_bootstrap_ci(balanced_accuracy, y, p, n=200) == (1.0, 1.0)
+    # two pairs: one right (BA 1), one wrong (BA 0); resampling whole pairs gives only 0, 0.5 and 1
+    y, p, groups = [0, 1, 0, 1], [0, 1, 1, 0], ["i1", "i1", "i2", "i2"]
+    lo, hi = grouped_bootstrap_ci(balanced_accuracy, y, p, groups, n=400, seed=3)
+    assert (lo, hi) == (0.0, 1.0)
+    values = set()
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        pick = rng.integers(0, 2, 2)
+        idx = [j for k in pick for j in ((0, 1) if k == 0 else (2, 3))]
+        values.add(balanced_accuracy(np.array(y)[idx], np.array(p)[idx]))
+    assert values <= {0.0, 0.5, 1.0}
+    # AUROC with one class only is undefined in every resample
+    from combination import auroc
+
+    assert all(np.isnan(v) for v in grouped_bootstrap_ci(auroc, [1, 1], [0.2, 0.9], n=20))
+
+
+def test_fast_metrics_equal_the_package_metrics(tr):
+    from combination import auroc, balanced_accuracy, macro_f1
+    from hallucheck.eval.metrics import balanced_accuracy as ba
+    from hallucheck.eval.metrics import macro_prf, roc_auc
+
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        y = rng.integers(0, 2, 40)
+        p = rng.integers(0, 2, 40)
+        s = np.round(rng.random(40), 1)  # ties
+        assert balanced_accuracy(y, p) == pytest.approx(ba(list(y), list(p)))
+        assert macro_f1(y, p) == pytest.approx(macro_prf(list(y), list(p))[2])
+        assert auroc(y, s) == pytest.approx(roc_auc(list(y), list(s)))
+    assert macro_f1(np.array([1, 1]), np.array([1, 1])) == pytest.approx(macro_prf([1, 1], [1, 1])[2])
+
+
+def test_worst_set_is_the_lowest_balanced_accuracy(tr):
+    per_set = {
+        "a": {"ba": (0.7, 0, 1), "f1": (0.5, 0, 1)},
+        "b": {"ba": (0.6, 0, 1), "f1": (0.9, 0, 1)},
+        "c": {"ba": (0.6, 0, 1), "f1": (0.8, 0, 1)},
+    }
+    assert tr.worst(per_set) == "b"  # tie with c: first by name
+    assert tr.worst(per_set, "f1") == "a"
+
+
+def test_halueval_pairs_share_a_group(tr):
+    assert tr.group_of("halueval-qa-12-r") == tr.group_of("halueval-qa-12-h") == "halueval-qa-12"
+    assert tr.group_of("summeval-3") == "summeval-3"
+    assert tr.group_of("wice-dev0001-h") == "wice-dev0001-h"
+
+
+def test_best_width_prefers_the_narrower_on_ties(tr):
+    assert tr.best_width({}, 0.5, 0.82) == 0.0
+    # the judge is right, the combination wrong, one sentence at 0.45: any width >= 0.05 fixes it
+    rows = [(1, [(False, 0.45, 0.99)]), (0, [(False, 0.2, 0.0)])]
+    assert tr.best_width({"s": rows}, 0.5, 0.82) == 0.05
