@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Sequence
 
 from ..text.quantities import Quantity, parse_quantities, same_value
@@ -85,13 +86,13 @@ def _stem(w: str) -> str:
 
 
 class ReferenceFacts:
-    """The reference's sentences and quantities, parsed once per reference."""
+    """The reference's sentences, their words and (on first use) their quantities, parsed once per
+    reference."""
 
     def __init__(self, reference: str, *, lang: str | None = None) -> None:
         self.reference = reference
         self.lang = lang
         self.sentences = split_sentences(reference) or [Span(0, len(reference), reference)]
-        self.quantities: list[list[Quantity]] = [parse_quantities(s.text, lang=lang) for s in self.sentences]
         self.bags = [{_stem(w) for w in _words(s.text)} for s in self.sentences]
         n = len(self.sentences)
         df: dict[str, int] = {}
@@ -99,13 +100,19 @@ class ReferenceFacts:
             for w in b:
                 df[w] = df.get(w, 0) + 1
         self.idf = {w: math.log(1 + n / c) for w, c in df.items()}
-        self.values = {q.low for qs in self.quantities for q in qs} | {q.high for qs in self.quantities for q in qs}
-        self.bare_values = {q.low for qs in self.quantities for q in qs if q.dim is None or q.dim.startswith("count:")}
-        self.bare_values |= {
-            q.high for qs in self.quantities for q in qs if q.dim is None or q.dim.startswith("count:")
-        }
         self._ents: dict[tuple[int, str], list] = {}
         self.raw_numbers = {float(m.group()) for m in re.finditer(r"\d+(?:\.\d+)?", reference.replace(",", ""))}
+
+    @cached_property
+    def quantities(self) -> list[list[Quantity]]:
+        """Each sentence's quantities (parsed only when a claim has one to compare)."""
+        return [parse_quantities(s.text, lang=self.lang) for s in self.sentences]
+
+    @cached_property
+    def bare_values(self) -> set[float]:
+        """The values the reference gives as bare numbers or counts of something."""
+        bare = [q for qs in self.quantities for q in qs if q.dim is None or q.dim.startswith("count:")]
+        return {q.low for q in bare} | {q.high for q in bare}
 
     def _ref_context(self, i: int, r: Quantity) -> dict[str, float]:
         """What reference value ``r`` (of sentence ``i``) is about, weighted as :func:`_claim_context`
@@ -118,6 +125,8 @@ class ReferenceFacts:
         out: list[FactCheck] = []
         claim_bag = {_stem(w) for w in _words(claim)}
         claim_qs = parse_quantities(claim, lang=lang or self.lang)
+        if not claim_qs:
+            return out
         # a reference sentence that states the claim's other values is the one the claim is about
         stated = [[any(same_value(q, r) for r in qs) for q in claim_qs] for qs in self.quantities]
         sent_scores = [sum(self.idf.get(w, 0.0) for w in claim_bag & bag) for bag in self.bags]

@@ -215,6 +215,11 @@ _add("time", 24.0, "calendar day", "calendar days", "kalendertag", "kalendertage
 _add("percent", 1.0, "%", "percent", "per cent", "pct", "prozent", "pour cent", "por ciento", "por cien")
 _add("percent", 0.01, "basis points", "bps")
 
+# the unit names by their first character, longest first (the longest unit that fits wins)
+_UNITS_LONGEST_FIRST: dict[str, tuple[str, ...]] = {}
+for _name in sorted(_UNITS, key=len, reverse=True):
+    _UNITS_LONGEST_FIRST[_name[:1]] = (*_UNITS_LONGEST_FIRST.get(_name[:1], ()), _name)
+
 _CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR", "元": "CNY", "￥": "CNY"}
 _CURRENCY_WORDS = {
     **dict.fromkeys(["usd", "dollar", "dollars", "dólares", "dólar", "dollars us", "美元"], "USD"),
@@ -480,7 +485,7 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, float, int] | None:
     i = m.end() if m else pos
     rest = text[i : i + 24].lower()
     best = None
-    for cand in sorted(_UNITS, key=len, reverse=True):
+    for cand in _UNITS_LONGEST_FIRST.get(rest[:1], ()):
         if rest.startswith(cand):
             tail = rest[len(cand) : len(cand) + 1]
             cjk = bool(re.match(rf"[{_CJK}]", cand[-1]))
@@ -599,6 +604,15 @@ _DATE_CJK = re.compile(r"(\d{4})\s*年(?:\s*(\d{1,2})\s*月)?(?:\s*(\d{1,2})\s*[
 _MONTH_WORD = "(?:" + "|".join(sorted((re.escape(m) for m in _MONTHS), key=len, reverse=True)) + r")\b\.?"
 
 
+# "12 March 2021", "12. März 2021", "12 de marzo de 2021", "March 12, 2021", "March 2021", "12 March"
+_DATE_WORDS = re.compile(
+    rf"(?:(?P<d1>\d{{1,2}})(?:\.|st|nd|rd|th|er)?\s+(?:de\s+)?(?P<m1>{_MONTH_WORD})(?:\s+(?:de\s+)?(?P<y1>\d{{4}}))?)"
+    rf"|(?:(?P<m2>{_MONTH_WORD})\s+(?P<d2>\d{{1,2}})(?!\d)(?:st|nd|rd|th)?(?:,?\s+(?P<y2>\d{{4}}))?)"
+    rf"|(?:(?P<m3>{_MONTH_WORD})\s+(?:de\s+)?(?P<y3>\d{{4}}))",
+    re.UNICODE | re.IGNORECASE,
+)
+
+
 def _dates(text: str, *, day_first: bool) -> list[Quantity]:
     out: list[Quantity] = []
     for m in _DATE_ISO.finditer(text):
@@ -623,13 +637,7 @@ def _dates(text: str, *, day_first: bool) -> list[Quantity]:
             )
         )
     # "12 March 2021", "12. März 2021", "12 de marzo de 2021", "March 12, 2021", "March 2021", "12 March"
-    pat = re.compile(
-        rf"(?:(?P<d1>\d{{1,2}})(?:\.|st|nd|rd|th|er)?\s+(?:de\s+)?(?P<m1>{_MONTH_WORD})(?:\s+(?:de\s+)?(?P<y1>\d{{4}}))?)"
-        rf"|(?:(?P<m2>{_MONTH_WORD})\s+(?P<d2>\d{{1,2}})(?!\d)(?:st|nd|rd|th)?(?:,?\s+(?P<y2>\d{{4}}))?)"
-        rf"|(?:(?P<m3>{_MONTH_WORD})\s+(?:de\s+)?(?P<y3>\d{{4}}))",
-        re.UNICODE | re.IGNORECASE,
-    )
-    for m in pat.finditer(text):
+    for m in _DATE_WORDS.finditer(text):
         mw = (m.group("m1") or m.group("m2") or m.group("m3")).lower().rstrip(".")
         d = m.group("d1") or m.group("d2")
         y = m.group("y1") or m.group("y2") or m.group("y3")
@@ -656,10 +664,22 @@ def _date_q(text: str, s: int, e: int, y: int | None, mo: int | None, d: int | N
     return Quantity(text[s:e], s, e, float(key), float(key), "date", date=(y, mo, d))
 
 
+_MAYBE_QUANTITY = re.compile(
+    r"\d|[一二三四五六七八九十两半]|\b(?:"
+    + "|".join(
+        sorted((re.escape(w) for w in {*_WORD_NUMBERS, *_UNITS} if w.isalpha() and len(w) > 1), key=len, reverse=True)
+    )
+    + r")\b",
+    re.IGNORECASE,
+)
+
+
 def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool | None = None) -> list[Quantity]:
     """Every quantity of ``text`` (see the module's docstring), in order, spans not overlapping.
     ``lang``: an ISO 639-1 code, used for decimal commas and day-first dates (``None``: English
     conventions, but "3,0" with not three digits after the comma still reads as 3.0)."""
+    if not _MAYBE_QUANTITY.search(text):
+        return []  # no digit, no number word, no time word: nothing to read (most sentences of a long text)
     lang = (lang or "en").lower()
     dc = decimal_comma if decimal_comma is not None else uses_decimal_comma(lang)
     dates = _dates(text, day_first=lang != "en")
