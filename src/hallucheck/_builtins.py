@@ -134,6 +134,33 @@ BUILTINS: tuple[dict[str, Any], ...] = (
         llm_optional=True,
         version=2,
     ),
+    # --- published open detectors, as their authors run them (issue 24) ---
+    _method(
+        "hhem",
+        f"{_M}.detectors:hhem",
+        "Vectara HHEM-2.1-open (Apache-2.0): its T5 prompt and head on each sentence against the reference, "
+        "windowed when long; no LLM.",
+        needs_llm=False,
+    ),
+    _method(
+        "minicheck",
+        f"{_M}.detectors:minicheck",
+        "MiniCheck (Apache-2.0 code; Flan-T5-L / RoBERTa-L / DeBERTa-v3-L checkpoints, see their cards): the authors' chunking, "
+        "label tokens and max over chunks on each sentence; no LLM.",
+        needs_llm=False,
+    ),
+    _stage(
+        "verifier",
+        "hhem",
+        f"{_S}.hhem:HHEMVerifier",
+        "HHEM-2.1-open without remote code: P(unsupported) = 1 - P(consistent) at the first token of its prompt.",
+    ),
+    _stage(
+        "verifier",
+        "minicheck",
+        f"{_S}.minicheck:MiniCheckVerifier",
+        "MiniCheck: 1 - max over the reference's chunks of P(supported) (label tokens 3/209 for Flan-T5).",
+    ),
     _stage(
         "retriever",
         "lexical_topk",

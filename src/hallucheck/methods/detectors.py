@@ -1,0 +1,51 @@
+"""Published open detectors as their authors run them, each alone behind hallucheck's interface.
+
+* ``hhem``: Vectara's HHEM-2.1-open (:class:`~hallucheck.stages.hhem.HHEMVerifier`);
+* ``minicheck``: MiniCheck's RoBERTa-L, DeBERTa-v3-L and Flan-T5-L checkpoints
+  (:class:`~hallucheck.stages.minicheck.MiniCheckVerifier`).
+
+Each answer sentence is a claim, checked against the whole reference (chunked as the authors do
+when it is long); no LLM. The weights load on first use from a local directory or the hub.
+"""
+
+from __future__ import annotations
+
+from ..llm.base import LLMClient
+from ..pipeline import Pipeline
+from ..stages.claims import SentenceExtractor
+from ..stages.evidence import WholeReferenceRetriever
+from ..stages.hhem import HHEM_HUB_ID, HHEM_THRESHOLD, HHEMVerifier
+from ..stages.minicheck import MINICHECK_THRESHOLD, MiniCheckVerifier
+
+
+def hhem(
+    *,
+    llm: LLMClient | None = None,
+    model: str = HHEM_HUB_ID,
+    foundation: str | None = None,
+    threshold: float = HHEM_THRESHOLD,
+    max_length: int = 2048,
+) -> Pipeline:
+    """HHEM-2.1-open on each answer sentence against the reference. ``model``: the checkpoint (a
+    local directory or hub id); ``foundation``: its T5 configuration and tokenizer (default: the
+    checkpoint's, ``google/flan-t5-base``); ``threshold``: flag above this P(unsupported)."""
+    verifier = HHEMVerifier(model=model, foundation=foundation, threshold=threshold, max_length=max_length)
+    return Pipeline(
+        name="hhem", extractor=SentenceExtractor(), retriever=WholeReferenceRetriever(), verifier=verifier, llm=llm
+    )
+
+
+def minicheck(
+    *,
+    llm: LLMClient | None = None,
+    model: str = "flan-t5-large",
+    threshold: float = MINICHECK_THRESHOLD,
+    chunk_size: int | None = None,
+) -> Pipeline:
+    """MiniCheck on each answer sentence against the reference's chunks. ``model``:
+    ``flan-t5-large`` | ``roberta-large`` | ``deberta-v3-large`` or a local directory / hub id;
+    ``chunk_size``: the authors' (default 500 words for Flan-T5, 400 tokens for the others)."""
+    verifier = MiniCheckVerifier(model=model, threshold=threshold, chunk_size=chunk_size)
+    return Pipeline(
+        name="minicheck", extractor=SentenceExtractor(), retriever=WholeReferenceRetriever(), verifier=verifier, llm=llm
+    )
