@@ -124,7 +124,7 @@ def test_the_service_and_the_html_report_carry_the_warnings():
     from hallucheck.eval.html_report import examples_table
     from hallucheck.serve import ServeConfig, create_app
 
-    with TestClient(create_app(ServeConfig(method="sim_overlap"))) as c:
+    with TestClient(create_app(ServeConfig(method="sim_overlap")), base_url="http://127.0.0.1:8000") as c:
         det = c.post("/v1/detect", json={"answer": ANSWER_DE, "reference": REF_EN}).json()["detection"]
     assert det["meta"]["language"] == {"answer": "de", "reference": "en"}
     assert det["meta"]["warnings"][0].startswith("The answer is in German (de) and the reference in English (en)")

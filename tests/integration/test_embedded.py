@@ -116,8 +116,9 @@ def test_entity_check_with_spacy_names_dates_and_money():
     bad = hallucheck.detect("Sterling paid $3.1 million in New York.", ref, method="entity_check")
     assert ok.hallucinated is False
     assert bad.hallucinated is True
-    missing = {m[0] for m in bad.verdicts[0].meta["missing"]}
-    assert missing == {"$3.1 million", "New York"}
+    # the amount is contradicted by the one the reference gives; the place is not in it at all
+    assert bad.verdicts[0].meta["contradicted"] == [["$3.1 million", "$2.6 million"]]
+    assert {m[0] for m in bad.verdicts[0].meta["missing"]} == {"New York"}
 
 
 def test_embedded_llm_generation_with_logprobs_and_entropy(embedded_llm):

@@ -326,8 +326,12 @@ def test_learned_combination_weighs_the_signals_per_task(bow_embedder, tmp_path)
     (summ,) = v.verify([claim], [[]], reference=REF)
     # summary task: sigmoid(logit(0.55)) = 0.55 <= 0.6; the reason names the signals
     assert summ.score == pytest.approx(0.55) and not summ.hallucinated and "overlap" in summ.reason
+    # a question does not make a sentence copied from the reference a QA answer (question_mode auto)
+    (auto,) = v.verify([claim], [[]], reference=REF, question="When?")
+    assert auto.score == pytest.approx(0.55) and not auto.hallucinated
+    v.question_mode = "qa"
     (qa,) = v.verify([claim], [[]], reference=REF, question="When?")
-    # QA: a sentence copied from the reference (overlap 1) is pulled down by its weight
+    # QA weights: a sentence copied from the reference (overlap 1) is pulled down by its weight
     assert qa.meta["overlap"] == 1.0 and qa.score == pytest.approx(1 / (1 + np.exp(-(np.log(0.55 / 0.45) - 4.0))))
     assert not qa.hallucinated
     bad = tmp_path / "bad.json"

@@ -123,17 +123,18 @@ class ReferenceFacts:
         """Each quantity of ``claim`` (written in ``lang``, default: the reference's) checked
         against the reference in context."""
         out: list[FactCheck] = []
-        claim_bag = {_stem(w) for w in _words(claim)}
         claim_qs = parse_quantities(claim, lang=lang or self.lang)
         if not claim_qs:
             return out
         # a reference sentence that states the claim's other values is the one the claim is about
         stated = [[any(same_value(q, r) for r in qs) for q in claim_qs] for qs in self.quantities]
-        sent_scores = [sum(self.idf.get(w, 0.0) for w in claim_bag & bag) for bag in self.bags]
+        fallback: dict[int, FactCheck] = {}  # a contradicted value's own match, in case its counterpart is another's
         for k, q in enumerate(claim_qs):
             kind = _kind(q)
             agree = [sum(row) - 0.5 * row[k] for row in stated]  # its own value counts half
             context = _context(claim, q, claim_qs)
+            # how much of what the claim says about this value each sentence says (IDF-weighted)
+            sent_scores = [sum(self.idf.get(w, 0.0) * c for w, c in context.items() if w in bag) for bag in self.bags]
             cands = []
             for i, qs in enumerate(self.quantities):
                 for r in qs:
@@ -203,6 +204,21 @@ class ReferenceFacts:
                 continue
             status = "contradicted" if about_same else "missing"
             out.append(FactCheck(q.text, q.start, q.end, kind, status, self._span(bi, br), self.sentences[bi]))
+            if matches and matches[0][1] > 0:
+                fallback[len(out) - 1] = FactCheck(
+                    q.text, q.start, q.end, kind, "supported", self._span(matches[0][2], matches[0][3]),
+                    self.sentences[matches[0][2]],
+                )  # fmt: skip
+        # one reference value stands for one claim value: when two claim values contradict the same one,
+        # the value the reference also states (with some of its context) is that statement, not a second
+        # contradiction ("front tyres take 2.4 bar and the rear 3.1 bar": 2.2 bar is the rear's)
+        for k, own_match in fallback.items():
+            taken_by_another = any(
+                j != k and j not in fallback and o.status == "contradicted" and o.counterpart == out[k].counterpart
+                for j, o in enumerate(out)
+            )
+            if taken_by_another:
+                out[k] = own_match
         return self._anchor(claim_qs, out)
 
     def _anchor(self, claim_qs: Sequence[Quantity], checks: list[FactCheck]) -> list[FactCheck]:

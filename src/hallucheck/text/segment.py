@@ -28,7 +28,7 @@ _BOUNDARY = re.compile(
     r"""(?<![.!?…])                         # start at the first mark of a run (a run is tried once, not per mark)
         (?P<end>[.!?…]+['"’”)\]]*)       # terminal punctuation, optional closers
         (?P<gap>\s+)                        # whitespace
-        (?=[\"'“‘(\[]?[A-Z0-9À-ÝЀ-ЯΑ-Ω\u05d0-\u05ea\u0600-\u06ff\u0900-\u097f])  # a capital, a digit, a caseless letter
+        (?=[\"'“‘(\[]?[A-Z0-9À-ÝЀ-ЯΑ-Ω\u05d0-\u05ea\u0600-\u06ff\u0900-\u097f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af])  # a capital, a digit, a caseless letter (CJK too)
     """,
     re.VERBOSE,
 )
