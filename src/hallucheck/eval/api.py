@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -186,6 +187,22 @@ class EvalRun:
         return self.stopped is None and not self.failed and bool(self.metrics["complete"])
 
 
+def inferred_fields(examples: Any) -> dict[str, Any] | None:
+    """What the loader filled in because the data did not say (``meta["inferred"]``): how many
+    rows, and for each field the values given and how many rows got each, e.g.
+    ``{"rows": 12, "dataset": {"eval_sample": 12}, "task": {"qa": 8, "summarization": 4}}``;
+    ``None`` when every row named its dataset and task."""
+    rows = [ex for ex in examples if ex.meta.get("inferred")]
+    if not rows:
+        return None
+    out: dict[str, Any] = {"rows": len(rows)}
+    for name in ("dataset", "task"):
+        values = Counter(str(getattr(ex, name)) for ex in rows if name in ex.meta["inferred"])
+        if values:
+            out[name] = dict(sorted(values.items()))
+    return out
+
+
 def evaluate(
     data: str | os.PathLike[str],
     method: Any = None,
@@ -252,6 +269,9 @@ def evaluate(
         offset=offset,
         llm=client,
     )
+    inferred = inferred_fields(examples)
+    if inferred:
+        manifest["inferred"] = inferred
     if threshold_from:
         threshold = tuned_threshold(threshold_from)
         manifest["threshold_from"] = str(threshold_from)

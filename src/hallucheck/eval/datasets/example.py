@@ -18,6 +18,12 @@ def _check_label(label: Any) -> int | None:
     return int(label)
 
 
+def infer_task(question: Any) -> str:
+    """The task of a record that does not name one: ``"qa"`` when it has a question (the method
+    then reads the answer after it), else ``"summarization"``."""
+    return "qa" if isinstance(question, str) and question.strip() else "summarization"
+
+
 @dataclass(frozen=True, repr=False)
 class Example:
     """One item to check: does ``answer`` contain a hallucination with respect to ``reference``?
@@ -79,17 +85,27 @@ class Example:
         }
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Example":
-        """Build from a shared-schema record. ``id``, ``dataset``, ``task``, ``reference``,
-        ``answer`` and ``label`` are required (``label`` may be null); ``question`` defaults to
-        null and ``meta`` to ``{}``. Other keys are ignored. Instead of a ``reference`` text, a
-        record may give ``contexts`` or ``passages``: a list of
+    def from_dict(cls, d: Mapping[str, Any], *, default_dataset: str | None = None) -> "Example":
+        """Build from a shared-schema record. ``id``, ``reference``, ``answer`` and ``label`` are
+        required (``label`` may be null); ``question`` defaults to null and ``meta`` to ``{}``.
+        Other keys are ignored. ``task``, when missing, is inferred: ``"qa"`` when the record has
+        a question, else ``"summarization"``; ``dataset``, when missing, is ``default_dataset``
+        (the loaders pass the file's stem; without one it is required). The names of the fields
+        so filled are kept in ``meta["inferred"]`` (``evaluate`` records them in the manifest).
+        Instead of a ``reference`` text, a record may give ``contexts`` or ``passages``: a list of
         passages: they are kept in ``meta["passages"]`` (the runner checks against them) and
         ``reference`` is their join by a blank line."""
         if not isinstance(d, Mapping):
             raise InputError(f"expected a JSON object, got {type(d).__name__}")
         passages_key = next((k for k in ("contexts", "passages") if d.get(k) is not None), None)
-        for name in ("id", "dataset", "task", "reference", "answer", "label"):
+        inferred: list[str] = []
+        if "dataset" not in d and default_dataset:
+            d = {**d, "dataset": default_dataset}
+            inferred.append("dataset")
+        if "task" not in d:
+            d = {**d, "task": infer_task(d.get("question"))}
+            inferred.append("task")
+        for name in ("id", "dataset", "reference", "answer", "label"):
             if name not in d and not (name == "reference" and passages_key):
                 raise InputError(
                     f"field {name!r} is missing (or give 'contexts': a list of passages)"
@@ -99,6 +115,10 @@ class Example:
                 )
         meta = d.get("meta")
         meta = {} if meta is None else meta
+        if inferred:
+            if not isinstance(meta, Mapping):
+                raise InputError(f"field 'meta' must be an object, got {type(meta).__name__}", field="meta")
+            meta = {**meta, "inferred": inferred}
         reference = d.get("reference")
         if passages_key is not None:
             from ...text.passages import SEP, check_passages

@@ -183,7 +183,7 @@ _ACCEPTED = (
     "SummEdits .json list; a DelucionQA .csv, or a directory with train/dev/test.csv; a "
     "*_raw_response.tsv (SummEval/QAGS) or its directory; a RAGTruth directory (response.jsonl + "
     "source_info.jsonl); a name such as 'halueval_qa' for <name>.jsonl in $HALLUCHECK_DATA_DIR "
-    "(e.g. HALLUCHECK_DATA_DIR=../shared/data/dev); 'hf:<name>' or one of "
+    "(HALLUCHECK_DATA_DIR=DIR; several joined with the path separator); 'hf:<name>' or one of "
     + ", ".join(repr(k) for k in HF_DATASETS)
     + " for the Hugging Face versions."
 )

@@ -12,14 +12,16 @@ from .example import Example
 
 def load_jsonl(path: str | os.PathLike[str], *, encoding: str = "utf-8") -> list[Example]:
     """Load a file in the shared JSON-lines schema (one :meth:`Example.from_dict` record a line,
-    blank lines ignored). Ids must be unique within the file."""
+    blank lines ignored). Ids must be unique within the file. A record without ``dataset`` gets
+    the file's stem, one without ``task`` the task its question implies (see
+    :meth:`Example.from_dict`)."""
     p = Path(path)
     text = _read_text(p, encoding)
     examples: list[Example] = []
     first_line: dict[str, int] = {}
     for n, record in _iter_json_lines(p, text):
         try:
-            ex = Example.from_dict(_require_object(record, "record"))
+            ex = Example.from_dict(_require_object(record, "record"), default_dataset=p.stem)
         except InputError as e:
             raise InputError(f"{p} line {n}: {_strip_where(e)}", field=e.field) from None
         if ex.id in first_line:
