@@ -9,7 +9,16 @@ import time
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from . import registry
-from .base import ClaimExtractor, Component, EvidenceRetriever, Mitigator, Verifier, check_text
+from .base import (
+    ClaimExtractor,
+    Component,
+    EvidenceRetriever,
+    Mitigator,
+    Verifier,
+    check_text,
+    decision_score,
+    on_decision_scale,
+)
 from .errors import ConfigError, HallucheckError
 from .llm.base import LLMClient, usage_scope
 from .text.lang import UNDETERMINED, detect_language, language_name, language_scope
@@ -90,6 +99,24 @@ def language_warnings(stages: Iterable[Component], answer_lang: str, reference_l
     return warnings
 
 
+def no_mitigator_message(name: str) -> str:
+    """Why method ``name`` cannot repair: it repairs only with an LLM and was loaded without one
+    ("repairing needs an LLM"), or it has no mitigator at all."""
+    try:
+        found = registry.entry("method", name)
+    except HallucheckError:
+        found = None
+    if found is not None and found.mitigates and found.needs_llm:
+        return (
+            f"Method {name!r} was loaded without an LLM (--llm none), and repairing needs an LLM: it rewrites "
+            "the flagged claims with one. Run with an LLM (--llm embedded, or --llm openai:MODEL --base-url URL) "
+            "to repair; without one, only detection runs."
+        )
+    return (
+        f"Method {name!r} has no mitigator. Use a method that mitigates (tagged [mitigates] by `hallucheck methods`)."
+    )
+
+
 class Pipeline(Component):
     """A method: stages wired together. Build one yourself or get one with :func:`hallucheck.load_method`."""
 
@@ -142,7 +169,11 @@ class Pipeline(Component):
             claims = self.extractor.extract(answer, question=question)
             evidence = self.retriever.retrieve(claims, reference, question=question)
             verdicts = self.verifier.verify(claims, evidence, reference=reference, question=question, answer=answer)
+            # one meaning of score across methods: above 0.5 exactly when flagged (base.decision_score)
+            verdicts = [on_decision_scale(v) for v in verdicts]
             hallucinated, score = self.verifier.aggregate(verdicts)
+        if score is not None and hallucinated is not None:
+            score = decision_score(score, hallucinated)
         if joined is not None:
             verdicts = [joined.verdict(v) for v in verdicts]
         meta: dict[str, Any] = {"seconds": time.perf_counter() - t0, "language": languages}
@@ -244,9 +275,7 @@ class Pipeline(Component):
     def mitigate(self, answer: str, reference: str | Sequence[str], *, question: str | None = None) -> Mitigation:
         """Detect, revise the flagged claims, and re-check the revision with the same detector."""
         if self.mitigator is None:
-            raise ConfigError(
-                f"Method {self.name!r} has no mitigator. Use a method that mitigates (tagged [mitigates] by `hallucheck methods`)."
-            )
+            raise ConfigError(no_mitigator_message(self.name))
         with usage_scope() as tally:
             before = self.run(answer, reference, question=question)
             if not before.flagged:

@@ -166,13 +166,22 @@ class ServerState:
                 if e.name not in offered:
                     continue
                 needs = not e.runs_without_llm
+                repairs_with_llm = mitigates(e.name)
+                # a method whose repair rewrites with the LLM cannot repair on a server without one
+                repair_needs_llm = repairs_with_llm and e.needs_llm and self.config.llm is None
                 rows.append(
                     {
                         "name": e.name,
                         "summary": e.summary,
                         "needs_llm": needs,
                         "uses_llm": e.needs_llm,
-                        "mitigates": mitigates(e.name),
+                        "mitigates": repairs_with_llm,
+                        "repairs": repairs_with_llm and not repair_needs_llm,
+                        "repair_note": (
+                            "repairing needs an LLM: this server runs without one (--llm none)"
+                            if repair_needs_llm
+                            else None
+                        ),
                         "default": e.name == self.config.method,
                         "available": not (needs and self.config.llm is None),
                     }
