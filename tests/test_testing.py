@@ -75,16 +75,18 @@ def test_evidence_of_a_flagged_claim_with_a_partial_match_is_shown_with_offsets(
     msg = str(err.value)
     ev = "Inflate the front tyres to 2.4 bar when the tyres are cold."
     assert f"evidence reference[0:{len(ev)}] (similarity 0.58): {ev!r}" in msg
-    assert "score 0.42" in msg
+    # 1 - 0.58 = 0.42 on the decision scale (1 - t2 = 0.1 -> 0.5): 0.5 + 0.5 * 0.32 / 0.9
+    assert "score 0.68" in msg
 
 
 def test_max_score_decides_instead_of_the_method_threshold():
     assert hallucheck.detect(PARTIAL, REF, method="sim_overlap").hallucinated is False
-    assert assert_grounded(PARTIAL, REF, method="sim_overlap", max_score=0.5).score == pytest.approx(5 / 12)
+    # 1 - 7/12 = 5/12 on the decision scale (1 - t2 = 0.9 -> 0.5): 5/12 * 0.5 / 0.9
+    assert assert_grounded(PARTIAL, REF, method="sim_overlap", max_score=0.5).score == pytest.approx(5 / 12 / 1.8)
     with pytest.raises(AssertionError) as err:
-        assert_grounded(PARTIAL, REF, method="sim_overlap", max_score=0.3)
+        assert_grounded(PARTIAL, REF, method="sim_overlap", max_score=0.2)
     msg = str(err.value)
-    assert "its score is above max_score=0.3" in msg and repr(PARTIAL) in msg and "score 0.42" in msg
+    assert "its score is above max_score=0.2" in msg and repr(PARTIAL) in msg and "score 0.23" in msg
 
 
 @pytest.mark.parametrize("bad", [1.5, -0.1, "0.5", True])
@@ -119,9 +121,9 @@ def test_llm_method_flags_missing_keywords_in_the_message():
     with pytest.raises(AssertionError) as err:
         assert_grounded(KW_ANSWER, KW_REF, method="keyword_match", llm=llm, question="What pressure?")
     msg = str(err.value)
-    assert "method=keyword_match, answer score=0.40" in msg
+    assert "method=keyword_match, answer score=0.62" in msg  # 2 of 5 keywords missing: 0.4, t3 = 0.2 -> 0.5
     assert "'Fully loaded, use 3.0 bar in the rear tyres and nitrogen.'" in msg
-    assert "score 0.67, unverifiable: 2 of 3 keywords not in the reference" in msg and "3.0 bar, nitrogen" in msg
+    assert "score 0.79, unverifiable: 2 of 3 keywords not in the reference" in msg and "3.0 bar, nitrogen" in msg
     assert "evidence reference[" in msg and "'rear tyres'" in msg  # the keyword that is in the reference
     assert "question: 'What pressure?'" in msg
     assert len(llm.requests) == 1

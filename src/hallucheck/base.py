@@ -10,6 +10,7 @@ parameters declared in ``parameter_constraints`` and checked at construction, se
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import numbers
@@ -364,7 +365,10 @@ class EvidenceRetriever(Component, ABC):
 class Verifier(Component, ABC):
     """Stage 3: one :class:`~hallucheck.types.Verdict` per claim, in claim order.
 
-    A verdict's ``score`` is in [0, 1] (higher = more likely hallucinated) or ``None``. When the
+    A verdict's ``score`` is in [0, 1] (higher = more likely hallucinated) or ``None``;
+    :meth:`Pipeline.run <hallucheck.pipeline.Pipeline.run>` puts it on the decision scale (above
+    0.5 exactly when flagged, :func:`decision_score`), so a verifier with its own threshold should
+    rescale with :func:`decision_score` itself to keep its ranking exact. When the
     verifier cannot judge a claim (a reply that does not parse after repair and retry, a failed
     backend) the verdict has ``status="error"``, no label and no score: nothing is guessed, and
     :meth:`aggregate` never calls such an answer grounded."""
@@ -384,6 +388,44 @@ class Verifier(Component, ABC):
     def aggregate(self, verdicts: Sequence[Verdict]) -> tuple[bool | None, float | None]:
         """Response-level label and score. Default: any flagged claim; score = max claim score."""
         return aggregate_any(verdicts)
+
+
+def decision_score(score: float, hallucinated: bool | None, threshold: float | None = None) -> float:
+    """hallucheck's one meaning of ``score`` (of a claim or an answer): how likely it is
+    hallucinated, in [0, 1], **above 0.5 exactly when the verdict flags it** (0.5 itself is
+    grounded). Every method's scores go through this rule: :meth:`Pipeline.run
+    <hallucheck.pipeline.Pipeline.run>` applies it to each verdict and to the answer.
+
+    ``threshold`` is the verifier's own decision point on its raw ``score`` (a claim is flagged
+    from there up), when it has one: the raw score is then rescaled piecewise linearly so that
+    ``threshold`` lands on 0.5 -- a monotone map, so rankings (AUROC, AUPRC) are unchanged. A
+    score still on the wrong side of 0.5 for its verdict (a verifier with no single threshold, or
+    exactly at it) is moved just past 0.5 on its verdict's side, keeping its order among such
+    scores: a flagged one into [0.505, 0.51], a grounded one into (0.495, 0.5]. ``hallucinated``
+    ``None`` (not verified) leaves the score as it is."""
+    s = min(1.0, max(0.0, float(score)))
+    if threshold is not None and threshold != 0.5:
+        t = min(1.0, max(0.0, float(threshold)))
+        if s < t:
+            s = 0.5 * s / t
+        else:
+            s = 0.5 + 0.5 * (s - t) / (1.0 - t) if t < 1.0 else 0.5
+    if hallucinated is True and s <= 0.5:
+        return 0.505 + 0.01 * s
+    if hallucinated is False and s > 0.5:
+        return 0.49 + 0.01 * s
+    return s
+
+
+def on_decision_scale(verdict: Verdict) -> Verdict:
+    """``verdict`` with its score put on the decision scale (:func:`decision_score`); when that
+    changes it, the verifier's own score is kept in ``meta["raw_score"]``."""
+    if verdict.status != "ok" or verdict.score is None or verdict.hallucinated is None:
+        return verdict
+    score = decision_score(verdict.score, verdict.hallucinated)
+    if score == verdict.score:
+        return verdict
+    return dataclasses.replace(verdict, score=score, meta={**verdict.meta, "raw_score": verdict.score})
 
 
 def aggregate_any(verdicts: Sequence[Verdict]) -> tuple[bool | None, float | None]:

@@ -39,8 +39,8 @@ def test_keyword_match_flags_missing_keywords_per_sentence_and_overall():
     assert first.hallucinated is False and first.score == 0.0
     assert second.hallucinated is True and second.meta["missing"] == ["3.0 bar", "nitrogen"]
     assert "engine oil" in second.reason  # listed as ignored: not in the answer
-    # overall: 2 missing of 5 located keywords = 0.4 > 0.2
-    assert det.hallucinated is True and det.score == pytest.approx(0.4)
+    # overall: 2 missing of 5 located keywords = 0.4 > 0.2; on the decision scale (t3 -> 0.5): 0.625
+    assert det.hallucinated is True and det.score == pytest.approx(0.5 + 0.5 * (0.4 - 0.2) / 0.8)
     assert answer[second.claim.start : second.claim.end].startswith("Fully loaded")
     # the prompt is the paper's Appendix A prompt with the answer first
     assert llm.requests[0].messages[0].content.startswith(answer)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from ..base import POSITIVE_INT, UNIT, Verifier, aggregate_any
+from ..base import POSITIVE_INT, UNIT, Verifier, aggregate_any, decision_score
 from ..errors import BackendError, ConfigError, ParseError
 from ..llm.base import LLMClient
 from ..prompts import load_prompt
@@ -174,7 +174,7 @@ class KeywordVerifier(Verifier):
                     claim,
                     "unverifiable" if flagged else "supported",
                     flagged,
-                    ratio,
+                    decision_score(ratio, flagged, self.t3),  # the missing share, t3 put on 0.5
                     reason,
                     ev,
                     meta={"keywords": [kw for kw, _ in mine], "missing": missing, "ignored": dropped},
@@ -190,4 +190,4 @@ class KeywordVerifier(Verifier):
         if not total:
             return False, 0.0
         ratio = sum(len(v.meta.get("missing", ())) for v in verdicts) / total
-        return ratio > self.t3, ratio
+        return ratio > self.t3, decision_score(ratio, ratio > self.t3, self.t3)

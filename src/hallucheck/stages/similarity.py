@@ -11,9 +11,10 @@
 - ``hybrid``: grounded if either holds (cosine > T1 or overlap > T2).
 
 Scores (higher = more likely hallucinated, in [0, 1]) are monotone in the decision so they
-can be thresholded and ranked (AUC):
-cosine: 1 - max cos; overlap: 1 - max ratio; hybrid: 1 / (1 + max(cos/T1, ratio/T2)), which
-is >= 0.5 exactly when the sentence is flagged.
+can be thresholded and ranked (AUC), and on hallucheck's decision scale (above 0.5 exactly when
+the sentence is flagged, :func:`~hallucheck.base.decision_score`): cosine: 1 - max cos, and
+overlap: 1 - max ratio, each rescaled so that 1 - T lands on 0.5; hybrid: 1 / (1 + max(cos/T1,
+ratio/T2)), which is >= 0.5 exactly when the sentence is flagged (0.5 itself: just above).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .._lru import LRUCache
-from ..base import UNIT, Interval, OneOf, Verifier
+from ..base import UNIT, Interval, OneOf, Verifier, decision_score
 from ..errors import ConfigError
 from ..text import words
 from ..types import Claim, Evidence, Verdict
@@ -190,17 +191,20 @@ class SimilarityVerifier(Verifier):
                 )
             if self.measure == "cosine":
                 best = int(np.argmax(c))
-                score, flagged = 1.0 - float(c[best]), bool(c[best] <= self.t1)
+                flagged = bool(c[best] <= self.t1)
+                score = decision_score(1.0 - float(c[best]), flagged, 1.0 - self.t1)
                 why = f"best cosine {c[best]:.2f} {'≤' if flagged else '>'} t1={self.t1:g}"
             elif self.measure == "overlap":
                 best = int(np.argmax(o))
-                score, flagged = 1.0 - float(o[best]), bool(o[best] <= self.t2)
+                flagged = bool(o[best] <= self.t2)
+                score = decision_score(1.0 - float(o[best]), flagged, 1.0 - self.t2)
                 why = f"best overlap ratio {o[best]:.2f} {'≤' if flagged else '>'} t2={self.t2:g}"
             else:
                 scaled = np.maximum(c / self.t1, o / self.t2)
                 best = int(np.argmax(scaled))
                 s = float(scaled[best])
-                score, flagged = 1.0 / (1.0 + s), bool(s <= 1.0)
+                flagged = bool(s <= 1.0)
+                score = decision_score(1.0 / (1.0 + s), flagged)
                 why = f"best match: cosine {c[best]:.2f} (t1={self.t1:g}), overlap {o[best]:.2f} (t2={self.t2:g}); " + (
                     "neither above its threshold" if flagged else "similar enough"
                 )
