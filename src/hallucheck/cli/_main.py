@@ -29,6 +29,109 @@ def _add_serve(p: argparse.ArgumentParser) -> None:
     p.set_defaults(func=cmd_serve)
 
 
+_ERRORS = """\
+  2  usage or input error (unknown option or method, empty or unreadable file)
+  3  could not verify: the LLM backend failed or its replies did not parse"""
+
+# each command's --help ends with examples and its exit codes (printed as written)
+EPILOGS = {
+    "detect": f"""\
+examples:
+  hallucheck detect --reference examples/manual_reference.txt --answer examples/manual_answer.txt --llm none
+  hallucheck detect --reference - --answer "The dose is 5 mg." --format json < leaflet.txt
+  hallucheck detect --reference doc.txt --answer ans.txt --method sim_overlap --param t2=0.2
+  hallucheck detect --reference a.txt --reference b.txt --answer ans.txt --question "How often?"
+
+exit codes:
+  0  grounded: every claim is supported
+  1  hallucination found: at least one claim is unsupported or contradicted
+{_ERRORS}; also an answer with no checkable claim""",
+    "mitigate": f"""\
+examples:
+  hallucheck mitigate --reference doc.txt --answer ans.txt --llm embedded
+  hallucheck mitigate --reference doc.txt --answer ans.txt --method hsp --llm openai:MODEL --base-url URL
+
+exit codes (of the re-check of the repaired answer):
+  0  grounded
+  1  hallucination still found
+{_ERRORS}, or the method cannot repair (repairing needs an LLM)""",
+    "eval": f"""\
+examples:
+  hallucheck eval --method sim_overlap --data examples/eval_sample.jsonl --out runs/sample
+  hallucheck eval --data my.jsonl --llm none --limit 200 --workers 4
+  hallucheck eval --method sim_overlap --data my_test.jsonl --threshold-from runs/sample
+
+exit codes:
+  0  every example was run and verified (the metrics are in OUT/)
+{_ERRORS}; also when any example failed or could not be verified (rerun to retry)""",
+    "check": f"""\
+examples:
+  hallucheck check answers.jsonl --out runs/nightly --method sim_overlap --fail-above 0.05
+  hallucheck check answers.csv --llm none --format csv
+
+exit codes:
+  0  every row verified, flagged share at most --fail-above
+  1  the flagged share is above --fail-above
+{_ERRORS}; also when any row could not be verified""",
+    "generate-data": f"""\
+examples:
+  hallucheck generate-data --input rows.jsonl --out generated.jsonl --llm embedded
+  hallucheck generate-data --input rows.jsonl --out generated.jsonl --limit 50 --llm openai:MODEL --base-url URL
+
+exit codes:
+  0  the dataset was written
+{_ERRORS}; also when rows failed""",
+    "generate": f"""\
+examples:
+  hallucheck generate --corpus examples/drad/corpus --question "Who designed the lighthouse of Port Aldermere?"
+  hallucheck generate --corpus examples/drad/corpus --question "When was the Grey Needle lighthouse built?" --method srr
+
+exit codes:
+  0  an answer was written
+{_ERRORS}""",
+    "train": f"""\
+examples:
+  hallucheck train --data train.jsonl --dev dev.jsonl --out runs/my-verifier
+  hallucheck detect --method cross_encoder --param model=runs/my-verifier/model --reference r.txt --answer a.txt
+
+exit codes:
+  0  the model was trained and exported
+{_ERRORS}""",
+    "serve": f"""\
+examples:
+  hallucheck serve --llm none                       # the default method, no LLM, on 127.0.0.1:8000
+  hallucheck serve --method sim_overlap --llm none --port 8080
+  hallucheck serve --llm openai:MODEL --base-url URL --token-env HALLUCHECK_TOKEN
+
+exit codes:
+  0  stopped cleanly
+{_ERRORS}""",
+    "compare": f"""\
+examples:
+  hallucheck compare runs/ov-qa runs/kw-qa
+
+exit codes:
+  0  printed
+{_ERRORS}""",
+    "methods": f"""\
+examples:
+  hallucheck methods
+  hallucheck methods --params ce_cascade
+
+exit codes:
+  0  printed
+{_ERRORS}""",
+    "cache": f"""\
+examples:
+  hallucheck cache info
+  hallucheck cache clear
+
+exit codes:
+  0  done
+{_ERRORS}""",
+}
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .. import DEFAULT_METHOD, DEFAULT_MITIGATION_METHOD
 
@@ -76,7 +179,13 @@ def build_parser() -> argparse.ArgumentParser:
         ("methods", "list the registered methods", methods.add_arguments, methods.cmd_methods),
         ("cache", "the LLM response cache: info (path, entries, size) or clear", cache.add_arguments, cache.cmd_cache),
     ):
-        p = sub.add_parser(name, help=helptext)
+        p = sub.add_parser(
+            name,
+            help=helptext,
+            description=helptext[:1].upper() + helptext[1:] + ".",
+            epilog=EPILOGS.get(name),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         add(p)
         if func is not None:
             p.set_defaults(func=func)

@@ -6,7 +6,7 @@ import argparse
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dirs", nargs="+", metavar="DIR")
+    p.add_argument("dirs", nargs="+", metavar="DIR", help="run directories written by hallucheck eval (--out)")
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

@@ -36,8 +36,18 @@ def add_arguments(p: argparse.ArgumentParser, *, default_method: str) -> None:
     p.add_argument("--answer", required=True, metavar="FILE|TEXT", help="answer text, or a file holding it")
     p.add_argument("--question", help="the question the answer responds to (QA)")
     add_method_options(p, default_method)
-    p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text: the answer with unsupported parts marked, reasons and evidence (default); json: the result as JSON",
+    )
+    p.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the text output (default auto: only on a terminal)",
+    )
     p.add_argument("--encoding", default="utf-8", help="encoding of the input files (default utf-8)")
     add_llm_options(p)
 

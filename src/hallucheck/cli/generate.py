@@ -41,9 +41,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--skip-bad-files", action="store_true", help="skip corpus files that are not UTF-8 (with a warning)"
     )
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text: the answer as it is written, corrections marked {+ +}, then a summary (default); json: the result as JSON",
+    )
     p.add_argument("--no-stream", action="store_true", help="print the answer only at the end")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the text output (default auto: only on a terminal)",
+    )
     add_llm_options(p)
 
 

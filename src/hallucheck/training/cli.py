@@ -45,9 +45,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default="minilm",
         help="encoder to start from: minilm (embedded all-MiniLM-L6-v2) or a local Hugging Face directory",
     )
-    p.add_argument("--epochs", type=int, default=SHIPPED["epochs"])
-    p.add_argument("--batch-size", type=int, default=SHIPPED["batch_size"])
-    p.add_argument("--lr", type=float, default=SHIPPED["lr"])
+    p.add_argument(
+        "--epochs", type=int, default=SHIPPED["epochs"], help="passes over the training pairs (default: %(default)s)"
+    )
+    p.add_argument(
+        "--batch-size", type=int, default=SHIPPED["batch_size"], help="pairs per optimiser step (default: %(default)s)"
+    )
+    p.add_argument("--lr", type=float, default=SHIPPED["lr"], help="peak learning rate (default: %(default)s)")
     p.add_argument("--max-length", type=int, default=SHIPPED["max_length"], help="tokens per (evidence, claim) pair")
     p.add_argument("--k", type=int, default=SHIPPED["k"], help="evidence sentences per claim")
     p.add_argument(
@@ -75,7 +79,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--patience", type=int, default=SHIPPED["patience"], help="epochs without dev improvement before stopping"
     )
-    p.add_argument("--seed", type=int, default=SHIPPED["seed"])
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=SHIPPED["seed"],
+        help="random seed: the same seed and data give the same run (default: %(default)s)",
+    )
     p.add_argument("--max-steps", type=int, help="stop after this many steps (smoke runs)")
     p.add_argument(
         "--install-to",
