@@ -273,7 +273,7 @@ class ReferenceFacts:
         i, share = closest_sentence(stems(claim), self, exclude=list(name_words))
         if i < 0 or share < 0.6:
             return None
-        role_before, role_after = clause_sides(claim, start, end, window=_NAME_WINDOW)
+        role_before, role_after = (set(x) for x in clause_lists(claim, start, end, window=_NAME_WINDOW))
         sent = self.sentences[i]
         # the small NER tags a company a person as often as not: one family for proper names
         family = _NAME_FAMILY if label in _NAME_FAMILY else {label}
@@ -281,8 +281,8 @@ class ReferenceFacts:
 
         def fit(sp: Span) -> int:
             # the same words on the same side: "<X> is the supplier" against "<Acme Ltd> is the supplier"
-            before, after = clause_sides(sent.text, sp.start - sent.start, sp.end - sent.start, window=_NAME_WINDOW)
-            return len(role_before & before) + len(role_after & after)
+            before, after = clause_lists(sent.text, sp.start - sent.start, sp.end - sent.start, window=_NAME_WINDOW)
+            return len(role_before & set(before)) + len(role_after & set(after))
 
         # where the sentence itself names it (by its text: the NER may not tag it there)
         own = [
@@ -310,23 +310,9 @@ class ReferenceFacts:
 def clause_words(
     text: str, start: int, end: int, masks: Sequence[tuple[int, int]] = (), *, elliptic: bool = False
 ) -> set[str]:
-    """Stemmed content words around ``text[start:end]`` within its clause (:func:`clause_sides`)."""
-    before, after = clause_sides(text, start, end, masks, elliptic=elliptic)
-    return before | after
-
-
-def clause_sides(
-    text: str,
-    start: int,
-    end: int,
-    masks: Sequence[tuple[int, int]] = (),
-    *,
-    elliptic: bool = False,
-    window: int = 6,
-) -> tuple[set[str], set[str]]:
-    """The sets of :func:`clause_lists`."""
-    before, after = clause_lists(text, start, end, masks, elliptic=elliptic, window=window)
-    return set(before), set(after)
+    """Stemmed content words around ``text[start:end]`` within its clause (:func:`clause_lists`)."""
+    before, after = clause_lists(text, start, end, masks, elliptic=elliptic)
+    return {*before, *after}
 
 
 def clause_lists(

@@ -468,6 +468,31 @@ def _is_article_use(text: str, end: int) -> bool:
     return not (after and after[0][0].lower() in _UNITS)
 
 
+def _measure(
+    text: str,
+    start: int,
+    end: int,
+    low: float,
+    high: float,
+    unit: tuple[str, str, float],
+    qual: str | None,
+    digits: int,
+) -> Quantity:
+    """The quantity ``text[start:end]`` of ``low``..``high`` in ``unit`` (surface, dimension, factor)."""
+    surface, dim, factor = unit
+    return Quantity(
+        text[start:end],
+        start,
+        end,
+        _to_base(low, surface, factor),
+        _to_base(high, surface, factor),
+        dim,
+        surface.lower(),
+        qual,
+        digits,
+    )
+
+
 def _to_base(value: float, surface: str, factor: float) -> float:
     """``value`` in ``surface`` units, in its dimension's base unit (°F by its offset too)."""
     return (value - 32.0) * factor if surface.lower() in _FAHRENHEIT else value * factor
@@ -765,19 +790,7 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
             half = _AND_A_HALF.match(text, uend)
             if half:  # "an hour and a half"
                 low, high, uend = low + 0.5, high + 0.5, half.end()
-            found.append(
-                Quantity(
-                    text[start:uend],
-                    start,
-                    uend,
-                    _to_base(low, surface, factor),
-                    _to_base(high, surface, factor),
-                    dim,
-                    surface.lower(),
-                    qual,
-                    digits,
-                )
-            )
+            found.append(_measure(text, start, uend, low, high, (surface, dim, factor), qual, digits))
             i += consumed
             continue
         if n.word and n.value in (0.5, 0.25):  # "half an hour", "eine halbe Stunde"
@@ -785,20 +798,7 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
             if art:
                 u = _unit_at(text, art.end())
                 if u is not None:
-                    surface, dim, factor, uend = u
-                    found.append(
-                        Quantity(
-                            text[start:uend],
-                            start,
-                            uend,
-                            _to_base(low, surface, factor),
-                            _to_base(high, surface, factor),
-                            dim,
-                            surface.lower(),
-                            qual,
-                            digits,
-                        )
-                    )
+                    found.append(_measure(text, start, u[3], low, high, u[:3], qual, digits))
                     i += consumed
                     continue
         if n.word and low == high == 1.0 and text[start:end].lower() in _ARTICLES:
