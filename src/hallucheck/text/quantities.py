@@ -662,7 +662,8 @@ def _dates(text: str, *, day_first: bool) -> list[Quantity]:
             )
         )
     # "12 March 2021", "12. März 2021", "12 de marzo de 2021", "March 12, 2021", "March 2021", "12 March"
-    for m in _DATE_WORDS.finditer(text):
+    words = set(_LETTER_RUN.findall(text.lower()))
+    for m in _DATE_WORDS.finditer(text) if not words.isdisjoint(_MONTHS) else ():
         mw = (m.group("m1") or m.group("m2") or m.group("m3")).lower().rstrip(".")
         d = m.group("d1") or m.group("d2")
         y = m.group("y1") or m.group("y2") or m.group("y3")
@@ -689,21 +690,24 @@ def _date_q(text: str, s: int, e: int, y: int | None, mo: int | None, d: int | N
     return Quantity(text[s:e], s, e, float(key), float(key), "date", date=(y, mo, d))
 
 
-_MAYBE_QUANTITY = re.compile(
-    r"\d|[一二三四五六七八九十两半]|\b(?:"
-    + "|".join(
-        sorted((re.escape(w) for w in {*_WORD_NUMBERS, *_UNITS} if w.isalpha() and len(w) > 1), key=len, reverse=True)
-    )
-    + r")\b",
-    re.IGNORECASE,
-)
+# the words that can make a quantity without a digit ("four", "a day", "half an hour"), to skip a
+# sentence with none of them (and no digit) at once
+_QUANTITY_WORDS = frozenset(w for w in {*_WORD_NUMBERS, *_UNITS} if w.isalpha() and len(w) > 1)
+_LETTER_RUN = re.compile(r"[^\W\d_]+")
+_CJK_NUMERAL = re.compile(r"[一二三四五六七八九十两半]")
+
+
+def _may_hold_quantity(text: str) -> bool:
+    if any(ch.isdigit() for ch in text) or _CJK_NUMERAL.search(text):
+        return True
+    return not _QUANTITY_WORDS.isdisjoint(_LETTER_RUN.findall(text.lower()))
 
 
 def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool | None = None) -> list[Quantity]:
     """Every quantity of ``text`` (see the module's docstring), in order, spans not overlapping.
     ``lang``: an ISO 639-1 code, used for decimal commas and day-first dates (``None``: English
     conventions, but "3,0" with not three digits after the comma still reads as 3.0)."""
-    if not _MAYBE_QUANTITY.search(text):
+    if not _may_hold_quantity(text):
         return []  # no digit, no number word, no time word: nothing to read (most sentences of a long text)
     lang = (lang or "en").lower()
     dc = decimal_comma if decimal_comma is not None else uses_decimal_comma(lang)
