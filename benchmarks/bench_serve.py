@@ -4,7 +4,7 @@ server RSS. Bounded in time and count; stops by itself.
     python benchmarks/bench_serve.py                                   # sim_overlap, no LLM
     python benchmarks/bench_serve.py --method ce_cascade --llm embedded --duration 20 --clients 2 --no-overload
 
-Phases (each at most --duration seconds and --max-requests requests):
+Phases (each at most --duration seconds, up to 600, and --max-requests requests):
 1. steady: --clients closed-loop clients (each sends its next request when the last one is answered);
 2. overload (unless --no-overload): --overload-clients clients against a small queue, where the
    only acceptable error is 503 (queue full, with Retry-After).
@@ -230,13 +230,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--overload-clients", type=int, default=64)
     ap.add_argument("--overload-queue", type=int, default=4)
     ap.add_argument("--no-overload", action="store_true")
-    ap.add_argument("--duration", type=float, default=30.0, help="seconds per phase (at most 120)")
+    ap.add_argument("--duration", type=float, default=30.0, help="seconds per phase (at most 600: a soak run)")
     ap.add_argument("--max-requests", type=int, default=50_000, help="requests per phase at most")
     ap.add_argument("--request-timeout", type=float, default=120.0)
     ap.add_argument("--start-timeout", type=float, default=300.0)
     ap.add_argument("--out", help="write the JSON summary here")
     args = ap.parse_args(argv)
-    args.duration = min(args.duration, 120.0)
+    args.duration = min(args.duration, 600.0)
     res = bench(args)
     command = "python benchmarks/bench_serve.py " + " ".join(argv if argv is not None else sys.argv[1:])
     print()
