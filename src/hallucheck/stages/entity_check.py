@@ -1,12 +1,18 @@
 """A deterministic check of the facts a small LLM judges worst: numbers, dates and names.
 
-Not from the papers: hallucheck's own cheap first line. Each answer sentence's numbers (by
-pattern) and named entities (spaCy: people, organisations, places, dates, amounts...) must
-occur in the reference: numbers by value (``2.4`` = ``2.40``, ``1,000`` = ``1000``), names and
-dates by their words (case- and punctuation-insensitive, allowing the reference to spell out
-more, e.g. "Donald Sterling" for "Sterling"). A sentence with a fact missing from the reference
-is flagged ``unverifiable`` with the missing facts as the reason; its score is the share of its
-facts that are missing. A sentence with no such facts is passed (this check cannot judge it).
+Not from the papers: hallucheck's own cheap first line. Each answer sentence's figures
+(:mod:`hallucheck.text.quantities`: values with their unit or counted noun, ranges, money,
+percentages, durations, dates, in the answer's language) are compared with the reference's
+figures *about the same thing* (:mod:`hallucheck.stages.facts`), not with the whole document: a
+figure the reference states otherwise there is **contradicted** (the conflicting sentence is the
+evidence, the reason names both values), a figure of a kind the reference never gives is missing.
+Named entities (spaCy, for the model's own language) must occur in the reference by their words
+(case- and punctuation-insensitive, allowing the reference to spell out more, e.g. "Donald
+Sterling" for "Sterling"), and a name put in another entity's role in the sentence the claim
+restates is contradicted. A sentence with a wrong fact is flagged (``contradicted`` or
+``unverifiable``); its score is the share of its facts that are wrong, and
+``meta["fact_spans"]`` locates each wrong fact in the answer and what it was compared with in the
+reference. A sentence with no such facts is passed (this check cannot judge it).
 """
 
 from __future__ import annotations
@@ -204,7 +210,7 @@ class EntityCheckVerifier(Verifier):
                 sent = c.sentence
                 if sent is not None and all(ev.start != sent.start for ev in evs):
                     evs.append(Evidence(sent.text, sent.start, sent.end, meta={"contradicts": c.text}))
-            parts = [c.describe(ref.reference) for c in contradicted]
+            parts = [c.describe() for c in contradicted]
             if missing:
                 parts.append("not in the reference: " + ", ".join(f"{c.text!r} ({c.kind})" for c in missing))
             reason = "Contradicted by the reference: " + "; ".join(parts) + "."

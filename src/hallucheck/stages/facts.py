@@ -3,8 +3,9 @@
 A number is not checked as a bare string against the whole document. Each quantity of the claim
 (:func:`hallucheck.text.quantities.parse_quantities`: value, unit or counted noun, range) is
 compared with the reference quantities of the same kind (same dimension, currency or noun), and
-among those with the ones *about the same thing*: the reference sentence that shares the most
-content words with the claim and the words around the two values. Then
+among those with the ones *about the same thing*: the words around the two values (their clauses,
+nearer words weighing more, the rest of the sentence less), the sentence's share of what the claim
+says about the value, and the sentence the claim's other values are found in. Then
 
 * a counterpart with the same value (rounded, converted, or a range written another way) about the
   same thing -> **supported**;
@@ -60,7 +61,7 @@ class FactCheck:
     counterpart: Span | None = None
     sentence: Span | None = None
 
-    def describe(self, reference: str) -> str:
+    def describe(self) -> str:
         if self.status == "contradicted" and self.counterpart is not None and self.sentence is not None:
             return f"{self.text!r}; the reference says {self.counterpart.text!r}: {self.sentence.text.strip()!r}"
         if self.status == "missing":
@@ -115,8 +116,8 @@ class ReferenceFacts:
         return {q.low for q in bare} | {q.high for q in bare}
 
     def _ref_context(self, i: int, r: Quantity) -> dict[str, float]:
-        """What reference value ``r`` (of sentence ``i``) is about, weighted as :func:`_claim_context`
-        weighs a claim's (an elliptic clause shares the words before it in the clause it continues)."""
+        """What reference value ``r`` (of sentence ``i``) is about, weighted as :func:`_context` weighs
+        a claim's (an elliptic clause shares the words before it in the clause it continues)."""
         return _context(self.sentences[i].text, r, self.quantities[i], elliptic=True)
 
     def check_quantities(self, claim: str, *, lang: str | None = None) -> list[FactCheck]:
