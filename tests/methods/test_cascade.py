@@ -108,7 +108,9 @@ def test_thresholds_per_task_and_gated_scores_stay_above_the_decision_point():
     for threshold, flagged in ((0.5, True), (0.7, False)):
         llm = FakeLLM(label_scores=[judged, uniform])
         v = method(llm, threshold=threshold, qa_threshold=0.99).run(claim, REF).verdicts[0]
-        assert v.score == pytest.approx(0.6, abs=1e-3) and v.hallucinated is flagged
+        # the judge's own score; the verdict's is on the decision scale (above 0.5 exactly when flagged)
+        assert v.meta.get("raw_score", v.score) == pytest.approx(0.6, abs=1e-3) and v.hallucinated is flagged
+        assert (v.score > 0.5) is flagged
         assert f"0.60 is {'above' if flagged else 'not above'} the threshold {threshold:g}" in v.reason
     # with a question, qa_threshold decides instead (for a short answer; a sentence restating the
     # reference is a claim whatever was asked, and the summary threshold decides)
@@ -117,7 +119,7 @@ def test_thresholds_per_task_and_gated_scores_stay_above_the_decision_point():
     assert v.hallucinated is True and v.score > 0.5
     llm = FakeLLM(label_scores=[judged, uniform])
     v = method(llm, threshold=0.99, qa_threshold=0.5).run(claim, REF, question="When do I check?").verdicts[0]
-    assert v.hallucinated is False and v.score == pytest.approx(0.6, abs=1e-3)
+    assert v.hallucinated is False and v.meta.get("raw_score", v.score) == pytest.approx(0.6, abs=1e-3)
     # one of two numbers missing: share 0.5, scored halfway between the decision point and 1
     det = method(FakeLLM(), threshold=0.8).run("The front tyres take 2.4 bar and the rear 3.1 bar.", REF)
     gated = det.verdicts[0]
