@@ -298,3 +298,14 @@ def test_detect_marks_the_wrong_fact_and_shows_the_sentence_it_contradicts(tmp_p
     assert "[[Adults can take up to {{12 tablets}} in 24 hours.]] Take 1 or 2 tablets every four to six hours." in out
     assert "wrong fact answer[22:32] '12 tablets': the reference says '8 tablets' at reference[" in out
     assert "conflicting reference[48:92]: 'Do not take more than 8 tablets in 24 hours.'" in out
+
+
+def test_a_grounded_answer_prints_no_legend_for_marks_it_does_not_have(tmp_path, capsys):
+    ref = tmp_path / "ref.txt"
+    ref.write_text("Do not take more than 8 tablets in 24 hours.", encoding="utf-8")
+    args = ["detect", "--reference", str(ref), "--method", "entity_check", "--color", "never", "--answer"]
+    assert main([*args, "Take no more than 8 tablets in 24 hours."]) == 0
+    out = capsys.readouterr().out
+    assert "Answer:" in out and "[[" not in out and "{{" not in out
+    assert main([*args, "Take up to 12 tablets in 24 hours."]) == 1
+    assert "Answer (unsupported parts in [[ ]], wrong facts in {{ }}):" in capsys.readouterr().out

@@ -215,7 +215,9 @@ def test_the_judge_score_is_put_on_the_combination_scale_before_the_mean(bow_emb
     )
     assert out.meta["stage"] == "judge" and out.meta["judge_score"] == pytest.approx(0.6)
     assert out.score == pytest.approx(0.5 * (0.55 + 0.5 * 0.6 / 0.82)) and out.hallucinated is False
-    assert "0.82 is 0.50" in out.reason
+    # a reason a person can read: the judge's own score against its own threshold, and the result
+    assert "the judge's P(unsupported) 0.60 is not above its own threshold 0.82" in out.reason
+    assert "the final score is 0.46, not above 0.50" in out.reason
     # judge_threshold=None: no mapping, the raw mean (0.575) flags it
     v = _cascade(FakeLLM(label_scores=[lp]), {claim.text: 0.55}, calibrate=False, judge_threshold=None)
     (raw,) = v.verify([claim], ev, reference=REF)

@@ -84,7 +84,11 @@ def render_detection(det: Detection, *, color: bool = False) -> str:
     if det.meta.get("no_claims"):
         lines.append(f"note: {det.meta.get('note')}")
     lines.append("")
-    lines.append("Answer" + ("" if color else " (unsupported parts in [[ ]], wrong facts in {{ }})") + ":")
+    legend = ""
+    if flagged and not color:  # a grounded answer has nothing marked, so no legend
+        facts = any(_fact_spans(v) for v in flagged)
+        legend = " (unsupported parts in [[ ]]" + (", wrong facts in {{ }})" if facts else ")")
+    lines.append(f"Answer{legend}:")
     lines.append("  " + "".join(marked).rstrip().replace("\n", "\n  "))
     for v in det.verdicts:
         if not (v.hallucinated or v.status == "error"):

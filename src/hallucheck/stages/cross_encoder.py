@@ -423,14 +423,15 @@ class CECascadeVerifier(Verifier):
             on_scale = to_scale(float(j.score), jt, t)
             final = 0.5 * (p + on_scale)
             flagged = final > t
-            mapped = (
-                ""
-                if jt == t
-                else f" (the judge's {j.score:.2f} is {on_scale:.2f} on this scale: its {jt:g} is {t:.2f})"
+            judge_said = (
+                f"the judge's P(unsupported) {j.score:.2f} is {'above' if j.score > jt else 'not above'} its own "
+                f"threshold {jt:g}"
             )
             reason = (
-                f"The {how} is in the uncertainty band [{band[0]:.2f}, {band[1]:.2f}], so the LLM judge was "
-                f"asked: {j.reason.rstrip('.')}. Mean score{mapped} {final:.2f} {'>' if flagged else '<='} threshold {t:.2f}."
+                f"The {how} is in the uncertainty band [{band[0]:.2f}, {band[1]:.2f}] around the threshold, so the "
+                f"LLM judge was asked: "
+                f"{j.reason.rstrip('.')}. Both together: {judge_said}, so the final score is {final:.2f}, "
+                f"{'above' if flagged else 'not above'} {t:.2f}."
             )
             label = j.label if flagged == bool(j.hallucinated) else ("unverifiable" if flagged else "supported")
             out.append(
