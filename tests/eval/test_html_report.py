@@ -164,3 +164,16 @@ def test_highlight_marks_the_wrong_fact_inside_its_claim():
         '<mark class="flag" title="r">Use <mark class="fact" title="the reference says &#x27;2.6 bar&#x27;">'
         "3.0 bar</mark> &amp; more.</mark> Fine."
     )
+
+
+def test_the_plots_mark_the_decision_point_of_any_method():
+    from hallucheck.eval.plots import method_threshold
+
+    # ce_cascade has a threshold per task and none in its parameters; its scores are on the decision scale
+    manifest = {"method": {"params": {"verifier": {"params": {"threshold": None}}}}}
+    records = [{"hallucinated": True, "score": 0.9}, {"hallucinated": False, "score": 0.2}]
+    assert method_threshold(manifest, records) == 0.5
+    # an older run whose scores were on the verifier's own scale keeps its configured threshold
+    old = [{"hallucinated": True, "score": 0.3}, {"hallucinated": False, "score": 0.1}]
+    assert method_threshold({"method": {"params": {"verifier": {"params": {"threshold": 0.2}}}}}, old) == 0.2
+    assert method_threshold(manifest, old) is None

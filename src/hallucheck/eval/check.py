@@ -354,7 +354,7 @@ def finish_check(
     summary["files"] = [str(out / "results.jsonl"), str(table), str(out / SUMMARY), str(out / "report.html")]
     (out / SUMMARY).write_text(json.dumps(summary, indent=2), encoding="utf-8")
     m = dict(manifest) if manifest else None
-    t = method_threshold(m)
+    t = method_threshold(m, records)
     plots = render_plots(records, title=plot_title(m), threshold=t, threshold_label="method threshold")  # type: ignore[arg-type]
     html = render_check_html(records, summary, m, [(name, svg) for name, svg, _ in plots])
     (out / "report.html").write_text(html, encoding="utf-8")

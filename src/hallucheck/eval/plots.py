@@ -30,8 +30,15 @@ def matplotlib_pyplot() -> Any:
     return plt
 
 
-def method_threshold(manifest: Mapping[str, Any] | None) -> float | None:
-    """The decision threshold in the method configuration (the verifier's ``threshold``), if any."""
+def method_threshold(manifest: Mapping[str, Any] | None, records: Sequence[Mapping[str, Any]] = ()) -> float | None:
+    """The method's decision point on the plotted scores: 0.5 when the run's scores are on the
+    decision scale (every decided example scored above 0.5 exactly when flagged, as
+    :func:`hallucheck.base.decision_score` makes them; true of any method, e.g. ``ce_cascade``
+    whose thresholds differ per task), else the verifier's configured ``threshold`` (runs made
+    before that scale), else None."""
+    decided = [r for r in records if r.get("hallucinated") is not None and isinstance(r.get("score"), (int, float))]
+    if decided and all((float(r["score"]) > 0.5) == bool(r["hallucinated"]) for r in decided):
+        return 0.5
     verifier = (((manifest or {}).get("method") or {}).get("params") or {}).get("verifier") or {}
     t = (verifier.get("params") or {}).get("threshold") if isinstance(verifier, Mapping) else None
     return float(t) if isinstance(t, (int, float)) and not isinstance(t, bool) else None

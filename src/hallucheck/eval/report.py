@@ -116,7 +116,7 @@ def write_report(
     from .html_report import render_eval_html
 
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2), encoding="utf-8")
-    t, label = decision_threshold(metrics, manifest)
+    t, label = decision_threshold(metrics, manifest, records)
     rendered = render_plots(records, title=plot_title(manifest), threshold=t, threshold_label=label, out=out)
     plots = [png for _, _, png in rendered if png is not None]
     (out / "report.md").write_text(render_markdown(metrics, manifest, plots), encoding="utf-8")
@@ -226,15 +226,18 @@ def plot_title(manifest: dict[str, Any] | None) -> str:
     return f"{(m.get('method') or {}).get('params', {}).get('name', '?')} on {m.get('data', '?')}" if m else ""
 
 
-def decision_threshold(metrics: dict[str, Any] | None, manifest: dict[str, Any] | None) -> tuple[float | None, str]:
+def decision_threshold(
+    metrics: dict[str, Any] | None, manifest: dict[str, Any] | None, records: Sequence[dict[str, Any]] = ()
+) -> tuple[float | None, str]:
     """The threshold to mark on the plots: the fixed one of the run (``--threshold``), else the
-    method's configured ``threshold``; (None, "") when neither is known."""
+    method's decision point (:func:`~hallucheck.eval.plots.method_threshold`); (None, "") when
+    neither is known."""
     from .plots import method_threshold
 
     fixed = (metrics or {}).get("threshold") or {}
     if isinstance(fixed.get("value"), (int, float)):
         return float(fixed["value"]), "fixed threshold"
-    t = method_threshold(manifest)
+    t = method_threshold(manifest, records)
     return (t, "method threshold") if t is not None else (None, "")
 
 
@@ -275,7 +278,7 @@ def write_plots(
 ) -> list[Path]:
     """ROC and precision-recall curves, score histogram by label, confusion matrix and (for
     calibrated scores) a reliability diagram as PNG files (needs matplotlib; skipped otherwise)."""
-    t, label = decision_threshold(metrics, manifest)
+    t, label = decision_threshold(metrics, manifest, records)
     return [
         png
         for _, _, png in render_plots(records, title=plot_title(manifest), threshold=t, threshold_label=label, out=out)
