@@ -339,7 +339,7 @@ def load_run(run: Path, gate_mode: str = "recompute") -> list[Row]:
             for d in json.loads(cache.read_text())
         ]
     from hallucheck.eval import load_dataset
-    from hallucheck.stages.cascade import qa_question
+    from hallucheck.stages.cascade import gate_share, qa_question
     from hallucheck.stages.cross_encoder import claim_signals
     from hallucheck.stages.entity_check import EntityCheckVerifier
     from hallucheck.text import split_sentences
@@ -366,7 +366,7 @@ def load_run(run: Path, gate_mode: str = "recompute") -> list[Row]:
                 gated = gate.verify(
                     claims, [[] for _ in claims], reference=ex.reference, question=ex.question, answer=ex.answer
                 )
-                shares = [float(g.score or 0.0) if g.hallucinated else 0.0 for g in gated]
+                shares = [gate_share(g) for g in gated]
             else:
                 shares = [float(v["meta"].get("missing_share", 0.0)) for v in verdicts]
             ref_sents = [sp.text for sp in split_sentences(ex.reference)] or [ex.reference]

@@ -81,7 +81,9 @@ def test_entity_check_flags_one_wrong_figure_with_a_score_above_half():
     det = hallucheck.detect(FACTS_ANSWER, FACTS_REF, method="entity_check")
     assert det.hallucinated is True and det.score > 0.5  # was 0.20: 1 of 5 facts wrong
     (v,) = det.verdicts
-    assert 0.0 < v.meta["raw_score"] < 0.5  # the verifier's own share of wrong facts, kept
+    # the gate scores 0.5 + half its share of wrong facts itself (the share is kept for the cascades)
+    assert v.meta["wrong_share"] == pytest.approx(0.2) and v.score == pytest.approx(0.6)
+    assert "raw_score" not in v.meta  # nothing had to be moved onto the decision scale
 
 
 def test_sim_overlap_scores_a_grounded_answer_at_most_half():

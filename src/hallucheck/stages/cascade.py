@@ -74,6 +74,13 @@ def _restates_reference(sentence: str, reference: str) -> bool:
     return max((overlap_ratio(sentence, s.text) for s in split_sentences(reference)), default=0.0) >= RESTATES
 
 
+def gate_share(v: Verdict) -> float:
+    """The share of a gate verdict's facts that are wrong (0 when it passed the claim)."""
+    if not v.hallucinated:
+        return 0.0
+    return float(v.meta.get("wrong_share", v.score or 0.0))
+
+
 class CascadeVerifier(Verifier):
     """Entity/number gate, then a compact calibrated LLM NLI judge on what passes the gate.
 
@@ -156,7 +163,7 @@ class CascadeVerifier(Verifier):
                 self._gate.verify(claims, evidence, reference=reference, question=question, answer=answer)
             ):
                 if v.hallucinated:
-                    share = max(v.score or 0.0, 1e-3)
+                    share = max(gate_share(v), 1e-3)
                     gated[i] = replace(v, score=point + (1.0 - point) * share, meta={**v.meta, "stage": "gate"})
         out = []
         for claim, ev, g in zip(claims, evidence, gated):

@@ -39,7 +39,7 @@ from ..errors import ConfigError
 from ..llm.base import LLMClient
 from ..text import split_sentences
 from ..types import Claim, Evidence, Verdict
-from .cascade import JUDGE_THRESHOLD, QUESTION_MODES, qa_question
+from .cascade import JUDGE_THRESHOLD, QUESTION_MODES, gate_share, qa_question
 from .entity_check import EntityCheckVerifier
 from .nli import FLAG_ON_CHOICE, LLMNLIVerifier
 
@@ -74,7 +74,7 @@ def sentence_signals(
     gated = gate.verify(objs, [[] for _ in objs], reference=reference)
     rows = []
     for c, s, g in zip(objs, verifier_scores, gated):
-        x = claim_signals(c.text, s, float(g.score or 0.0) if g.hallucinated else 0.0, ref_sents)
+        x = claim_signals(c.text, s, gate_share(g), ref_sents)
         rows.append((x["verifier"], x["overlap"], x["gate"]))
     return np.array(rows, dtype=np.float64).reshape(len(objs), 3)
 
@@ -367,7 +367,7 @@ class CECascadeVerifier(Verifier):
         if judge.llm is None:
             judge.llm = self.llm
         for claim, ev, g, s, ce_ev in zip(claims, evidence, gate_v, scores, ce_evs):
-            share = float(g.score or 0.0) if (g is not None and g.hallucinated) else 0.0
+            share = gate_share(g) if g is not None else 0.0
             if weights is not None:
                 signals = claim_signals(claim.text, s, share, ref_sents)
                 overlap = signals["overlap"]

@@ -10,7 +10,8 @@ Named entities (spaCy, for the model's own language) must occur in the reference
 (case- and punctuation-insensitive, allowing the reference to spell out more, e.g. "Donald
 Sterling" for "Sterling"), and a name put in another entity's role in the sentence the claim
 restates is contradicted. A sentence with a wrong fact is flagged (``contradicted`` or
-``unverifiable``); its score is the share of its facts that are wrong, and
+``unverifiable``); its score is 0.5 plus half the share of its facts that are wrong (that share
+is ``meta["wrong_share"]``), and
 ``meta["fact_spans"]`` locates each wrong fact in the answer and what it was compared with in the
 reference. A sentence with no such facts is passed (this check cannot judge it).
 """
@@ -171,13 +172,16 @@ class EntityCheckVerifier(Verifier):
         if not checks:
             return Verdict(
                 claim, "supported", False, 0.0, "No numbers or names to check in this sentence.",
-                meta={"facts": [], "missing": [], "contradicted": [], "fact_spans": []},
+                meta={"facts": [], "missing": [], "contradicted": [], "fact_spans": [], "wrong_share": 0.0},
             )  # fmt: skip
         wrong = [c for c in checks if c.status != "supported"]
         contradicted = [c for c in wrong if c.status == "contradicted"]
         missing = [c for c in wrong if c.status == "missing"]
-        score = len(wrong) / len(checks)
+        share = len(wrong) / len(checks)
+        # hallucheck's one meaning of score: above 0.5 exactly when flagged, more wrong facts higher
+        score = 0.5 + 0.5 * share if wrong else 0.0
         meta = {
+            "wrong_share": share,  # what the cascades weigh (the combination's "missing facts" signal)
             "facts": [[c.text, _label(c.kind)] for c in checks],
             "missing": [[c.text, _label(c.kind)] for c in missing],
             "contradicted": [[c.text, c.counterpart.text if c.counterpart else None] for c in contradicted],
