@@ -98,3 +98,14 @@ def test_parts_of_numbers_are_not_numbers():
 def test_needs_something_to_check():
     with pytest.raises(ConfigError, match="check_numbers or check_entities"):
         hallucheck.load_method("entity_check", check_numbers=False, check_entities=False)
+
+
+def test_the_work_on_a_sentence_of_many_figures_is_bounded():
+    from hallucheck.stages.facts import MAX_FIGURES, ReferenceFacts
+
+    ref = ReferenceFacts("Values: " + ", ".join(f"{i} bar" for i in range(500)) + ".")
+    claim = "It uses " + ", ".join(f"{i + 1} bar" for i in range(300)) + "."
+    checks = ref.check_quantities(claim)
+    assert len(checks) == MAX_FIGURES and [c.text for c in checks[:2]] == ["1 bar", "2 bar"]
+    # each reference value's context is worked out once, however many claim figures meet it
+    assert len(ref._contexts) <= 500

@@ -231,9 +231,9 @@ class EntityCheckVerifier(Verifier):
         claim_words = set(_content_words(claim.text))
 
         def closeness(ev: Evidence) -> tuple[int, int]:
-            ev_words = set(_content_words(ev.text))
+            ev_numbers, ev_words = _numbers(ev.text), set(_content_words(ev.text))
             return (
-                sum(self.supported_by(c.text, _numbers(ev.text), ev_words) for c in checks),
+                sum(self.supported_by(c.text, ev_numbers, ev_words) for c in checks),
                 len(claim_words & ev_words),
             )
 

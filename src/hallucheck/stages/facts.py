@@ -22,6 +22,7 @@ words) names another entity of the same type in its place and not this one, is c
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ _WORD = re.compile(
 )  # a CJK character is a word
 _ONE = re.compile(r"(?:1|one|un|une|uno|una|ein|eine|einen|一)\b", re.IGNORECASE)
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+MAX_FIGURES = 64  # figures of one claim sentence checked in context (the first ones)
 _NAME_WINDOW = 3  # a name's role: the few words right beside it
 _NAME_FAMILY = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT"})
 _NEAR = 30  # characters between two values of one phrase
@@ -102,6 +104,8 @@ class ReferenceFacts:
                 df[w] = df.get(w, 0) + 1
         self.idf = {w: math.log(1 + n / c) for w, c in df.items()}
         self._ents: dict[tuple[int, str], list] = {}
+        self._clauses: dict[int, _Clauses] = {}
+        self._contexts: dict[tuple[int, int], dict[str, float]] = {}
         self.raw_numbers = {float(m.group()) for m in re.finditer(r"\d+(?:\.\d+)?", reference.replace(",", ""))}
 
     @cached_property
@@ -115,38 +119,56 @@ class ReferenceFacts:
         bare = [q for qs in self.quantities for q in qs if q.dim is None or q.dim.startswith("count:")]
         return {q.low for q in bare} | {q.high for q in bare}
 
-    def _ref_context(self, i: int, r: Quantity) -> dict[str, float]:
-        """What reference value ``r`` (of sentence ``i``) is about, weighted as :func:`_context` weighs
-        a claim's (an elliptic clause shares the words before it in the clause it continues)."""
-        return _context(self.sentences[i].text, r, self.quantities[i], elliptic=True)
+    def _ref_context(self, i: int, j: int) -> dict[str, float]:
+        """What value ``j`` of reference sentence ``i`` is about, weighted as :func:`_context` weighs
+        a claim's (an elliptic clause shares the words before it in the clause it continues);
+        computed once per value, whatever the claims compared with it."""
+        key = (i, j)
+        if key not in self._contexts:
+            qs = self.quantities[i]
+            if i not in self._clauses:
+                self._clauses[i] = _Clauses(self.sentences[i].text, [(r.start, r.end) for r in qs])
+            self._contexts[key] = _context(self._clauses[i], qs, j, elliptic=True)
+        return self._contexts[key]
 
     def check_quantities(self, claim: str, *, lang: str | None = None) -> list[FactCheck]:
         """Each quantity of ``claim`` (written in ``lang``, default: the reference's) checked
         against the reference in context."""
         out: list[FactCheck] = []
-        claim_qs = parse_quantities(claim, lang=lang or self.lang)
+        # (a sentence of hundreds of figures is checked for its first MAX_FIGURES: the work is bounded)
+        claim_qs = parse_quantities(claim, lang=lang or self.lang)[:MAX_FIGURES]
         if not claim_qs:
             return out
+        claim_clauses = _Clauses(claim, [(q.start, q.end) for q in claim_qs])
+        # which claim values each reference value states, once
+        same = {
+            (i, j): {k for k, q in enumerate(claim_qs) if q.dim == r.dim and same_value(q, r)}
+            for i, qs in enumerate(self.quantities)
+            for j, r in enumerate(qs)
+        }
         # a reference sentence that states the claim's other values is the one the claim is about
-        stated = [[any(same_value(q, r) for r in qs) for q in claim_qs] for qs in self.quantities]
+        stated = [
+            [any(k in same[(i, j)] for j in range(len(qs))) for k in range(len(claim_qs))]
+            for i, qs in enumerate(self.quantities)
+        ]
         fallback: dict[int, FactCheck] = {}  # a contradicted value's own match, in case its counterpart is another's
         for k, q in enumerate(claim_qs):
             kind = _kind(q)
             agree = [sum(row) - 0.5 * row[k] for row in stated]  # its own value counts half
-            context = _context(claim, q, claim_qs)
+            context = _context(claim_clauses, claim_qs, k)
             # how much of what the claim says about this value each sentence says (IDF-weighted)
             sent_scores = [sum(self.idf.get(w, 0.0) * c for w, c in context.items() if w in bag) for bag in self.bags]
             cands = []
             for i, qs in enumerate(self.quantities):
-                for r in qs:
+                for j, r in enumerate(qs):
                     if r.dim != q.dim or (q.dim == "date" and not _comparable_dates(q, r)):
                         continue
-                    if not same_value(q, r) and any(same_value(o, r) for o in claim_qs if o is not q):
+                    if k not in same[(i, j)] and same[(i, j)]:
                         continue  # the claim states this value too, elsewhere: it is that value's counterpart
-                    ref_ctx = self._ref_context(i, r)
+                    ref_ctx = self._ref_context(i, j)
                     local = sum(w * ref_ctx[word] for word, w in context.items() if word in ref_ctx)
                     score = sent_scores[i] + 2.0 * local + 3.0 * agree[i] + (1.0 if r.unit == q.unit else 0.0)
-                    cands.append((score, local, i, r))
+                    cands.append((score, local, i, r, k in same[(i, j)]))
             if not cands:
                 # nothing of this kind in the reference: a bare value or count may still be there
                 ok = (
@@ -168,8 +190,8 @@ class ReferenceFacts:
                 out.append(FactCheck(q.text, q.start, q.end, kind, "supported" if ok else "missing"))
                 continue
             cands.sort(key=lambda c: (c[0], c[1]), reverse=True)
-            best_score, best_local, bi, br = cands[0]
-            matches = [c for c in cands if same_value(q, c[3])]
+            best_score, best_local, bi, br, _ = cands[0]
+            matches = [c for c in cands if c[4]]
             if not matches and q.is_range:
                 # "from 10 to 80 per cent" where a sentence says "80 per cent from 10 per cent"
                 matches = [c for c in cands if _both_ends_in(q, self.quantities[c[2]])]
@@ -177,7 +199,7 @@ class ReferenceFacts:
             # sentence says much of the claim
             about_same = best_local >= 1 or (q.dim is not None and best_score >= 2.0)
             if matches:
-                m_score, m_local, mi, mr = matches[0]
+                m_score, m_local, mi, mr, _ = matches[0]
                 # the same value, as close to the claim as the best counterpart, or nearly so without another
                 # value holding the claim's words around it more closely ("Express delivery costs £4.95"
                 # where "standard delivery costs £4.95; express delivery costs £8.95")
@@ -325,63 +347,114 @@ def clause_lists(
     elliptic: bool = False,
     window: int = 6,
 ) -> tuple[list[str], list[str]]:
-    """Stemmed content words before and after (in text order) ``text[start:end]`` within its clause: a window cut at
-    commas, brackets and "and"/"or", so that in "2.4 bar for the front tyres and 2.2 bar for the rear
-    tyres" each value keeps its own tyres; spans in ``masks`` are left out. ``elliptic``: a clause
-    with no word before the value ("... to 5 days for pain and to 3 days for fever") shares the
-    words before it in the clause it continues."""
-    masked = list(text)
-    for a, b in masks:
-        masked[a:b] = " " * (b - a)
-    # an aside in brackets is no part of the clause around it ("express delivery (next day) costs £8.95"),
-    # and a value inside brackets has only the brackets for its clause ("£88.4 million (2023: £79.0 million)")
-    for m in _BRACKETS.finditer(text):
-        if m.start() <= start and end <= m.end():
-            masked[: m.start() + 1] = " " * (m.start() + 1)
-            masked[m.end() - 1 :] = " " * (len(text) - m.end() + 1)
+    """Stemmed content words before and after (in text order) ``text[start:end]`` within its clause
+    (:meth:`_Clauses.lists`); spans in ``masks`` are left out."""
+    return _Clauses(text, masks).lists(start, end, elliptic=elliptic, window=window)
+
+
+_SPAN = 400  # characters looked at either side of a value for its few words (bounds the work)
+
+
+class _Clauses:
+    """A text prepared once for the clause windows of all its values: the values blanked, asides in
+    brackets blanked, clause cuts found."""
+
+    def __init__(self, text: str, masks: Sequence[tuple[int, int]]) -> None:
+        self.masks = sorted(masks)
+        self.mask_starts = [a for a, _ in self.masks]
+        chars = list(text)
+        for a, b in self.masks:
+            chars[a:b] = " " * (b - a)
+        self.flat = "".join(chars)  # the values blanked
+        self.brackets = [(m.start(), m.end()) for m in _BRACKETS.finditer(text)]
+        for a, b in self.brackets:
+            chars[a:b] = " " * (b - a)
+        self.outside = "".join(chars)  # the values and the asides blanked
+        self.cuts = [(m.start(), m.end(), m.group()) for m in _CLAUSE.finditer(self.outside)]
+        self.cut_starts = [c[0] for c in self.cuts]
+        self.cut_ends = [c[1] for c in self.cuts]
+        self.cjk = bool(_CJK_CHAR.search(text))
+        self._rest: set[str] | None = None
+
+    @property
+    def rest(self) -> set[str]:
+        """The stems of every word of the text but its values."""
+        if self._rest is None:
+            self._rest = {_stem(w) for w in _words(self.flat)}
+        return self._rest
+
+    def lists(self, start: int, end: int, *, elliptic: bool = False, window: int = 6) -> tuple[list[str], list[str]]:
+        """Stemmed content words before and after (in text order) ``[start, end)`` within its clause:
+        a window cut at commas, brackets and "and"/"or", so that in "2.4 bar for the front tyres and
+        2.2 bar for the rear tyres" each value keeps its own tyres. An aside in brackets is no part of
+        the clause around it ("express delivery (next day) costs £8.95"), and a value inside brackets
+        has only the brackets for its clause ("£88.4 million (2023: £79.0 million)"). ``elliptic``: a
+        clause with no word before the value ("... to 5 days for pain and to 3 days for fever")
+        shares the words before the value of the clause it continues."""
+        inside = next(((a, b) for a, b in self.brackets if a <= start and end <= b), None)
+        if inside is None:
+            text, off, cuts, starts, ends = self.outside, 0, self.cuts, self.cut_starts, self.cut_ends
         else:
-            masked[m.start() : m.end()] = " " * (m.end() - m.start())
-    flat = "".join(masked)
-    cuts = [m for m in _CLAUSE.finditer(flat, 0, start)]
-    left = cuts[-1].end() if cuts else 0
-    nxt = _CLAUSE.search(flat, end)
-    right = nxt.start() if nxt else len(flat)
-    if _CJK_CHAR.search(text):
-        window *= 3  # a "word" of Chinese or Japanese text here is one character
-    before = _words(flat[left:start])[-window:]
-    if elliptic and not before and cuts and _COORD.fullmatch(cuts[-1].group()):
-        # the words before the value of the clause it continues ("delivers 5 kW continuously and 7.5 kW
-        # peak": "delivers", not "continuously")
-        earlier = cuts[-2].end() if len(cuts) > 1 else 0
-        stop = min([a for a, _ in masks if earlier <= a < cuts[-1].start()], default=cuts[-1].start())
-        before = _words(flat[earlier:stop])[-window:]
-    after = _words(flat[end:right])[:window]
-    return [_stem(w) for w in before], [_stem(w) for w in after]
+            off = inside[0] + 1
+            chars = list(self.flat[off : inside[1] - 1])
+            for a, b in self.brackets:
+                if off <= a and b <= inside[1] - 1:
+                    chars[a - off : b - off] = " " * (b - a)
+            text = "".join(chars)
+            cuts = [(m.start(), m.end(), m.group()) for m in _CLAUSE.finditer(text)]
+            starts, ends = [c[0] for c in cuts], [c[1] for c in cuts]
+        st, en = start - off, end - off
+        k = bisect.bisect_right(ends, st)  # the cuts before the value
+        left = cuts[k - 1][1] if k else 0
+        j = bisect.bisect_left(starts, en)
+        right = cuts[j][0] if j < len(cuts) else len(text)
+        if self.cjk:
+            window *= 3  # a "word" of Chinese or Japanese text here is one character
+        before = _words(text[max(left, st - _SPAN) : st])[-window:]
+        if elliptic and not before and k and _COORD.fullmatch(cuts[k - 1][2]):
+            # the words before the value of the clause it continues ("delivers 5 kW continuously and 7.5 kW
+            # peak": "delivers", not "continuously")
+            earlier = cuts[k - 2][1] if k > 1 else 0
+            m = bisect.bisect_left(self.mask_starts, earlier + off)
+            stop = cuts[k - 1][0]
+            if m < len(self.mask_starts) and self.mask_starts[m] - off < stop:
+                stop = self.mask_starts[m] - off
+            before = _words(text[max(earlier, stop - _SPAN) : stop])[-window:]
+        after = _words(text[en : min(right, en + _SPAN)])[:window]
+        return [_stem(w) for w in before], [_stem(w) for w in after]
 
 
-def _near(q: Quantity, others: Sequence[Quantity]) -> set[str]:
-    """The values right beside ``q``, as tokens: "in 24 hours" next to both "12 tablets" and "8 tablets"."""
-    return {
-        f"#{o.dim}:{o.low:g}-{o.high:g}"
-        for o in others
-        if o is not q and (0 <= q.start - o.end <= _NEAR or 0 <= o.start - q.end <= _NEAR)
-    }
+def _near(qs: Sequence[Quantity], k: int) -> set[str]:
+    """The values right beside ``qs[k]`` (the values of one text, in order), as tokens: "in 24 hours"
+    next to both "12 tablets" and "8 tablets"."""
+    q, out = qs[k], set()
+    j = k - 1
+    while j >= 0 and q.start - qs[j].end <= _NEAR:
+        if q.start - qs[j].end >= 0:
+            out.add(f"#{qs[j].dim}:{qs[j].low:g}-{qs[j].high:g}")
+        j -= 1
+    j = k + 1
+    while j < len(qs) and qs[j].start - q.end <= _NEAR:
+        if qs[j].start - q.end >= 0:
+            out.add(f"#{qs[j].dim}:{qs[j].low:g}-{qs[j].high:g}")
+        j += 1
+    return out
 
 
-def _context(text: str, q: Quantity, qs: Sequence[Quantity], *, elliptic: bool = False) -> dict[str, float]:
-    """What a sentence says ``q`` is about, weighted: the values beside it (1), the words of its
-    clause (1 next to it, less further away), the sentence's other words (0.4: "En cas de fièvre, le
-    traitement est limité à trois jours"; "Express delivery, ordered before 2 pm, ... costs £8.95").
-    Two contexts agree by the sum of the products of their shared words' weights."""
-    masks = [(o.start, o.end) for o in qs]
-    ctx = {w: _REST for w in stems_of(text, masks)}
-    before, after = clause_lists(text, q.start, q.end, masks, elliptic=elliptic)
+def _context(clauses: _Clauses, qs: Sequence[Quantity], k: int, *, elliptic: bool = False) -> dict[str, float]:
+    """What a sentence says its value ``qs[k]`` is about, weighted: the values beside it (1), the
+    words of its clause (1 next to it, less further away), the sentence's other words (0.4: "En cas
+    de fièvre, le traitement est limité à trois jours"; "Express delivery, ordered before 2 pm, ...
+    costs £8.95"). Two contexts agree by the sum of the products of their shared words' weights."""
+    q = qs[k]
+    ctx = dict.fromkeys(clauses.rest, _REST)
+    before, after = clauses.lists(q.start, q.end, elliptic=elliptic)
     # nearer words say more: "for the rear tyres 2.2 bar" against "... pressure for the front tyres is 2.4 bar"
     for d, w in enumerate(reversed(before)):
         ctx[w] = max(ctx.get(w, 0.0), _decay(d))
     for d, w in enumerate(after):
         ctx[w] = max(ctx.get(w, 0.0), _decay(d))
-    ctx.update({w: 1.0 for w in _near(q, qs)})
+    ctx.update(dict.fromkeys(_near(qs, k), 1.0))
     return ctx
 
 
@@ -391,13 +464,6 @@ _REST = 0.4  # a word of the sentence outside the value's clause
 def _decay(d: int) -> float:
     """The weight of the clause word ``d`` words away from the value (0 = next to it)."""
     return 1.0 / (1.0 + 0.25 * d)
-
-
-def stems_of(text: str, masks: Sequence[tuple[int, int]] = ()) -> set[str]:
-    masked = list(text)
-    for a, b in masks:
-        masked[a:b] = " " * (b - a)
-    return {_stem(w) for w in _words("".join(masked))}
 
 
 def _both_ends_in(q: Quantity, qs: Sequence[Quantity]) -> bool:
