@@ -114,7 +114,7 @@ def simulate(rows, t: float, width: float, jt: float | None) -> tuple[float, flo
 def simulate_scores(rows, t: float, width: float, jt: float | None) -> tuple[list, list, list, int]:
     """:func:`simulate`'s labels, predictions, answer scores (gated sentences at least just above
     ``t``, as ``ce_cascade`` scores them) and judge calls."""
-    from hallucheck.stages.cross_encoder import to_scale
+    from hallucheck.stages.ce_cascade import to_scale
 
     ys, ps, ss, calls = [], [], [], 0
     for y, claims in rows:

@@ -9,7 +9,8 @@ import pytest
 import hallucheck
 from hallucheck.cli import main
 from hallucheck.pipeline import Pipeline, language_warnings
-from hallucheck.stages.cross_encoder import WEAK_ALONE, CECascadeVerifier, CrossEncoderVerifier
+from hallucheck.stages.ce_cascade import WEAK_ALONE, CECascadeVerifier
+from hallucheck.stages.cross_encoder import CrossEncoderVerifier
 from hallucheck.stages.entity_check import EntityCheckVerifier
 
 pytest.importorskip("langdetect")

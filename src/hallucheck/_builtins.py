@@ -118,7 +118,7 @@ BUILTINS: tuple[dict[str, Any], ...] = (
     _stage(
         "verifier",
         "ce_cascade",
-        f"{_S}.cross_encoder:CECascadeVerifierV1",
+        f"{_S}.ce_cascade:CECascadeVerifierV1",
         "Entity gate, trained cross-encoder, LLM judge inside the uncertainty band only; in the band the judge's raw "
         "score is averaged in (what pipelines saved before v2 meant).",
         needs_llm=True,
@@ -127,7 +127,7 @@ BUILTINS: tuple[dict[str, Any], ...] = (
     _stage(
         "verifier",
         "ce_cascade",
-        f"{_S}.cross_encoder:CECascadeVerifier",
+        f"{_S}.ce_cascade:CECascadeVerifier",
         "Entity gate, trained cross-encoder, LLM judge inside the uncertainty band only, its score put on the "
         "combination's scale before the mean.",
         needs_llm=True,

@@ -15,7 +15,8 @@ from hallucheck.cli import main
 from hallucheck.errors import ConfigError
 from hallucheck.llm import FakeLLM
 from hallucheck.models.cross_encoder import CrossEncoder, _scores_from_logits, supported_index
-from hallucheck.stages.cross_encoder import CECascadeVerifier, CrossEncoderVerifier
+from hallucheck.stages.ce_cascade import CECascadeVerifier
+from hallucheck.stages.cross_encoder import CrossEncoderVerifier
 from hallucheck.training.pairs import content_words
 from hallucheck.types import Claim, Evidence
 
@@ -235,7 +236,7 @@ def test_a_pipeline_saved_as_ce_cascade_v1_keeps_the_raw_mean():
     """v2 changed what the band's mean means; a v1 config (no judge_threshold key) still loads as v1."""
     from hallucheck.methods.cross_encoder import ce_cascade
     from hallucheck.pipeline import Pipeline
-    from hallucheck.stages.cross_encoder import CECascadeVerifierV1
+    from hallucheck.stages.ce_cascade import CECascadeVerifierV1
 
     config = ce_cascade(llm=None).to_dict()
     verifier = config["params"]["verifier"]
@@ -248,7 +249,7 @@ def test_a_pipeline_saved_as_ce_cascade_v1_keeps_the_raw_mean():
 
 
 def test_to_scale_moves_the_source_point_onto_the_target_and_keeps_the_ends():
-    from hallucheck.stages.cross_encoder import to_scale
+    from hallucheck.stages.ce_cascade import to_scale
 
     assert to_scale(0.82, 0.82, 0.45) == pytest.approx(0.45)
     assert to_scale(0.0, 0.82, 0.45) == 0.0 and to_scale(1.0, 0.82, 0.45) == pytest.approx(1.0)
@@ -342,10 +343,32 @@ def test_learned_combination_weighs_the_signals_per_task(bow_embedder, tmp_path)
     with pytest.raises(ConfigError, match="cannot be read"):
         CECascadeVerifier(combine=str(bad))
     # the shipped combination loads and has both tasks
-    from hallucheck.stages.cross_encoder import load_combination
+    from hallucheck.stages.ce_cascade import load_combination
 
     shipped = load_combination("embedded")
     assert set(shipped["tasks"]) == {"qa", "summary"} and shipped["features"] == ["verifier", "overlap", "gate"]
+
+
+def test_a_combination_file_is_read_once_while_it_is_unchanged(tmp_path):
+    """Every pipeline built on one combination file shares one reading; an edited file is read again."""
+    import os
+
+    from hallucheck.stages.ce_cascade import load_combination
+
+    combo = json.loads(json.dumps(load_combination("embedded")))
+    path = tmp_path / "combine.json"
+    path.write_text(json.dumps(combo))
+    first = CECascadeVerifier(combine=str(path))._combo
+    assert CECascadeVerifier(combine=str(path))._combo is first
+    combo["tasks"]["qa"]["threshold"] = 0.9
+    path.write_text(json.dumps(combo))
+    stamp = path.stat().st_mtime_ns + 10**9  # a later modification time, whatever the file system's resolution
+    os.utime(path, ns=(stamp, stamp))
+    again = load_combination(str(path))
+    assert again is not first and again["tasks"]["qa"]["threshold"] == 0.9
+    path.unlink()
+    with pytest.raises(ConfigError, match="cannot be read"):
+        CECascadeVerifier(combine=str(path))
 
 
 class _PremiseEncoder:
@@ -441,7 +464,7 @@ def test_a_pipeline_saved_as_v1_keeps_its_summary_band_and_its_mean(bow_embedder
     summaries; v2 lets the judge decide every summary sentence. A v1 pipeline keeps meaning what it meant."""
     import math
 
-    from hallucheck.stages.cross_encoder import CECascadeVerifierV1
+    from hallucheck.stages.ce_cascade import CECascadeVerifierV1
 
     claim = Claim("The rear tyres take air.", 0, 24)
     ev = [[Evidence(REF, 0, len(REF))]]

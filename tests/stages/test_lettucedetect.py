@@ -355,7 +355,7 @@ def test_ce_cascade_reads_a_published_detector_in_place_of_its_verifier(model_di
     verifier's (on their own scale: no shipped combination), its token spans reach the verdicts and
     ``Detection.spans``; the gate still runs first."""
     import hallucheck
-    from hallucheck.stages.cross_encoder import detector_scores
+    from hallucheck.stages.ce_cascade import detector_scores
 
     pipe = hallucheck.load_method("ce_cascade", llm="none", model=f"lettucedetect:{model_dir}", gate="numbers")
     verifier = pipe.verifier

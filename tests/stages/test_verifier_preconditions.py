@@ -23,7 +23,7 @@ from hallucheck.base import Verifier, llm_required
 from hallucheck.errors import ConfigError
 from hallucheck.llm import FakeLLM
 from hallucheck.stages.cascade import CascadeVerifier
-from hallucheck.stages.cross_encoder import CECascadeVerifier
+from hallucheck.stages.ce_cascade import CECascadeVerifier
 from hallucheck.types import Claim, Evidence, Verdict
 
 REF = "Inflate the front tyres to 2.4 bar. The rear tyres take 2.2 bar. Check the pressure when the tyres are cold."

@@ -5,7 +5,7 @@
 * ``ce_cascade`` (the default): deterministic entity gate -> trained verifier combined with
   overlap and missing-fact share (learned weights) -> the LLM judge only for sentences whose score
   falls in the uncertainty band around the threshold
-  (:class:`~hallucheck.stages.cross_encoder.CECascadeVerifier`). With ``--llm none`` it makes no
+  (:class:`~hallucheck.stages.ce_cascade.CECascadeVerifier`). With ``--llm none`` it makes no
   LLM call at all. Flagged sentences are repaired with the HSP paper's A.3 prompt when an LLM
   is given.
 
@@ -21,8 +21,9 @@ from typing import Sequence
 from ..llm.base import LLMClient
 from ..pipeline import Pipeline
 from ..stages.cascade import JUDGE_THRESHOLD
+from ..stages.ce_cascade import CECascadeVerifier
 from ..stages.claims import SentenceExtractor
-from ..stages.cross_encoder import CECascadeVerifier, CrossEncoderVerifier
+from ..stages.cross_encoder import CrossEncoderVerifier
 from ..stages.evidence import CompactRetriever, LexicalRetriever
 from ..stages.piece_repair import PieceRepairMitigator
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 from ..base import OneOf, check_param
 from ..llm.base import LLMClient
 from ..pipeline import Pipeline
-from ..stages.claims import SentenceExtractor
 
 # ce_cascade reads these detectors in place of its shipped verifier (``model=hhem`` ...); the stage resolves them
-from ..stages.cross_encoder import CASCADE_DETECTORS, cascade_detector, detector_scores  # noqa: F401
+from ..stages.ce_cascade import CASCADE_DETECTORS, cascade_detector, detector_scores  # noqa: F401
+from ..stages.claims import SentenceExtractor
 from ..stages.evidence import WholeReferenceRetriever
 from ..stages.hhem import HHEM_HUB_ID, HHEM_THRESHOLD, HHEMVerifier
 from ..stages.lettucedetect import LETTUCEDETECT_THRESHOLD, LettuceDetectVerifier

