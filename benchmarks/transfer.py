@@ -83,6 +83,8 @@ SIGNAL_SOURCES = (
 )
 EXTRAS = ("absent", "length", "chunk_overlap")  # features item 2 may add (see extra_signals)
 COLUMNS = FEATURES + EXTRAS
+# --folds --with-shipped: the shipped verifier's logit beside the fold's, appended after COLUMNS (an ensemble)
+SHIPPED = "shipped"
 WIDTHS = tuple(round(0.01 * i, 2) for i in range(51))
 MIN_TASK_ROWS = 20  # a set joins a task's fit only with at least this many of its rows
 
@@ -185,9 +187,14 @@ def fit_task(train: dict[str, list], cols: list[int]) -> tuple[np.ndarray, float
     return w, best_threshold_of(scored)
 
 
+def column(feature: str) -> int:
+    """The column of a feature in a row's signals (``shipped``: after :data:`COLUMNS`, when attached)."""
+    return len(COLUMNS) if feature == SHIPPED else COLUMNS.index(feature)
+
+
 def combination(features: Sequence[str] = FEATURES, *, one_task: bool = False) -> Callable[[dict], Scorer]:
     """``ce_cascade --llm none`` with its combination (weights and threshold per task) fitted on ``train``."""
-    cols = [COLUMNS.index(f) for f in features]
+    cols = [column(f) for f in features]
 
     def method(train: dict[str, list]) -> Scorer:
         fitted = {qa: fit_task(_task_groups(train, qa, one_task), cols) for qa in (True, False)}
@@ -426,6 +433,20 @@ def load_run(run: Path, gate_mode: str = "recompute") -> list[Row]:
     return rows
 
 
+def attach_shipped(rows: list[Row], shipped_rows: list[Row]) -> None:
+    """Append the shipped verifier's logit of each sentence (matched by example id and sentence start) to
+    ``rows``' signals: the fold's retrained verifier and the shipped one side by side. A sentence the
+    shipped run split differently gets the shipped run's highest logit of its example."""
+    by_id = {r.id: r for r in shipped_rows}
+    for r in rows:
+        other = by_id.get(r.id)
+        if other is None:
+            raise SystemExit(f"--with-shipped: example {r.id!r} is missing from the shipped verifier's runs")
+        at = dict(zip(other.starts, other.x[:, 0]))
+        col = [at.get(start, float(other.x[:, 0].max())) for start in r.starts]
+        r.x = np.hstack([r.x[:, : len(COLUMNS)], np.array(col, dtype=np.float64).reshape(-1, 1)])
+
+
 def attach_judge(rows: list[Row], run: Path) -> int:
     """Put ``cascade``'s judge score of each sentence (by start offset) on ``rows``; returns rows judged."""
     judged = {}
@@ -481,6 +502,12 @@ def main() -> None:
         type=Path,
         help="a benchmarks/lodo_verifier.py directory: a verifier retrained per held-out set, "
         "<dir>/<fold>/dev/ce_cascade-<set> (replaces the runs)",
+    )
+    ap.add_argument(
+        "--with-shipped",
+        type=Path,
+        help="with --folds: a directory of the shipped verifier's ce_cascade --llm none runs "
+        "(<dir>/ce_cascade-<set>); adds the ensemble options (g): both verifiers' logits in the combination",
     )
     ap.add_argument("--gate", choices=("recompute", "run"), default="recompute")
     ap.add_argument("--combine", type=Path, default=ROOT / "src/hallucheck/data/verifier/combine.json")
@@ -574,6 +601,9 @@ def main_folds(args: argparse.Namespace) -> None:
         if not all(h in sets for h in held):
             print(f"skipping fold {fold_dir.name}: its held-out runs are not all there yet")
             continue
+        if args.with_shipped:
+            for name, rows in sets.items():
+                attach_shipped(rows, load_run(args.with_shipped / f"ce_cascade-{name}", args.gate))
         folds[fold_dir.name] = (held, sets)
         print(f"fold {fold_dir.name}: holds out {', '.join(held)}; sets {', '.join(sets)}")
     sizes = {h: len(sets[h]) for held, sets in folds.values() for h in held}
@@ -582,6 +612,11 @@ def main_folds(args: argparse.Namespace) -> None:
         "(f') retrained verifier + combination, LODO, one task": combination(one_task=True),
         "(f'') retrained verifier alone, LODO threshold": verifier_alone,
     }
+    if args.with_shipped:
+        options["(g) retrained + shipped verifier + combination, LODO"] = combination(FEATURES + (SHIPPED,))
+        options["(g') retrained + shipped verifier + combination, LODO, one task"] = combination(
+            FEATURES + (SHIPPED,), one_task=True
+        )
     results = {}
     for option, method in options.items():
         out = lodo_folds(folds, method)
