@@ -167,3 +167,42 @@ def test_best_width_prefers_the_narrower_on_ties(tr):
     # the judge is right, the combination wrong, one sentence at 0.45: any width >= 0.05 fixes it
     rows = [(1, [(False, 0.45, 0.99)]), (0, [(False, 0.2, 0.0)])]
     assert tr.best_width({"s": rows}, 0.5, 0.82) == 0.05
+
+
+def test_the_shipped_verifier_is_attached_sentence_by_sentence_and_fitted_as_a_feature(tr):
+    """--with-shipped: each sentence gets the shipped verifier's logit of the same sentence (by start offset),
+    and the ensemble combination reads it: on sets where only the shipped logit separates the classes, the
+    combination with it beats the one without."""
+    rows = _rows(tr, "a", 40, 0)
+    for r in rows:
+        r.starts = [10 * i for i in range(len(r.x))]
+    shipped = []
+    for r in rows:
+        x = np.zeros((len(r.x), len(tr.COLUMNS)))
+        x[:, 0] = [100 * r.label + i for i in range(len(r.x))]
+        shipped.append(tr.Row(r.id, r.label, r.group, r.qa, x, list(r.starts)))
+    tr.attach_shipped(rows, shipped)
+    for r in rows:
+        assert r.x.shape[1] == len(tr.COLUMNS) + 1
+        assert list(r.x[:, tr.column(tr.SHIPPED)]) == [100 * r.label + i for i in range(len(r.x))]
+    with pytest.raises(SystemExit, match="missing"):
+        tr.attach_shipped(rows, shipped[1:])
+
+    # the fold's own verifier is noise here; only the shipped logit knows the label
+    sets = {}
+    for s, name in enumerate(("a", "b", "c")):
+        rng = np.random.default_rng(s)
+        made = []
+        for i in range(60):
+            y = i % 2
+            x = np.zeros((1, len(tr.COLUMNS) + 1))
+            x[0, 0] = rng.normal()
+            x[0, -1] = 3.0 * y + rng.normal()
+            made.append(tr.Row(f"{name}-{i}", y, f"{name}-{i}", False, x, [0]))
+        sets[name] = made
+    plain = tr.lodo(sets, tr.combination())
+    both = tr.lodo(sets, tr.combination(tr.FEATURES + (tr.SHIPPED,)))
+    for name in sets:
+        y, p, _ = plain[name]
+        y2, p2, _ = both[name]
+        assert tr.balanced_accuracy(y2, p2) > 0.85 > tr.balanced_accuracy(y, p) + 0.2
