@@ -19,12 +19,14 @@ REF_DE = (
     "Prüfen Sie den Reifendruck einmal im Monat bei kalten Reifen. Bei voller Beladung beträgt der Reifendruck "
     "hinten 3,0 bar. Das Motoröl wird einmal im Jahr gewechselt."
 )
-ANSWER_DE = "Bei voller Beladung beträgt der Reifendruck hinten 3,0 bar. Das Motoröl wird einmal im Jahr gewechselt."
+# paraphrases, not copies: a sentence the reference holds word for word is supported before any verifier reads it
+ANSWER_DE = "Bei voller Beladung braucht der Reifen hinten 3,0 bar. Das Motoröl wechselt man einmal im Jahr."
+COPY_DE = "Bei voller Beladung beträgt der Reifendruck hinten 3,0 bar. Das Motoröl wird einmal im Jahr gewechselt."
 REF_EN = (
     "Check the tyre pressure once a month when the tyres are cold. With a full load the rear tyres take 3.0 bar. "
     "Change the engine oil once a year."
 )
-ANSWER_EN = "With a full load the rear tyres take 3.0 bar. Change the engine oil once a year."
+ANSWER_EN = "With a full load, the rear tyres need 3.0 bar. The engine oil is changed once a year."
 
 
 class _FixedEncoder:
@@ -79,10 +81,10 @@ def test_english_gets_no_warning(tmp_path, capsys, fake_verifier):
 
 
 def test_a_method_for_any_language_warns_only_when_answer_and_reference_differ(tmp_path, capsys):
-    code, out = _detect(tmp_path, capsys, ANSWER_DE, REF_DE, "--method", "sim_overlap", "--format", "json")
+    code, out = _detect(tmp_path, capsys, COPY_DE, REF_DE, "--method", "sim_overlap", "--format", "json")
     meta = json.loads(out.out)["meta"]
     assert code == 0 and meta["language"] == {"answer": "de", "reference": "de"} and "warnings" not in meta
-    code, out = _detect(tmp_path, capsys, ANSWER_DE, REF_EN, "--method", "sim_overlap")
+    code, out = _detect(tmp_path, capsys, COPY_DE, REF_EN, "--method", "sim_overlap")
     assert "warning: The answer is in German (de) and the reference in English (en)" in out.err
 
 

@@ -228,6 +228,7 @@ def test_params_with_llm_none_show_only_what_runs_without_an_llm():
         "qa_threshold",
         "question_mode",
         "premise",
+        "verbatim",
     ]
     verifier_rows = _table_rows(none, "verifier ce_cascade")
     assert "spacy_model" in verifier_rows and "threshold" in verifier_rows

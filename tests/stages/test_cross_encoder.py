@@ -185,7 +185,8 @@ def test_band_claims_outside_it_make_no_llm_call(bow_embedder):
         )
     ]
     out = v.verify(claims, [[Evidence(REF, 0, len(REF))] for _ in claims], reference=REF)
-    assert [o.meta["stage"] for o in out] == ["verifier", "verifier", "judge", "gate"]
+    # the first sentence is the reference's, word for word: supported as a copy (no threshold, no judge)
+    assert [o.meta["stage"] for o in out] == ["copy", "verifier", "judge", "gate"]
     assert [o.hallucinated for o in out] == [False, True, True, True]
     # one judge call (+ the content-free calibration call): only the claim inside the band
     judged = [r for r in llm.requests if "Claim: The rear tyres take air." in r.messages[-1].content]
@@ -194,6 +195,34 @@ def test_band_claims_outside_it_make_no_llm_call(bow_embedder):
         "Claim: Paris" in r.messages[-1].content or "Claim: Check the" in r.messages[-1].content for r in llm.requests
     )
     assert "uncertainty band" in out[2].reason and out[2].meta["verifier_score"] == 0.5
+
+
+def test_a_sentence_copied_from_the_reference_is_supported_without_the_judge(bow_embedder):
+    """A summary sentence the reference holds word for word (case and punctuation aside) is supported with
+    no judge call, whatever the verifier or a judge would say; one changed word makes it a claim again."""
+    copy = "check the pressure when the tyres are cold"
+    changed = "Check the pressure when the tyres are hot."
+    table = {copy: 0.99, changed: 0.6}  # the verifier is (wrongly) sure the copy is unsupported
+    flags = {"Entailment": -3.0, "Neutral": -2.0, "Contradiction": -0.1}
+    llm = FakeLLM(label_scores=[flags, {"Entailment": -1.1, "Neutral": -1.1, "Contradiction": -1.1}])  # + calibration
+    answer = f"{copy}. {changed}"
+    claims = [Claim(copy, 0, len(copy)), Claim(changed, answer.index(changed), len(answer))]
+    for judge in (llm, None):
+        v = _cascade(judge, table)
+        first, second = v.verify(claims, [[Evidence(REF, 0, len(REF))] for _ in claims], reference=REF)
+        assert first.meta["stage"] == "copy" and first.hallucinated is False and first.score <= 0.5
+        (ev,) = first.evidence
+        assert REF[ev.start : ev.end] == "Check the pressure when the tyres are cold" and ev.meta["verbatim"]
+        assert "word for word" in first.reason
+        assert second.hallucinated is True and second.meta["stage"] in ("judge", "verifier")
+    assert not any(f"Claim: {copy}" in r.messages[-1].content for r in llm.requests)
+    assert any(f"Claim: {changed}" in r.messages[-1].content for r in llm.requests)
+    # verbatim=False reads the copy as any other claim; ce_cascade.v1 pipelines keep that meaning
+    off = _cascade(None, table, verbatim=False)
+    assert off.verify(claims[:1], [[]], reference=REF)[0].meta["stage"] == "verifier"
+    from hallucheck.stages.ce_cascade import CECascadeVerifierV1
+
+    assert CECascadeVerifierV1().verbatim is False and CECascadeVerifier().verbatim is True
 
 
 def test_no_llm_means_no_call_and_the_verifier_decides(bow_embedder):
@@ -437,7 +466,9 @@ def test_summaries_are_decided_by_the_judge_as_cascade_decides_them(bow_embedder
     ev = [[Evidence(REF, 0, len(REF))] for _ in claims]
     # the verifier says the opposite of the judge on every sentence
     table = dict(zip(sentences, (0.01, 0.99, 0.02)))
-    ce = CECascadeVerifier(llm=FakeLLM(label_scores=list(lps)), gate="numbers", calibrate=False)
+    # (verbatim=False: the first sentence is the reference's word for word, which the default supports
+    # without asking the judge -- test_a_sentence_copied_from_the_reference_is_supported_without_the_judge)
+    ce = CECascadeVerifier(llm=FakeLLM(label_scores=list(lps)), gate="numbers", calibrate=False, verbatim=False)
     ce._ce._encoder = _FixedEncoder(table)
     ours = ce.verify(claims, ev, reference=REF)
     theirs = CascadeVerifier(llm=FakeLLM(label_scores=list(lps)), gate="numbers", calibrate=False).verify(
@@ -456,7 +487,8 @@ def test_summaries_are_decided_by_the_judge_as_cascade_decides_them(bow_embedder
     alone._ce._encoder = _FixedEncoder(table)
     out = alone.verify(claims, ev, reference=REF)
     assert [v.hallucinated for v in out] == [False, True, False]
-    assert all("weak" in v.meta["warning"] for v in out)
+    assert [v.meta["stage"] for v in out] == ["copy", "verifier", "verifier"]  # a copy needs no verifier
+    assert all("weak" in v.meta["warning"] for v in out[1:]) and "warning" not in out[0].meta
 
 
 def test_a_pipeline_saved_as_v1_keeps_its_summary_band_and_its_mean(bow_embedder):

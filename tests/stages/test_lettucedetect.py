@@ -357,7 +357,10 @@ def test_ce_cascade_reads_a_published_detector_in_place_of_its_verifier(model_di
     import hallucheck
     from hallucheck.stages.ce_cascade import detector_scores
 
-    pipe = hallucheck.load_method("ce_cascade", llm="none", model=f"lettucedetect:{model_dir}", gate="numbers")
+    # verbatim=False: ANSWERS[1] copies the reference and would be settled by the copy rule, not the detector
+    pipe = hallucheck.load_method(
+        "ce_cascade", llm="none", model=f"lettucedetect:{model_dir}", gate="numbers", verbatim=False
+    )
     verifier = pipe.verifier
     assert verifier._detector is not None and verifier._combo is None
     answer = ANSWERS[0] + " " + ANSWERS[1]

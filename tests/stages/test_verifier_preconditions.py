@@ -127,7 +127,8 @@ def _watch(verifier) -> list[tuple[str, str]]:
 def _cascades():
     llm = FakeLLM(label_scores=_scores)
     plain = CascadeVerifier(llm=llm, gate="numbers")
-    ce = CECascadeVerifier(llm=llm, gate="numbers", combine=None, threshold=0.5, band=(0.0, 1.0))
+    # verbatim=False: COLD is the reference's own sentence, which would skip the judge this test watches
+    ce = CECascadeVerifier(llm=llm, gate="numbers", combine=None, threshold=0.5, band=(0.0, 1.0), verbatim=False)
     ce._ce._encoder = _FixedEncoder()
     return [plain, ce]
 

