@@ -49,7 +49,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from ..engines import EngineConfig
-    from ..eval.api import evaluate
+    from ..eval.api import Selection, evaluate
 
     run = evaluate(
         args.data,
@@ -58,9 +58,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         llm=args.llm,
         llm_options=llm_options(args),
         out=args.out,
-        split=args.split,
-        limit=args.limit,
-        offset=args.offset,
+        select=Selection(split=args.split, limit=args.limit, offset=args.offset),
         max_errors=args.max_errors,
         threshold=args.threshold,
         threshold_from=args.threshold_from,
