@@ -253,8 +253,6 @@ class CECascadeVerifier(Verifier):
         question: str | None = None,
         answer: str = "",
     ) -> list[Verdict]:
-        if not claims:
-            return []
         # a RAG answer of several sentences is judged claim by claim, as a summary is; only a short
         # answer is read after its question, with the QA weights the verifier was fitted with
         q = qa_question(question, claims, self.question_mode, reference)

@@ -229,8 +229,6 @@ class CrossEncoderVerifier(Verifier):
         question: str | None = None,
         answer: str = "",
     ) -> list[Verdict]:
-        if not claims:
-            return []
         scores, evs = self.scores(claims, reference, (question or "").strip() or None)
         return [self.verdict(c, s, ev) for c, s, ev in zip(claims, scores, evs)]
 

@@ -212,8 +212,6 @@ class HHEMVerifier(Verifier):
         question: str | None = None,
         answer: str = "",
     ) -> list[Verdict]:
-        if not claims:
-            return []
         plan = [(c, self.windows(reference, c.text)) for c in claims]
         premises = [reference[a:b] for _, spans in plan for a, b in spans]
         hyps = [c.text for c, spans in plan for _ in spans]

@@ -258,8 +258,6 @@ class LettuceDetectVerifier(Verifier):
         question: str | None = None,
         answer: str = "",
     ) -> list[Verdict]:
-        if not claims:
-            return []
         question = question if question and question.strip() else None  # no question: the summary prompt
         if answer and all(answer[c.start : c.end] == c.text for c in claims):
             return self._verify_answer(list(claims), reference, question, answer)

@@ -219,8 +219,6 @@ class MiniCheckVerifier(Verifier):
         question: str | None = None,
         answer: str = "",
     ) -> list[Verdict]:
-        if not claims:
-            return []
         chunks = self.chunks(reference)
         docs = [t for _ in claims for t, _, _ in chunks]  # claim-major: every chunk for each claim
         hyps = [c.text for c in claims for _ in chunks]
