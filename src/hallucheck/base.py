@@ -304,6 +304,31 @@ class Verifier(Component, ABC):
         return aggregate_any(verdicts)
 
 
+def scored_verdict(
+    claim: Claim,
+    score: float,
+    flagged: bool,
+    reason: str,
+    evidence: Sequence[Evidence],
+    meta: Mapping[str, Any] | None = None,
+    *,
+    raw: str | None = None,
+) -> Verdict:
+    """The verdict of a verifier that scores a claim against a threshold: ``unverifiable`` when
+    ``flagged``, else ``supported``, the score also as ``meta["verifier_score"]`` (what the
+    combination and the reports read) beside the verifier's own ``meta``."""
+    return Verdict(
+        claim,
+        "unverifiable" if flagged else "supported",
+        flagged,
+        score,
+        reason,
+        tuple(evidence),
+        raw=raw,
+        meta={"stage": "verifier", "verifier_score": score, **(meta or {})},
+    )
+
+
 def decision_score(score: float, hallucinated: bool | None, threshold: float | None = None) -> float:
     """hallucheck's one meaning of ``score`` (of a claim or an answer): how likely it is
     hallucinated, in [0, 1], **above 0.5 exactly when the verdict flags it** (0.5 itself is
