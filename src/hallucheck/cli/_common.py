@@ -188,6 +188,24 @@ def llm_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def run_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keywords ``hallucheck eval`` and ``hallucheck check`` hand their run function alike
+    (:func:`~hallucheck.eval.evaluate`, :func:`~hallucheck.eval.check_file`): the method's
+    parameters and LLM, the run directory, when to stop and retry, the progress bar and the engine."""
+    from ..engines import EngineConfig
+
+    return {
+        "params": _parse_params(args.param),
+        "llm": args.llm,
+        "llm_options": llm_options(args),
+        "out": args.out,
+        "max_errors": args.max_errors,
+        "retry_failed": args.retry_failed,
+        "progress": not args.quiet,
+        "engine": EngineConfig.from_args(args),
+    }
+
+
 def _make_llm(args: argparse.Namespace) -> Any:
     from ..llm import make_llm
 

@@ -10,10 +10,9 @@ from ._common import (
     EXIT_HALLUCINATED,
     EXIT_UNVERIFIED,
     _int_at_least,
-    _parse_params,
     add_llm_options,
     add_method_options,
-    llm_options,
+    run_options,
 )
 
 
@@ -55,24 +54,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from ..engines import EngineConfig
     from ..eval.api import check_file
 
     run = check_file(
         args.file,
         args.method,
-        params=_parse_params(args.param),
-        llm=args.llm,
-        llm_options=llm_options(args),
-        out=args.out,
         table_format=args.format,
         fail_above=args.fail_above,
         limit=args.limit,
-        max_errors=args.max_errors,
-        retry_failed=args.retry_failed,
         encoding=args.encoding,
-        progress=not args.quiet,
-        engine=EngineConfig.from_args(args),
+        **run_options(args),
     )
     summary = run.summary
     share = summary["flagged_share"]

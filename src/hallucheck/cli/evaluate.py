@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import EXIT_UNVERIFIED, _int_at_least, _parse_params, add_llm_options, add_method_options, llm_options
+from ._common import EXIT_UNVERIFIED, _int_at_least, add_llm_options, add_method_options, run_options
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -48,24 +48,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from ..engines import EngineConfig
     from ..eval.api import Selection, evaluate
 
     run = evaluate(
         args.data,
         args.method,
-        params=_parse_params(args.param),
-        llm=args.llm,
-        llm_options=llm_options(args),
-        out=args.out,
         select=Selection(split=args.split, limit=args.limit, offset=args.offset),
-        max_errors=args.max_errors,
         threshold=args.threshold,
         threshold_from=args.threshold_from,
         mitigate=args.mitigate,
-        retry_failed=args.retry_failed,
-        progress=not args.quiet,
-        engine=EngineConfig.from_args(args),
+        **run_options(args),
     )
     metrics = run.metrics
     d = metrics.get("decisions") or {}

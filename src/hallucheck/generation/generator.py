@@ -38,8 +38,8 @@ class DRADGenerator(Component):
     OpenAI-compatible clients when the method continues an answer (drad, tpr, flr), falling
     back to instruct when the server has no completions endpoint; instruct otherwise).
     ``check_revisions``: reject a revision holding a name, date or number that the passages
-    retrieved for it do not support (see :meth:`_unsupported`), and say :data:`NOT_FOUND`
-    instead (False: accept every revision as the paper does).
+    retrieved for it do not support (:func:`~hallucheck.generation.revisions.unsupported_facts`),
+    and say :data:`NOT_FOUND` instead (False: accept every revision as the paper does).
     """
 
     # the generator entries (drad, nor, srr, flr, tpr) are factory functions, not this class, so its
@@ -176,19 +176,6 @@ class DRADGenerator(Component):
             self._no_completions = True  # no completions endpoint here (e.g. OpenAI's chat models): chat from now on
             return self._call(question, prefix, passages, max_tokens)
 
-    def _unsupported(
-        self,
-        text: str,
-        cut: int,
-        end: int,
-        passages: Sequence[Passage],
-        question: str,
-        sentence_start: int | None = None,
-    ) -> list[str]:
-        """The names, dates and numbers of the revision ``text[cut:end]`` that the passages do not
-        support (:func:`~hallucheck.generation.revisions.unsupported_facts`)."""
-        return unsupported_facts(self.rhd, text, cut, end, passages, question, sentence_start)
-
     def _retrieve(
         self, query: str, reason: str, retrievals: list[Retrieval], emit: Callable[[GenerationEvent], None]
     ) -> tuple[Passage, ...]:
@@ -295,7 +282,9 @@ class DRADGenerator(Component):
                         finished = repeated = True
                         break
                     missing = (
-                        self._unsupported(new_full, cut, end, got, question, s_start) if self.check_revisions else []
+                        unsupported_facts(self.rhd, new_full, cut, end, got, question, s_start)
+                        if self.check_revisions
+                        else []
                     )
                     if missing:
                         # the passages do not hold the answer: say so rather than keep a new unsupported entity

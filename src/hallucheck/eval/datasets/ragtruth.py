@@ -9,7 +9,7 @@ from typing import Any, Mapping
 
 from ...errors import InputError
 from ._files import _iter_json_lines, _not_empty, _read_text, _require_object, _require_str
-from .example import Example
+from .example import Example, FirstLines
 
 _RAGTRUTH_TASKS = {"qa": "qa", "summary": "summarization", "data2txt": "data2text"}
 
@@ -100,7 +100,7 @@ def load_ragtruth(dir: str | os.PathLike[str], split: str | None = None, *, enco
         sources[str(record["source_id"])] = (n, record)
 
     examples: list[Example] = []
-    first_line: dict[str, int] = {}
+    first_line = FirstLines()
     for n, record in _iter_json_lines(resp_path, _read_text(resp_path, encoding)):
         where = f"{resp_path} line {n}"
         record = _require_object(record, where)
@@ -136,9 +136,7 @@ def load_ragtruth(dir: str | os.PathLike[str], split: str | None = None, *, enco
         if "source" in src:
             meta["source"] = src["source"]
         ex_id = f"ragtruth-{record['id']}"
-        if ex_id in first_line:
-            raise InputError(f"{where}: id {record['id']!r} already used on line {first_line[ex_id]}", field="id")
-        first_line[ex_id] = n
+        first_line.add(ex_id, n, f"{where}: id {record['id']!r}")
         examples.append(
             Example(
                 id=ex_id,
