@@ -93,20 +93,14 @@ def load_ragtruth(dir: str | os.PathLike[str], split: str | None = None, *, enco
     sources: dict[str, tuple[int, Mapping[str, Any]]] = {}
     for n, record in _iter_json_lines(src_path, _read_text(src_path, encoding)):
         where = f"{src_path} line {n}"
-        record = _require_object(record, where)
-        for key in ("source_id", "task_type", "source_info"):
-            if key not in record:
-                raise InputError(f"{where}: field {key!r} is missing", field=key)
+        record = _require_object(record, where, required=("source_id", "task_type", "source_info"))
         sources[str(record["source_id"])] = (n, record)
 
     examples: list[Example] = []
     first_line = FirstLines()
     for n, record in _iter_json_lines(resp_path, _read_text(resp_path, encoding)):
         where = f"{resp_path} line {n}"
-        record = _require_object(record, where)
-        for key in ("id", "source_id", "labels"):
-            if key not in record:
-                raise InputError(f"{where}: field {key!r} is missing", field=key)
+        record = _require_object(record, where, required=("id", "source_id", "labels"))
         response = _require_str(record, "response", where)
         if split is not None and record.get("split") != split:
             continue
