@@ -19,6 +19,12 @@ EXIT_UNVERIFIED = EXIT_CODES["could_not_verify"]
 
 
 # -- input ------------------------------------------------------------------------------------
+# the exit codes 2 and 3 every command shares, for the end of its --help (EPILOG)
+ERROR_EXITS = """\
+  2  usage or input error (unknown option or method, empty or unreadable file)
+  3  could not verify: the LLM backend failed or its replies did not parse"""
+
+
 def read_text_file(path: str, *, what: str, encoding: str = "utf-8") -> str:
     """Read a user file (or ``-`` for stdin) with a clear error for missing or mis-encoded files."""
     if path == "-":

@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from ._common import (
+    ERROR_EXITS,
     EXIT_HALLUCINATED,
     EXIT_UNVERIFIED,
     _int_at_least,
@@ -14,6 +15,18 @@ from ._common import (
     add_method_options,
     run_options,
 )
+
+HELP = "check a file of answers without labels (resumable; a CI gate with --fail-above)"
+# examples and exit codes, printed at the end of --help as written
+EPILOG = f"""\
+examples:
+  hallucheck check answers.jsonl --out runs/nightly --method sim_overlap --fail-above 0.05
+  hallucheck check answers.csv --llm none --format csv
+
+exit codes:
+  0  every row verified, flagged share at most --fail-above
+  1  the flagged share is above --fail-above
+{ERROR_EXITS}; also when any row could not be verified"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -6,7 +6,19 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import EXIT_UNVERIFIED, _int_at_least, add_llm_options, add_method_options, run_options
+from ._common import ERROR_EXITS, EXIT_UNVERIFIED, _int_at_least, add_llm_options, add_method_options, run_options
+
+HELP = "measure a method on a labelled dataset (resumable)"
+# examples and exit codes, printed at the end of --help as written
+EPILOG = f"""\
+examples:
+  hallucheck eval --method sim_overlap --data examples/eval_sample.jsonl --out runs/sample
+  hallucheck eval --data my.jsonl --llm none --limit 200 --workers 4
+  hallucheck eval --method sim_overlap --data my_test.jsonl --threshold-from runs/sample
+
+exit codes:
+  0  every example was run and verified (the metrics are in OUT/)
+{ERROR_EXITS}; also when any example failed or could not be verified (rerun to retry)"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
