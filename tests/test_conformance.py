@@ -290,6 +290,14 @@ def test_verifier_gives_one_verdict_per_claim_with_scores_in_unit_range(kind, na
 
 
 @pytest.mark.parametrize("kind, name", _cases(("verifier",)))
+def test_no_claims_get_no_verdicts_and_no_llm_call(kind, name):
+    llm = good_llm()
+    pipe = pipeline_for(kind, name, llm)
+    assert pipe.verifier.verify([], [], reference=REFERENCE, answer="") == []
+    assert not llm.requests  # the base class answers it: the verifier's judging is not asked
+
+
+@pytest.mark.parametrize("kind, name", _cases(("verifier",)))
 def test_the_fabricated_sentence_is_flagged(kind, name, monkeypatch):
     pipe = pipeline_for(kind, name, good_llm())
     _weights_or_skip(kind, name, pipe, monkeypatch)

@@ -253,8 +253,9 @@ class Verifier(Component, ABC):
 
     **Preconditions, checked once here:** every subclass's ``verify`` is wrapped (when the class
     is defined) so that :meth:`check_inputs` runs before it: evidence for as many claims as there
-    are, and an LLM when the verifier's registry entry needs one and cannot run without it. A
-    subclass writes only the judging; it never assigns to its own sub-components in ``verify``
+    are, and an LLM when the verifier's registry entry needs one and cannot run without it; no
+    claims get no verdicts without the subclass's ``verify`` being called. A subclass writes only
+    the judging; it never assigns to its own sub-components in ``verify``
     (one verifier serves many threads)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -266,6 +267,8 @@ class Verifier(Component, ABC):
         @functools.wraps(own)
         def verify(self: Verifier, claims: Sequence[Claim], evidence: Sequence[Sequence[Evidence]], **kw: Any):
             self.check_inputs(claims, evidence)
+            if not claims:
+                return []  # no claims, no verdicts: the judging is not asked
             return own(self, claims, evidence, **kw)
 
         verify._checked = True  # type: ignore[attr-defined]
@@ -299,6 +302,31 @@ class Verifier(Component, ABC):
     def aggregate(self, verdicts: Sequence[Verdict]) -> tuple[bool | None, float | None]:
         """Response-level label and score. Default: any flagged claim; score = max claim score."""
         return aggregate_any(verdicts)
+
+
+def scored_verdict(
+    claim: Claim,
+    score: float,
+    flagged: bool,
+    reason: str,
+    evidence: Sequence[Evidence],
+    meta: Mapping[str, Any] | None = None,
+    *,
+    raw: str | None = None,
+) -> Verdict:
+    """The verdict of a verifier that scores a claim against a threshold: ``unverifiable`` when
+    ``flagged``, else ``supported``, the score also as ``meta["verifier_score"]`` (what the
+    combination and the reports read) beside the verifier's own ``meta``."""
+    return Verdict(
+        claim,
+        "unverifiable" if flagged else "supported",
+        flagged,
+        score,
+        reason,
+        tuple(evidence),
+        raw=raw,
+        meta={"stage": "verifier", "verifier_score": score, **(meta or {})},
+    )
 
 
 def decision_score(score: float, hallucinated: bool | None, threshold: float | None = None) -> float:

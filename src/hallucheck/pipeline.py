@@ -50,6 +50,17 @@ def item_reference(item: Any) -> Any:
     return _field(item, "reference")
 
 
+def item_arguments(item: Any) -> dict[str, Any]:
+    """What :meth:`Pipeline.run` is given for one batch item (a mapping or an object): its
+    ``answer``, reference (:func:`item_reference`), ``question`` and ``id``."""
+    return {
+        "answer": _field(item, "answer"),
+        "reference": item_reference(item),
+        "question": _field(item, "question"),
+        "id": _field(item, "id"),
+    }
+
+
 _KINDS = (
     (ClaimExtractor, "claim extractor"),
     (EvidenceRetriever, "retriever"),
@@ -224,12 +235,7 @@ class Pipeline(Component):
 
         def one(item: Any) -> Detection:
             try:
-                return self.run(
-                    _field(item, "answer"),
-                    item_reference(item),
-                    question=_field(item, "question"),
-                    id=_field(item, "id"),
-                )
+                return self.run(**item_arguments(item))
             except Exception as exc:
                 if on_error == "raise":
                     raise
@@ -273,12 +279,7 @@ class Pipeline(Component):
         async def one(item: Any) -> Detection:
             async with gate:
                 try:
-                    return await self.arun(
-                        _field(item, "answer"),
-                        item_reference(item),
-                        question=_field(item, "question"),
-                        id=_field(item, "id"),
-                    )
+                    return await self.arun(**item_arguments(item))
                 except Exception as exc:
                     if on_error == "raise":
                         raise

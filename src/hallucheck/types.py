@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping
+from typing import Any, Literal, Mapping, Sequence
 
 Label = Literal["supported", "contradicted", "unverifiable"]
 LABELS: tuple[str, ...] = ("supported", "contradicted", "unverifiable")
@@ -193,8 +193,28 @@ class Verdict(_Serialisable):
         )
 
     @classmethod
-    def failed(cls, claim: Claim, reason: str, raw: str | None = None) -> "Verdict":
-        return cls(claim=claim, label=None, hallucinated=None, score=None, reason=reason, status="error", raw=raw)
+    def failed(
+        cls,
+        claim: Claim,
+        reason: str,
+        raw: str | None = None,
+        *,
+        evidence: Sequence[Evidence] = (),
+        meta: Mapping[str, Any] | None = None,
+    ) -> "Verdict":
+        """The verdict of a claim the verifier could not judge (``status="error"``): no label, no
+        score; ``reason`` says what failed, with the evidence it had and the reply ``raw``."""
+        return cls(
+            claim=claim,
+            label=None,
+            hallucinated=None,
+            score=None,
+            reason=reason,
+            evidence=tuple(evidence),
+            status="error",
+            raw=raw,
+            meta=dict(meta or {}),
+        )
 
 
 SpanKind = Literal["token", "fact", "claim"]

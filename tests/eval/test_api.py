@@ -1,12 +1,13 @@
 """``hallucheck.eval.evaluate`` / ``check_file`` and the ``eval`` / ``check`` commands: one run, the same results."""
 
+import inspect
 import json
 
 import pytest
 
 from hallucheck.cli import main
 from hallucheck.errors import ConfigError, InputError
-from hallucheck.eval import CheckRun, EvalRun, check_file, evaluate
+from hallucheck.eval import CheckRun, EvalRun, Selection, check_file, evaluate
 from hallucheck.eval.runner import read_results
 from hallucheck.llm import FakeLLM
 
@@ -64,7 +65,7 @@ def _run_files(out):
             ["--param", "t2=0.4", "--threshold", "0.3"],
             {"params": {"t2": 0.4}, "threshold": 0.3},
         ),
-        ("keyword_match", ["--limit", "3", "--offset", "1"], {"limit": 3, "offset": 1}),
+        ("keyword_match", ["--limit", "3", "--offset", "1"], {"select": Selection(limit=3, offset=1)}),
     ],
 )
 def test_evaluate_and_the_eval_command_give_the_same_run(
@@ -77,7 +78,7 @@ def test_evaluate_and_the_eval_command_give_the_same_run(
     run = evaluate(data_file, method, out=py_out, progress=False, log=None, **kwargs)
     assert isinstance(run, EvalRun) and run.method == method and run.data == "data"
     assert run.ok and code == 0
-    assert run.examples == kwargs.get("limit", len(ROWS)) == len(run.records)
+    assert run.examples == (kwargs["select"].limit if "select" in kwargs else len(ROWS)) == len(run.records)
     cli_metrics, cli_manifest, cli_records = _run_files(cli_out)
     py_metrics, py_manifest, py_records = _run_files(py_out)
     assert cli_metrics == py_metrics == _untimed(json.loads(json.dumps(run.metrics)))
@@ -114,6 +115,24 @@ def test_evaluate_reports_bad_input_as_the_command_does(tmp_path, data_file, cap
         evaluate(data_file, "sim_overlap", out=tmp_path / "x", threshold_from=tmp_path / "nowhere", log=None)
     assert main(["eval", "--method", "sim_overlapp", "--data", data_file, "--out", str(tmp_path / "y")]) == 2
     assert "Did you mean 'sim_overlap'" in capsys.readouterr().err
+
+
+def test_a_selection_refuses_what_it_cannot_select(tmp_path, data_file):
+    for bad, field in (({"limit": 0}, "limit"), ({"offset": -1}, "offset"), ({"limit": 2.5}, "limit")):
+        with pytest.raises(InputError, match=f"Selection.{field}") as err:
+            Selection(**bad)
+        assert err.value.field == field
+    with pytest.raises(InputError, match=r"select takes a Selection \(e.g. Selection\(split="):
+        evaluate(data_file, "sim_overlap", out=tmp_path / "x", select={"limit": 2}, log=None)
+    # past the end: an empty selection, run and reported as such
+    run = evaluate(data_file, "sim_overlap", out=tmp_path / "y", select=Selection(offset=3), progress=False, log=None)
+    assert run.examples == 1 and run.manifest["offset"] == 3 and run.manifest["limit"] is None
+
+
+@pytest.mark.parametrize("fn", [evaluate, check_file])
+def test_the_run_functions_take_at_most_fifteen_parameters(fn):
+    # issue 23: a run function grows by grouping (Selection, EngineConfig), not by one more keyword
+    assert len(inspect.signature(fn).parameters) <= 15
 
 
 def test_check_file_and_the_check_command_give_the_same_run(tmp_path, capsys):

@@ -71,7 +71,9 @@ def test_eval_report_html_is_self_contained_escaped_and_lists_failures(tmp_path,
     assert set(svgs) == {"roc", "pr", "scores", "confusion"}
     assert all("sim_overlap on d" in svg for svg in svgs.values())
     assert "fixed threshold 0.5" in svgs["roc"] and "fixed threshold 0.5" in svgs["scores"]
-    assert "the method&#39;s decisions" in svgs["roc"] or "the method's decisions" in svgs["roc"]
+    for curve in ("roc", "pr"):  # both curves mark the method's decisions and the fixed threshold's point
+        assert "fixed threshold 0.5" in svgs[curve]
+        assert "the method&#39;s decisions" in svgs[curve] or "the method's decisions" in svgs[curve]
 
 
 def test_confusion_matrix_counts_shares_and_text_colour():

@@ -4,11 +4,12 @@ Exit codes: 0 = grounded, 1 = hallucination found, 2 = usage or input error,
 3 = could not verify (the backend failed or replies did not parse).
 
 One module per command (``detect``, ``mitigate``, ``evaluate`` for ``eval``, ``check``,
-``generate``, ``generate_data``, ``methods``, ``cache``, ``compare``), each with
-``add_arguments(parser)`` and its ``cmd_*`` handler; ``_common`` holds what several commands
-share (input files, argument types, ``--param``, the LLM options and client, colour, exit codes);
-``_main`` builds the parser and runs ``main``. ``train`` and ``serve`` keep their arguments in
-:mod:`hallucheck.training.cli` and :mod:`hallucheck.cli.serve`. The names below are
+``generate``, ``generate_data``, ``train``, ``serve``, ``methods``, ``cache``, ``compare``), each
+with ``HELP``, ``EPILOG``, ``add_arguments(parser)`` and its ``cmd_*`` handler, and one row of
+:data:`~hallucheck.cli._main.COMMANDS`; ``_common`` holds what several commands share (input
+files, argument types, ``--param``, the LLM options and client, colour, exit codes); ``_main``
+builds the parser from the table and runs ``main``. ``train``'s arguments and run are in
+:mod:`hallucheck.training.cli`. The names below are
 the commands' public functions.
 """
 

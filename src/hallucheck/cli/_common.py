@@ -19,6 +19,12 @@ EXIT_UNVERIFIED = EXIT_CODES["could_not_verify"]
 
 
 # -- input ------------------------------------------------------------------------------------
+# the exit codes 2 and 3 every command shares, for the end of its --help (EPILOG)
+ERROR_EXITS = """\
+  2  usage or input error (unknown option or method, empty or unreadable file)
+  3  could not verify: the LLM backend failed or its replies did not parse"""
+
+
 def read_text_file(path: str, *, what: str, encoding: str = "utf-8") -> str:
     """Read a user file (or ``-`` for stdin) with a clear error for missing or mis-encoded files."""
     if path == "-":
@@ -185,6 +191,24 @@ def llm_options(args: argparse.Namespace) -> dict[str, Any]:
         "cache": None if args.no_cache else "default",
         "progress": not args.quiet,
         **extra,
+    }
+
+
+def run_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keywords ``hallucheck eval`` and ``hallucheck check`` hand their run function alike
+    (:func:`~hallucheck.eval.evaluate`, :func:`~hallucheck.eval.check_file`): the method's
+    parameters and LLM, the run directory, when to stop and retry, the progress bar and the engine."""
+    from ..engines import EngineConfig
+
+    return {
+        "params": _parse_params(args.param),
+        "llm": args.llm,
+        "llm_options": llm_options(args),
+        "out": args.out,
+        "max_errors": args.max_errors,
+        "retry_failed": args.retry_failed,
+        "progress": not args.quiet,
+        "engine": EngineConfig.from_args(args),
     }
 
 

@@ -5,7 +5,18 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import EXIT_USAGE
+from ._common import ERROR_EXITS, EXIT_USAGE
+
+HELP = "the LLM response cache: info (path, entries, size) or clear"
+# examples and exit codes, printed at the end of --help as written
+EPILOG = f"""\
+examples:
+  hallucheck cache info
+  hallucheck cache clear
+
+exit codes:
+  0  done
+{ERROR_EXITS}"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -7,14 +7,26 @@ import argparse
 import sys
 
 from ._common import (
+    ERROR_EXITS,
     EXIT_HALLUCINATED,
     EXIT_UNVERIFIED,
     _int_at_least,
-    _parse_params,
     add_llm_options,
     add_method_options,
-    llm_options,
+    run_options,
 )
+
+HELP = "check a file of answers without labels (resumable; a CI gate with --fail-above)"
+# examples and exit codes, printed at the end of --help as written
+EPILOG = f"""\
+examples:
+  hallucheck check answers.jsonl --out runs/nightly --method sim_overlap --fail-above 0.05
+  hallucheck check answers.csv --llm none --format csv
+
+exit codes:
+  0  every row verified, flagged share at most --fail-above
+  1  the flagged share is above --fail-above
+{ERROR_EXITS}; also when any row could not be verified"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -55,24 +67,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from ..engines import EngineConfig
     from ..eval.api import check_file
 
     run = check_file(
         args.file,
         args.method,
-        params=_parse_params(args.param),
-        llm=args.llm,
-        llm_options=llm_options(args),
-        out=args.out,
         table_format=args.format,
         fail_above=args.fail_above,
         limit=args.limit,
-        max_errors=args.max_errors,
-        retry_failed=args.retry_failed,
         encoding=args.encoding,
-        progress=not args.quiet,
-        engine=EngineConfig.from_args(args),
+        **run_options(args),
     )
     summary = run.summary
     share = summary["flagged_share"]

@@ -10,6 +10,7 @@ import sys
 from ..errors import InputError
 from ..types import Detection
 from ._common import (
+    ERROR_EXITS,
     _answer_arg,
     _load_pipeline,
     _Style,
@@ -19,9 +20,27 @@ from ._common import (
     read_text_file,
 )
 
+HELP = "check an answer against its reference"
+# examples and exit codes, printed at the end of --help as written
+EPILOG = f"""\
+examples:
+  hallucheck detect --reference examples/manual_reference.txt --answer examples/manual_answer.txt --llm none
+  hallucheck detect --reference - --answer "The dose is 5 mg." --format json < leaflet.txt
+  hallucheck detect --reference doc.txt --answer ans.txt --method sim_overlap --param t2=0.2
+  hallucheck detect --reference a.txt --reference b.txt --answer ans.txt --question "How often?"
 
-def add_arguments(p: argparse.ArgumentParser, *, default_method: str) -> None:
-    """The arguments of ``detect`` and ``mitigate`` (the same inputs; only the default method differs)."""
+exit codes:
+  0  grounded: every claim is supported
+  1  hallucination found: at least one claim is unsupported or contradicted
+{ERROR_EXITS}; also an answer with no checkable claim"""
+
+
+def add_arguments(p: argparse.ArgumentParser, *, default_method: str | None = None) -> None:
+    """The arguments of ``detect`` and ``mitigate`` (the same inputs; only the default method
+    differs: ``None`` is the default method, :data:`hallucheck.loader.DEFAULT_METHOD`)."""
+    if default_method is None:
+        from ..loader import DEFAULT_METHOD as default_method
+
     p.add_argument(
         "--reference",
         required=True,

@@ -6,7 +6,19 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import EXIT_UNVERIFIED, _int_at_least, _parse_params, add_llm_options, add_method_options, llm_options
+from ._common import ERROR_EXITS, EXIT_UNVERIFIED, _int_at_least, add_llm_options, add_method_options, run_options
+
+HELP = "measure a method on a labelled dataset (resumable)"
+# examples and exit codes, printed at the end of --help as written
+EPILOG = f"""\
+examples:
+  hallucheck eval --method sim_overlap --data examples/eval_sample.jsonl --out runs/sample
+  hallucheck eval --data my.jsonl --llm none --limit 200 --workers 4
+  hallucheck eval --method sim_overlap --data my_test.jsonl --threshold-from runs/sample
+
+exit codes:
+  0  every example was run and verified (the metrics are in OUT/)
+{ERROR_EXITS}; also when any example failed or could not be verified (rerun to retry)"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -48,26 +60,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from ..engines import EngineConfig
-    from ..eval.api import evaluate
+    from ..eval.api import Selection, evaluate
 
     run = evaluate(
         args.data,
         args.method,
-        params=_parse_params(args.param),
-        llm=args.llm,
-        llm_options=llm_options(args),
-        out=args.out,
-        split=args.split,
-        limit=args.limit,
-        offset=args.offset,
-        max_errors=args.max_errors,
+        select=Selection(split=args.split, limit=args.limit, offset=args.offset),
         threshold=args.threshold,
         threshold_from=args.threshold_from,
         mitigate=args.mitigate,
-        retry_failed=args.retry_failed,
-        progress=not args.quiet,
-        engine=EngineConfig.from_args(args),
+        **run_options(args),
     )
     metrics = run.metrics
     d = metrics.get("decisions") or {}

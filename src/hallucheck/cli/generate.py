@@ -9,7 +9,18 @@ import sys
 from typing import Any
 
 from ..errors import InputError
-from ._common import _make_llm, _parse_params, _Style, _use_color, add_llm_options
+from ._common import ERROR_EXITS, _make_llm, _parse_params, _Style, _use_color, add_llm_options
+
+HELP = "answer a question from a corpus with DRAD (or a baseline), correcting uncertain entities"
+# examples and exit codes, printed at the end of --help as written
+EPILOG = f"""\
+examples:
+  hallucheck generate --corpus examples/drad/corpus --question "Who designed the lighthouse of Port Aldermere?"
+  hallucheck generate --corpus examples/drad/corpus --question "When was the Grey Needle lighthouse built?" --method srr
+
+exit codes:
+  0  an answer was written
+{ERROR_EXITS}"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -4,6 +4,20 @@ from __future__ import annotations
 
 import argparse
 
+from ._common import ERROR_EXITS
+
+HELP = "list the registered methods"
+# examples and exit codes, printed at the end of --help as written
+EPILOG = f"""\
+examples:
+  hallucheck methods
+  hallucheck methods --params ce_cascade
+  hallucheck methods --params ce_cascade --llm none   # only what runs without an LLM
+
+exit codes:
+  0  printed
+{ERROR_EXITS}"""
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--params", metavar="NAME", help="print the parameter table of method NAME (or component NAME)")

@@ -5,8 +5,28 @@ from __future__ import annotations
 import argparse
 import json
 
-from ._common import _load_pipeline, _Style, _use_color
+from ._common import ERROR_EXITS, _load_pipeline, _Style, _use_color
 from .detect import _inputs, print_warnings, render_detection
+from .detect import add_arguments as add_detect_arguments
+
+HELP = "check an answer, repair what is unsupported, and re-check"
+# examples and exit codes, printed at the end of --help as written
+EPILOG = f"""\
+examples:
+  hallucheck mitigate --reference doc.txt --answer ans.txt --llm embedded
+  hallucheck mitigate --reference doc.txt --answer ans.txt --method hsp --llm openai:MODEL --base-url URL
+
+exit codes (of the re-check of the repaired answer):
+  0  grounded
+  1  hallucination still found
+{ERROR_EXITS}, or the method cannot repair (repairing needs an LLM)"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """``detect``'s arguments, with the default mitigation method."""
+    from ..loader import DEFAULT_MITIGATION_METHOD
+
+    add_detect_arguments(p, default_method=DEFAULT_MITIGATION_METHOD)
 
 
 def render_diff(original: str, revised: str, *, color: bool = False) -> str:

@@ -8,6 +8,19 @@ import sys
 from typing import Any
 
 from ..errors import InputError, MissingDependencyError
+from ._common import ERROR_EXITS, add_llm_options
+
+HELP = "HTTP service and web page: detect, mitigate, batch jobs (needs the serve extra)"
+# examples and exit codes, printed at the end of --help as written
+EPILOG = f"""\
+examples:
+  hallucheck serve --llm none                       # the default method, no LLM, on 127.0.0.1:8000
+  hallucheck serve --method sim_overlap --llm none --port 8080
+  hallucheck serve --llm openai:MODEL --base-url URL --token-env HALLUCHECK_TOKEN
+
+exit codes:
+  0  stopped cleanly
+{ERROR_EXITS}"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -93,6 +106,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="load the default method's models (and check the LLM) before accepting requests",
     )
+    add_llm_options(p)
 
 
 def is_loopback(host: str) -> bool:

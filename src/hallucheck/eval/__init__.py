@@ -1,8 +1,8 @@
 """Evaluation: benchmark loaders (:mod:`.datasets`), metrics (:mod:`.metrics`), and one call per run
 (:func:`evaluate` for ``hallucheck eval``, :func:`check_file` for ``hallucheck check``).
 
->>> from hallucheck.eval import evaluate, load_dataset, metrics
->>> run = evaluate("halueval_qa", method="sim_overlap", limit=40, out="runs/dev")  # doctest: +SKIP
+>>> from hallucheck.eval import Selection, evaluate, load_dataset, metrics
+>>> run = evaluate("halueval_qa", method="sim_overlap", select=Selection(limit=40), out="runs/dev")  # doctest: +SKIP
 >>> examples = load_dataset("halueval_qa")                       # doctest: +SKIP
 >>> metrics.macro_prf([ex.label for ex in examples], predictions)  # doctest: +SKIP
 """
@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from . import metrics
-from .api import CheckRun, EvalRun, check_file, evaluate
+from .api import CheckRun, EvalRun, Selection, check_file, evaluate
 from .check import check_exit_code, check_summary, load_check_rows, run_check
 from .datasets import (
     HF_DATASETS,
@@ -29,6 +29,7 @@ __all__ = [
     "metrics",
     "evaluate",
     "EvalRun",
+    "Selection",
     "check_file",
     "CheckRun",
     "Example",

@@ -1,7 +1,7 @@
 """One call for a whole evaluation or check run: what ``hallucheck eval`` and ``hallucheck check`` do.
 
 >>> from hallucheck.eval import evaluate
->>> run = evaluate("halueval_qa", method="sim_overlap", limit=40, out="runs/dev")   # doctest: +SKIP
+>>> run = evaluate("halueval_qa", method="sim_overlap", select=Selection(limit=40), out="runs/dev")  # doctest: +SKIP
 >>> run.metrics["decisions"]["macro_f1"], run.files                                 # doctest: +SKIP
 
 :func:`evaluate` resolves the data (a file, a directory or a dataset name), builds the method and
@@ -110,6 +110,29 @@ class EvalRun:
         return self.stopped is None and not self.failed and bool(self.metrics["complete"])
 
 
+@dataclass(frozen=True)
+class Selection:
+    """Which examples of a dataset :func:`evaluate` runs: the ``split`` (where the dataset has
+    them), then ``offset`` examples skipped and the next ``limit`` kept (None: all). The manifest
+    records the three, so a resumed or compared run knows what it ran on; e.g. tune on
+    ``Selection(offset=40)`` what you report on ``Selection(limit=40)``. The fields are the
+    ``eval`` command's ``--split``, ``--offset`` and ``--limit``."""
+
+    split: str | None = None
+    limit: int | None = None
+    offset: int = 0
+
+    def __post_init__(self) -> None:
+        if self.limit is not None and (
+            not isinstance(self.limit, int) or isinstance(self.limit, bool) or self.limit < 1
+        ):
+            raise InputError(f"Selection.limit must be a whole number >= 1 or None; got {self.limit!r}.", field="limit")
+        if not isinstance(self.offset, int) or isinstance(self.offset, bool) or self.offset < 0:
+            raise InputError(f"Selection.offset must be a whole number >= 0; got {self.offset!r}.", field="offset")
+        if self.split is not None and not isinstance(self.split, str):
+            raise InputError(f"Selection.split must be a split name or None; got {self.split!r}.", field="split")
+
+
 def inferred_fields(examples: Any) -> dict[str, Any] | None:
     """What the loader filled in because the data did not say (``meta["inferred"]``): how many
     rows, and for each field the values given and how many rows got each, e.g.
@@ -134,9 +157,7 @@ def evaluate(
     llm: Any = None,
     llm_options: Mapping[str, Any] | None = None,
     out: str | os.PathLike[str] | None = None,
-    split: str | None = None,
-    limit: int | None = None,
-    offset: int = 0,
+    select: Selection | None = None,
     max_errors: int | None = None,
     threshold: float | None = None,
     threshold_from: str | os.PathLike[str] | None = None,
@@ -149,8 +170,8 @@ def evaluate(
     """Measure ``method`` on the labelled dataset ``data``: ``hallucheck eval`` as a function.
 
     ``data`` is a dataset file or directory, or a name such as ``"halueval_qa"`` (see
-    :func:`~hallucheck.eval.datasets.load_dataset`); ``split``, ``offset`` and ``limit`` choose the
-    examples. ``method`` is a registered name (default: the default method) configured with
+    :func:`~hallucheck.eval.datasets.load_dataset`); ``select`` (a :class:`Selection`: split,
+    offset, limit) chooses the examples (default: all). ``method`` is a registered name (default: the default method) configured with
     ``params``, or a pipeline; ``llm`` and ``llm_options`` as in :meth:`hallucheck.loader.MethodSpec.of`.
     ``out`` is the run directory (default ``runs/<method>-<data>[-<split>]``); a second call with
     the same ``out`` resumes the run, running again the examples that failed unless
@@ -171,8 +192,16 @@ def evaluate(
     from .report import compute_metrics, write_report
     from .runner import StopRun, build_manifest, read_results, run_eval
 
+    if select is None:
+        select = Selection()
+    elif not isinstance(select, Selection):
+        raise InputError(
+            f"select takes a Selection (e.g. Selection(split='dev', limit=40)); got {type(select).__name__}.",
+            field="select",
+        )
+    split = select.split
     spec = os.fspath(data)
-    examples = load_dataset(spec, split=split, limit=limit, offset=offset)
+    examples = load_dataset(spec, split=split, limit=select.limit, offset=select.offset)
     pipeline, client, engine = prepare(
         method, params=params, llm=llm, llm_options=llm_options, engine=engine, progress=progress
     )
@@ -183,8 +212,8 @@ def evaluate(
         data=data_name,
         data_path=data_file(spec),
         split=split,
-        limit=limit,
-        offset=offset,
+        limit=select.limit,
+        offset=select.offset,
         llm=client,
     )
     inferred = inferred_fields(examples)
@@ -307,6 +336,7 @@ def check_file(
 __all__ = [
     "evaluate",
     "EvalRun",
+    "Selection",
     "check_file",
     "CheckRun",
     "method_and_llm",

@@ -78,6 +78,18 @@ def _rates(y: Sequence[int], pred: Sequence[int]) -> tuple[float, float, float]:
     return fpr, tpr, prec
 
 
+def _mark_decisions(
+    ax: Any, own: Sequence[float] | None, at_t: Sequence[float] | None, xy: tuple[int, int], threshold_text: str
+) -> None:
+    """On a curve whose axes are the rates ``xy`` of :func:`_rates`: the method's own decisions
+    (a dot) and the fixed threshold's (a square), each where both its rates are defined."""
+    x, y = xy
+    if own and not (math.isnan(own[x]) or math.isnan(own[y])):
+        ax.plot([own[x]], [own[y]], "o", color="black", label="the method's decisions")
+    if at_t and not (math.isnan(at_t[x]) or math.isnan(at_t[y])):
+        ax.plot([at_t[x]], [at_t[y]], "s", color="crimson", markerfacecolor="none", markersize=11, label=threshold_text)
+
+
 def figures(
     records: Sequence[Mapping[str, Any]],
     *,
@@ -105,22 +117,12 @@ def figures(
             else None
         )
         at_t = _rates(y, M.apply_threshold(s, threshold)) if threshold is not None else None
+        t_text = f"{threshold_label} {threshold:.3g}" if threshold is not None else ""
         fpr, tpr, _ = M.roc_curve(y, s)
         fig, ax = plt.subplots(figsize=(4.6, 4.4))
         ax.plot(fpr, tpr, label=f"AUROC {M.roc_auc(y, s):.3f}")
         ax.plot([0, 1], [0, 1], "--", color="grey", linewidth=0.8)
-        if own and not any(math.isnan(v) for v in own[:2]):
-            ax.plot([own[0]], [own[1]], "o", color="black", label="the method's decisions")
-        if at_t and not any(math.isnan(v) for v in at_t[:2]):
-            ax.plot(
-                [at_t[0]],
-                [at_t[1]],
-                "s",
-                color="crimson",
-                markerfacecolor="none",
-                markersize=11,
-                label=f"{threshold_label} {threshold:.3g}",
-            )
+        _mark_decisions(ax, own, at_t, (0, 1), t_text)
         ax.set_xlabel("false positive rate")
         ax.set_ylabel("true positive rate")
         ax.set_title("ROC (positive = hallucinated)" + suffix, fontsize=10)
@@ -131,18 +133,7 @@ def figures(
         fig, ax = plt.subplots(figsize=(4.6, 4.4))
         ax.step(recall, precision, where="post", label=f"AUPRC {M.average_precision(y, s):.3f}")
         ax.axhline(sum(y) / len(y), linestyle="--", color="grey", linewidth=0.8, label="chance (share hallucinated)")
-        if own and not any(math.isnan(v) for v in own[1:]):
-            ax.plot([own[1]], [own[2]], "o", color="black", label="the method's decisions")
-        if at_t and not any(math.isnan(v) for v in at_t[1:]):
-            ax.plot(
-                [at_t[1]],
-                [at_t[2]],
-                "s",
-                color="crimson",
-                markerfacecolor="none",
-                markersize=11,
-                label=f"{threshold_label} {threshold:.3g}",
-            )
+        _mark_decisions(ax, own, at_t, (1, 2), t_text)
         ax.set_xlim(0, 1.02)
         ax.set_ylim(0, 1.05)
         ax.set_xlabel("recall (hallucinated)")

@@ -1,5 +1,6 @@
-"""Continuing an answer through an LLM: the prompts, the text-completions transcript, and undoing a
-chat model's restatement of the answer it was asked to continue."""
+"""Continuing an answer through an LLM: the prompts, the text-completions transcript, undoing a
+chat model's restatement of the answer it was asked to continue, and :func:`continue_answer`, one
+continuation in one of the three modes (``prefix``, ``instruct``, ``completion``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from dataclasses import replace
 from typing import Sequence
 
 from ..corpus import Passage
-from ..llm.base import Message, TokenLogprob
+from ..errors import BackendError
+from ..llm.base import LLMClient, LLMResponse, Message, TokenLogprob
+from ..prompts import load_prompt
 from .rhd import align_tokens
 
 ANSWER_PROMPT = "drad_answer.v1"
@@ -106,3 +109,72 @@ def drop_chars(text: str, tokens: Sequence[TokenLogprob], n: int) -> tuple[Token
             continue
         out.append(t)
     return tuple(out)
+
+
+def continue_answer(
+    llm: LLMClient,
+    mode: str,
+    question: str,
+    prefix: str,
+    passages: Sequence[Passage] | None,
+    *,
+    max_tokens: int,
+    temperature: float,
+    logprobs: int | None,
+    method: str,
+) -> tuple[str, tuple[TokenLogprob, ...], LLMResponse]:
+    """Continue the answer ``prefix`` to ``question`` over ``passages`` in ``mode`` (``prefix``: a
+    trailing assistant message; ``instruct``: quoted in the request, a restatement of it removed;
+    ``completion``: the plain-text transcript through the text-completions endpoint); return (text
+    to append, its tokens, response). ``logprobs``: alternatives per token the ``method`` needs
+    (None: none); a backend that returns none then raises :class:`BackendError`."""
+    context = passages_context(passages)
+    if mode == "completion":
+        # a prompt ending in a space tokenises badly: send the prefix without it; the model's own
+        # leading space is then dropped (the prefix has one)
+        text_prompt = transcript(load_prompt(ANSWER_PROMPT).render(context=context, question=question), prefix.rstrip())
+        response = llm.complete_text(  # type: ignore[attr-defined]
+            text_prompt,
+            prompt=TEXT_PROMPT,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            logprobs=logprobs,
+            stop=TEXT_STOP,
+        )
+        _check_logprobs(llm, response, logprobs, method)
+        tokens = tuple(response.logprobs or ())
+        text = response.text
+        if (not prefix or prefix[-1].isspace()) and text[:1].isspace():  # "Answer:" + " The": the answer is "The"
+            n = len(text) - len(text.lstrip())
+            text, tokens = text[n:], drop_chars(text, tokens, n)
+        return text, tokens, response
+    if mode == "prefix" or not prefix:
+        name = ANSWER_PROMPT
+        messages: tuple[Message, ...] = load_prompt(name).render(context=context, question=question)
+        if prefix:
+            messages = messages + (Message("assistant", prefix),)
+    else:
+        name = CONTINUE_PROMPT
+        messages = load_prompt(name).render(context=context, question=question, partial=prefix)
+    response = llm.complete(messages, prompt=name, max_tokens=max_tokens, temperature=temperature, logprobs=logprobs)
+    _check_logprobs(llm, response, logprobs, method)
+    text = response.text
+    tokens = tuple(response.logprobs or ())
+    if mode == "instruct" and prefix:
+        # a chat model asked to continue often starts again: "The lighthouse was built in 1791."
+        # after "The lighthouse was built in"; keep only what is new
+        n = len(text) - len(text.lstrip("\n"))
+        n += strip_restatement(prefix, text[n:])
+        text, tokens = text[n:], drop_chars(text, tokens, n)
+        if text and not prefix[-1].isspace() and not text[0].isspace() and (text[0].isalnum() or text[0] in "(\"'“"):
+            text = " " + text
+    return text, tokens, response
+
+
+def _check_logprobs(llm: LLMClient, response: LLMResponse, want: int | None, method: str) -> None:
+    if want is not None and response.logprobs is None:
+        raise BackendError(
+            f"The LLM backend {llm.model_id!r} returned no token log-probabilities, which "
+            f"{method.upper()} needs. Use {' or '.join(LOGPROB_BACKENDS)}; or the baselines "
+            "nor, srr, flr that do not need them."
+        )

@@ -10,24 +10,12 @@ from typing import Any, Callable, Sequence
 from ..base import BOOL, UNIT, Component, Interval, OneOf
 from ..corpus import Corpus, Passage
 from ..errors import BackendError, ConfigError, InputError
-from ..llm.base import LLMClient, LLMResponse, Message, TokenLogprob, usage_scope
-from ..prompts import load_prompt
+from ..llm.base import LLMClient, LLMResponse, TokenLogprob, usage_scope
 from ..text.segment import split_sentences
-from .continuation import (
-    ANSWER_PROMPT,
-    CONTINUATIONS,
-    CONTINUE_PROMPT,
-    LOGPROB_BACKENDS,
-    NO_ENDPOINT_STATUS,
-    TEXT_PROMPT,
-    TEXT_STOP,
-    drop_chars,
-    passages_context,
-    strip_restatement,
-    transcript,
-)
+from .continuation import CONTINUATIONS, NO_ENDPOINT_STATUS, continue_answer
 from .policies import METHODS, POLICIES, Draft, GenerationPolicy
 from .results import NOT_FOUND, Correction, GenerationEvent, GenerationResult, Retrieval, extract_answer
+from .revisions import unsupported_facts
 from .rhd import DEFAULT_THETA1, DEFAULT_THETA2, EntityUncertainty, RHDDetector, align_tokens
 
 
@@ -50,8 +38,8 @@ class DRADGenerator(Component):
     OpenAI-compatible clients when the method continues an answer (drad, tpr, flr), falling
     back to instruct when the server has no completions endpoint; instruct otherwise).
     ``check_revisions``: reject a revision holding a name, date or number that the passages
-    retrieved for it do not support (see :meth:`_unsupported`), and say :data:`NOT_FOUND`
-    instead (False: accept every revision as the paper does).
+    retrieved for it do not support (:func:`~hallucheck.generation.revisions.unsupported_facts`),
+    and say :data:`NOT_FOUND` instead (False: accept every revision as the paper does).
     """
 
     # the generator entries (drad, nor, srr, flr, tpr) are factory functions, not this class, so its
@@ -174,116 +162,19 @@ class DRADGenerator(Component):
         self, question: str, prefix: str, passages: Sequence[Passage] | None, max_tokens: int
     ) -> tuple[str, tuple[TokenLogprob, ...], LLMResponse]:
         """Continue ``prefix``; return (text to append, its tokens, response)."""
-        context = passages_context(passages)
-        want = self.top_logprobs if self.policy.needs_logprobs else None
         mode = self._mode()
-        if mode == "completion":
-            # a prompt ending in a space tokenises badly: send the prefix without it; the model's own
-            # leading space is then dropped (the prefix has one)
-            text_prompt = transcript(
-                load_prompt(ANSWER_PROMPT).render(context=context, question=question), prefix.rstrip()
-            )
-            try:
-                response = self.llm.complete_text(
-                    text_prompt,
-                    prompt=TEXT_PROMPT,
-                    max_tokens=max_tokens,
-                    temperature=self.temperature,
-                    logprobs=want,
-                    stop=TEXT_STOP,
-                )
-            except BackendError as exc:
-                if self.continuation != "auto" or getattr(exc, "status", None) not in NO_ENDPOINT_STATUS:
-                    raise
-                self._no_completions = (
-                    True  # no completions endpoint here (e.g. OpenAI's chat models): chat from now on
-                )
-                return self._call(question, prefix, passages, max_tokens)
-            self._check_logprobs(response, want)
-            tokens = tuple(response.logprobs or ())
-            text = response.text
-            if (not prefix or prefix[-1].isspace()) and text[:1].isspace():  # "Answer:" + " The": the answer is "The"
-                n = len(text) - len(text.lstrip())
-                text, tokens = text[n:], drop_chars(text, tokens, n)
-            return text, tokens, response
-        if mode == "prefix" or not prefix:
-            name = ANSWER_PROMPT
-            messages: tuple[Message, ...] = load_prompt(name).render(context=context, question=question)
-            if prefix:
-                messages = messages + (Message("assistant", prefix),)
-        else:
-            name = CONTINUE_PROMPT
-            messages = load_prompt(name).render(context=context, question=question, partial=prefix)
-        response = self.llm.complete(
-            messages, prompt=name, max_tokens=max_tokens, temperature=self.temperature, logprobs=want
-        )
-        self._check_logprobs(response, want)
-        text = response.text
-        tokens = tuple(response.logprobs or ())
-        if mode == "instruct" and prefix:
-            # a chat model asked to continue often starts again: "The lighthouse was built in 1791."
-            # after "The lighthouse was built in"; keep only what is new
-            n = len(text) - len(text.lstrip("\n"))
-            n += strip_restatement(prefix, text[n:])
-            text, tokens = text[n:], drop_chars(text, tokens, n)
-            if (
-                text
-                and not prefix[-1].isspace()
-                and not text[0].isspace()
-                and (text[0].isalnum() or text[0] in "(\"'“")
-            ):
-                text = " " + text
-        return text, tokens, response
-
-    def _check_logprobs(self, response: LLMResponse, want: int | None) -> None:
-        if want is not None and response.logprobs is None:
-            raise BackendError(
-                f"The LLM backend {self.llm.model_id!r} returned no token log-probabilities, which "
-                f"{self.method.upper()} needs. Use {' or '.join(LOGPROB_BACKENDS)}; or the baselines "
-                "nor, srr, flr that do not need them."
-            )
-
-    def _unsupported(
-        self,
-        text: str,
-        cut: int,
-        end: int,
-        passages: Sequence[Passage],
-        question: str,
-        sentence_start: int | None = None,
-    ) -> list[str]:
-        """The names, dates and numbers of the revision ``text[cut:end]`` that the passages do
-        not support (entity_check's test: numbers by value, names by their words).
-
-        A fact is supported when the question or ``text[:cut]`` already holds it, or when a
-        passage holds it together with one of the names of the same sentence outside the
-        revision (if it has any): "built in 1689" about the Grey Needle is not supported by a
-        passage saying that a church was built in 1689."""
-        from ..stages.entity_check import _NUMBER, NER_LABELS, EntityCheckVerifier, _content_words, _numbers
-
-        if not text[cut:end].strip():
-            return []
-        supported_by = EntityCheckVerifier.supported_by
-        s0 = cut if sentence_start is None else sentence_start
-        found = [e for e in self.rhd.entities(text[:end]) if e.label in NER_LABELS]
-        ents = [e for e in found if e.end > cut and e.start < end]
-        others = [e.text for e in found if e.start >= s0 and e.end <= cut]  # the sentence's names before the revision
-        facts = [e.text for e in ents]
-        facts += [
-            m.group() for m in _NUMBER.finditer(text, cut, end) if not any(e.start <= m.start() < e.end for e in ents)
-        ]
-        prior = question + "\n" + text[:cut]
-        prior_nw = (_numbers(prior), set(_content_words(prior)))
-        texts = [f"{p.title or ''}: {p.text}" for p in passages]
-        passage_nw = [(_numbers(t), set(_content_words(t))) for t in texts]
-        missing: list[str] = []
-        for f in facts:
-            if f in missing or supported_by(f, *prior_nw):
-                continue
-            holders = [nw for nw in passage_nw if supported_by(f, *nw)]
-            if not any(not others or any(supported_by(o, *nw) for o in others) for nw in holders):
-                missing.append(f)
-        return missing
+        want = self.top_logprobs if self.policy.needs_logprobs else None
+        try:
+            return continue_answer(
+                self.llm, mode, question, prefix, passages, max_tokens=max_tokens, temperature=self.temperature,
+                logprobs=want, method=self.method,
+            )  # fmt: skip
+        except BackendError as exc:
+            status = getattr(exc, "status", None)
+            if mode != "completion" or self.continuation != "auto" or status not in NO_ENDPOINT_STATUS:
+                raise
+            self._no_completions = True  # no completions endpoint here (e.g. OpenAI's chat models): chat from now on
+            return self._call(question, prefix, passages, max_tokens)
 
     def _retrieve(
         self, query: str, reason: str, retrievals: list[Retrieval], emit: Callable[[GenerationEvent], None]
@@ -391,7 +282,9 @@ class DRADGenerator(Component):
                         finished = repeated = True
                         break
                     missing = (
-                        self._unsupported(new_full, cut, end, got, question, s_start) if self.check_revisions else []
+                        unsupported_facts(self.rhd, new_full, cut, end, got, question, s_start)
+                        if self.check_revisions
+                        else []
                     )
                     if missing:
                         # the passages do not hold the answer: say so rather than keep a new unsupported entity

@@ -263,8 +263,6 @@ class CECascadeVerifier(Verifier):
         question: str | None = None,
         answer: str = "",
     ) -> list[Verdict]:
-        if not claims:
-            return []
         # a RAG answer of several sentences is judged claim by claim, as a summary is; only a short
         # answer is read after its question, with the QA weights the verifier was fitted with
         q = qa_question(question, claims, self.question_mode, reference)
@@ -342,17 +340,13 @@ class CECascadeVerifier(Verifier):
                 # the verifier was unsure and the judge that should settle it could not answer: no verdict
                 # (never a "grounded" nobody checked); --llm none accepts the verifier's own decision
                 out.append(
-                    Verdict(
+                    Verdict.failed(
                         claim,
-                        None,
-                        None,
-                        None,
                         f"Could not verify: the {how} is in the uncertainty band [{band[0]:.2f}, {band[1]:.2f}] "
                         f"and the LLM judge failed: {j.reason} Rerun when the LLM is back, or with --llm none "
                         "to take the verifier's decision.",
-                        tuple(ce_ev),
-                        status="error",
                         raw=j.raw,
+                        evidence=ce_ev,
                         meta={**meta, "stage": "judge"},
                     )
                 )

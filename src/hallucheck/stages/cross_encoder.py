@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..base import NONE, POSITIVE_INT, UNIT, OneOf, Verifier
+from ..base import NONE, POSITIVE_INT, UNIT, OneOf, Verifier, scored_verdict
 from ..errors import ConfigError
 from ..text import split_sentences
 from ..text.chunks import sentence_chunks
@@ -210,15 +210,7 @@ class CrossEncoderVerifier(Verifier):
             f"Trained verifier: P(unsupported) {score:.2f} {'>' if flagged else '<='} threshold {t:g} "
             f"against the {'reference' if len(evidence) == 1 and evidence[0].meta.get('whole') else 'closest reference sentences'}."
         )
-        return Verdict(
-            claim,
-            "unverifiable" if flagged else "supported",
-            flagged,
-            score,
-            reason,
-            tuple(evidence),
-            meta={"stage": "verifier", "verifier_score": score},
-        )
+        return scored_verdict(claim, score, flagged, reason, evidence)
 
     def verify(
         self,
@@ -229,8 +221,6 @@ class CrossEncoderVerifier(Verifier):
         question: str | None = None,
         answer: str = "",
     ) -> list[Verdict]:
-        if not claims:
-            return []
         scores, evs = self.scores(claims, reference, (question or "").strip() or None)
         return [self.verdict(c, s, ev) for c, s, ev in zip(claims, scores, evs)]
 

@@ -32,7 +32,7 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..base import POSITIVE_INT, UNIT, Interval, Verifier
+from ..base import POSITIVE_INT, UNIT, Interval, Verifier, scored_verdict
 from ..errors import ConfigError, MissingDependencyError
 from ..types import Claim, Evidence, Verdict
 
@@ -42,6 +42,17 @@ HHEM_PROMPT = "<pad> Determine if the hypothesis is true given the premise?\n\nP
 HHEM_FOUNDATION = "google/flan-t5-base"
 HHEM_THRESHOLD = 0.5
 TORCH_HINT = "pip install 'hallucheck[train]'  (transformers and PyTorch)"
+
+
+def transformers_for(what: str) -> Any:
+    """The ``transformers`` module, PyTorch beside it; else :class:`MissingDependencyError` saying
+    that ``what`` needs them and how to install them."""
+    try:
+        import torch  # noqa: F401
+        import transformers
+    except ImportError:
+        raise MissingDependencyError(f"transformers and PyTorch (for {what})", TORCH_HINT) from None
+    return transformers
 
 
 def load_failure(what: str, source: str, exc: BaseException) -> ConfigError:
@@ -129,22 +140,20 @@ class HHEMVerifier(Verifier):
     def load(self) -> tuple[Any, Any, str]:
         """(tokenizer, T5ForTokenClassification, prompt), loaded once."""
         if self._loaded is None:
-            try:
-                import torch  # noqa: F401
-                from transformers import AutoConfig, AutoTokenizer, T5ForTokenClassification
-            except ImportError:
-                raise MissingDependencyError("transformers and PyTorch (for HHEM)", TORCH_HINT) from None
+            tf = transformers_for("HHEM")
+            import torch
+
             try:
                 config = read_config(self.model)
                 foundation = self.foundation or config.get("foundation") or HHEM_FOUNDATION
                 prompt = config.get("prompt") or HHEM_PROMPT
-                t5_config = AutoConfig.from_pretrained(foundation)
-                tokenizer = AutoTokenizer.from_pretrained(foundation)
+                t5_config = tf.AutoConfig.from_pretrained(foundation)
+                tokenizer = tf.AutoTokenizer.from_pretrained(foundation)
                 state = _weights(self.model)
             except (OSError, ValueError) as exc:
                 raise load_failure("HHEM", self.model, exc) from None
             state = {k.removeprefix("t5."): v for k, v in state.items()}
-            net = T5ForTokenClassification(t5_config)
+            net = tf.T5ForTokenClassification(t5_config)
             missing, unexpected = net.load_state_dict(state, strict=False)
             tied = {"transformer.encoder.embed_tokens.weight", "transformer.shared.weight"}
             if set(missing) - tied or unexpected:
@@ -212,8 +221,6 @@ class HHEMVerifier(Verifier):
         question: str | None = None,
         answer: str = "",
     ) -> list[Verdict]:
-        if not claims:
-            return []
         plan = [(c, self.windows(reference, c.text)) for c in claims]
         premises = [reference[a:b] for _, spans in plan for a, b in spans]
         hyps = [c.text for c, spans in plan for _ in spans]
@@ -232,21 +239,6 @@ class HHEMVerifier(Verifier):
                 f"HHEM-2.1-open: P(consistent) {consistent[best]:.2f} against {where}; "
                 f"P(unsupported) {score:.2f} {'>' if flagged else '<='} threshold {self.threshold:g}."
             )
-            verdicts.append(
-                Verdict(
-                    claim,
-                    "unverifiable" if flagged else "supported",
-                    flagged,
-                    score,
-                    reason,
-                    (ev,),
-                    meta={
-                        "stage": "verifier",
-                        "verifier_score": score,
-                        "chunks": len(spans),
-                        "consistent_per_chunk": consistent,
-                        "truncated": False,
-                    },
-                )
-            )
+            meta = {"chunks": len(spans), "consistent_per_chunk": consistent, "truncated": False}
+            verdicts.append(scored_verdict(claim, score, flagged, reason, (ev,), meta))
         return verdicts

@@ -46,10 +46,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..base import UNIT, Interval, OneOf, Verifier
-from ..errors import ConfigError, InputError, MissingDependencyError
+from ..base import UNIT, Interval, OneOf, Verifier, scored_verdict
+from ..errors import ConfigError, InputError
 from ..types import Claim, Evidence, Verdict
-from .hhem import TORCH_HINT, load_failure, read_config
+from .hhem import load_failure, read_config, transformers_for
 
 LETTUCEDETECT_MODELS = {
     "base": "KRLabsOrg/lettucedect-base-modernbert-en-v1",
@@ -131,16 +131,12 @@ class LettuceDetectVerifier(Verifier):
     def load(self) -> tuple[Any, Any]:
         """(fast tokenizer, token classifier), loaded once."""
         if self._loaded is None:
-            try:
-                import torch  # noqa: F401
-                from transformers import AutoModelForTokenClassification, AutoTokenizer
-            except ImportError:
-                raise MissingDependencyError("transformers and PyTorch (for LettuceDetect)", TORCH_HINT) from None
+            tf = transformers_for("LettuceDetect")
             source = self.source
             try:
                 config = read_config(source)
-                tokenizer = AutoTokenizer.from_pretrained(source)
-                net = AutoModelForTokenClassification.from_pretrained(source)
+                tokenizer = tf.AutoTokenizer.from_pretrained(source)
+                net = tf.AutoModelForTokenClassification.from_pretrained(source)
             except (OSError, ValueError) as exc:
                 raise load_failure("LettuceDetect", source, exc) from None
             if net.config.num_labels != 2:
@@ -258,8 +254,6 @@ class LettuceDetectVerifier(Verifier):
         question: str | None = None,
         answer: str = "",
     ) -> list[Verdict]:
-        if not claims:
-            return []
         question = question if question and question.strip() else None  # no question: the summary prompt
         if answer and all(answer[c.start : c.end] == c.text for c in claims):
             return self._verify_answer(list(claims), reference, question, answer)
@@ -313,27 +307,16 @@ class LettuceDetectVerifier(Verifier):
                 f"highest token P(hallucinated) {score:.2f} {'>' if flagged else '<='} threshold {self.threshold:g}"
                 f"{cut}."
             )
-            verdicts.append(
-                Verdict(
-                    claim,
-                    "unverifiable" if flagged else "supported",
-                    flagged,
-                    score,
-                    reason,
-                    (ev,),
-                    meta={
-                        "stage": "verifier",
-                        "verifier_score": score,
-                        "spans": spans,
-                        "tokens": [[tokens[i].start, tokens[i].end, probs[i]] for i in mine],
-                        "chunks": len(runs),
-                        "chunk_spans": [list(s) for s in spans_of],
-                        "score_per_chunk": per_group,
-                        "windowed": windowed,
-                        "truncated": int(truncated),
-                    },
-                )
-            )
+            meta = {
+                "spans": spans,
+                "tokens": [[tokens[i].start, tokens[i].end, probs[i]] for i in mine],
+                "chunks": len(runs),
+                "chunk_spans": [list(s) for s in spans_of],
+                "score_per_chunk": per_group,
+                "windowed": windowed,
+                "truncated": int(truncated),
+            }
+            verdicts.append(scored_verdict(claim, score, flagged, reason, (ev,), meta))
         return verdicts
 
 

@@ -50,7 +50,7 @@ import math
 import re
 from typing import Any, Sequence
 
-from ..base import BOOL, NONE, POSITIVE_INT, UNIT, Interval, Verifier
+from ..base import BOOL, NONE, POSITIVE_INT, UNIT, Interval, Verifier, scored_verdict
 from ..errors import BackendError, ConfigError
 from ..llm.base import LLMClient, LLMResponse, Message
 from ..types import Claim, Evidence, Verdict
@@ -195,25 +195,8 @@ class _EndpointVerifier(Verifier):
                 f"{self.threshold:g}."  # type: ignore[attr-defined]
             )
             ev = Evidence(reference[a:b], a, b, score=1.0 - score, meta={"chunk": best, "whole": len(chunks) == 1})
-            verdicts.append(
-                Verdict(
-                    claim,
-                    "unverifiable" if flagged else "supported",
-                    flagged,
-                    score,
-                    reason,
-                    (ev,),
-                    raw=raws[best],
-                    meta={
-                        "stage": "verifier",
-                        "verifier_score": score,
-                        "chunks": len(chunks),
-                        "score_per_chunk": scores,
-                        "truncated": False,
-                        **metas[best],
-                    },
-                )
-            )
+            meta = {"chunks": len(chunks), "score_per_chunk": scores, "truncated": False, **metas[best]}
+            verdicts.append(scored_verdict(claim, score, flagged, reason, (ev,), meta, raw=raws[best]))
         return verdicts
 
 

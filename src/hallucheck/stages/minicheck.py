@@ -30,11 +30,11 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..base import NONE, POSITIVE_INT, UNIT, Verifier
-from ..errors import ConfigError, MissingDependencyError
+from ..base import NONE, POSITIVE_INT, UNIT, Verifier, scored_verdict
+from ..errors import ConfigError
 from ..text import split_sentences
 from ..types import Claim, Evidence, Verdict
-from .hhem import TORCH_HINT, load_failure, read_config
+from .hhem import load_failure, read_config, transformers_for
 
 # the authors' short names (minicheck.py) and the checkpoints they load (inference.py)
 MINICHECK_MODELS = {
@@ -127,11 +127,7 @@ class MiniCheckVerifier(Verifier):
     def load(self) -> dict[str, Any]:
         """``{"kind", "tokenizer", "net", "max_length", "chunk_size"}``, loaded once."""
         if self._loaded is None:
-            try:
-                import torch  # noqa: F401
-                from transformers import AutoModelForSeq2SeqLM, AutoModelForSequenceClassification, AutoTokenizer
-            except ImportError:
-                raise MissingDependencyError("transformers and PyTorch (for MiniCheck)", TORCH_HINT) from None
+            tf = transformers_for("MiniCheck")
             source = self.source
             try:
                 kind = str(read_config(source).get("model_type", ""))
@@ -139,11 +135,11 @@ class MiniCheckVerifier(Verifier):
                     raise ConfigError(
                         f"MiniCheck runs T5, RoBERTa and DeBERTa-v2/v3 checkpoints; {source!r} is a {kind or 'unknown'!r} model."
                     )
-                tokenizer = AutoTokenizer.from_pretrained(source)
+                tokenizer = tf.AutoTokenizer.from_pretrained(source)
                 if kind == "t5":
-                    net = AutoModelForSeq2SeqLM.from_pretrained(source)
+                    net = tf.AutoModelForSeq2SeqLM.from_pretrained(source)
                 else:
-                    net = AutoModelForSequenceClassification.from_pretrained(source, num_labels=2)
+                    net = tf.AutoModelForSequenceClassification.from_pretrained(source, num_labels=2)
             except (OSError, ValueError) as exc:
                 if isinstance(exc, ConfigError):
                     raise
@@ -219,8 +215,6 @@ class MiniCheckVerifier(Verifier):
         question: str | None = None,
         answer: str = "",
     ) -> list[Verdict]:
-        if not claims:
-            return []
         chunks = self.chunks(reference)
         docs = [t for _ in claims for t, _, _ in chunks]  # claim-major: every chunk for each claim
         hyps = [c.text for c in claims for _ in chunks]
@@ -240,21 +234,6 @@ class MiniCheckVerifier(Verifier):
                 f"P(unsupported) {score:.2f} {'>' if flagged else '<='} threshold {self.threshold:g}{note}."
             )
             ev = Evidence(reference[a:b], a, b, score=support[best], meta={"chunk": best, "whole": n == 1})
-            verdicts.append(
-                Verdict(
-                    claim,
-                    "unverifiable" if flagged else "supported",
-                    flagged,
-                    score,
-                    reason,
-                    (ev,),
-                    meta={
-                        "stage": "verifier",
-                        "verifier_score": score,
-                        "chunks": n,
-                        "support_per_chunk": support,
-                        "truncated": int(truncated),
-                    },
-                )
-            )
+            meta = {"chunks": n, "support_per_chunk": support, "truncated": int(truncated)}
+            verdicts.append(scored_verdict(claim, score, flagged, reason, (ev,), meta))
         return verdicts

@@ -220,17 +220,13 @@ class LLMNLIVerifier(Verifier):
         if not self.calibrate and isinstance(mass, float) and mass < self.MIN_LABEL_MASS:
             # the judge would most likely not name a label at all ("I cannot tell"): the labels' shares of a small
             # remainder are not its answer, and the largest of them would turn a refusal into a verdict
-            return Verdict(
+            return Verdict.failed(
                 claim,
-                None,
-                None,
-                None,
                 f"The judge did not answer with a label: the labels {', '.join(NLI_LABELS)} together have "
                 f"probability {mass:.3f} as the start of its reply (below {self.MIN_LABEL_MASS:g}), so its "
                 "reply says something else (e.g. that it cannot tell). Not verified.",
-                tuple(evidence),
-                status="error",
                 raw=j.raw,
+                evidence=evidence,
                 meta={"label_mass": mass, "raw_probs": probs, "no_label": True},
             )
         if self.calibrate and j.probs is not None:
@@ -241,18 +237,14 @@ class LLMNLIVerifier(Verifier):
                     # the judge answered as it answers "N/A": its reply carries nothing about this claim, and the
                     # division by the prior would turn noise in the unlikely labels into a verdict (a judge that
                     # always says Contradiction came out Entailment)
-                    return Verdict(
+                    return Verdict.failed(
                         claim,
-                        None,
-                        None,
-                        None,
                         f"Degenerate calibration: the judge's label probabilities ({_fmt(probs)}) are those it "
                         f"gives a content-free input ({_fmt(null)}; total variation {shift:.3f} < "
                         f"{self.DEGENERATE_SHIFT:g}), so its answer says nothing about this claim. Use a "
                         "stronger judge, or calibrate=False to take its raw labels.",
-                        tuple(evidence),
-                        status="error",
                         raw=j.raw,
+                        evidence=evidence,
                         meta={"raw_probs": probs, "null_probs": null, "degenerate_calibration": True},
                     )
                 ratio = {x: probs[x] / max(null[x], 1e-9) for x in NLI_LABELS}

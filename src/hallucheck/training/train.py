@@ -34,8 +34,10 @@ import numpy as np
 
 from ..errors import ConfigError, InputError, MissingDependencyError
 from .common import LABELS, TrainConfig, _imports
+from .dev import _mean_auroc, answer_metrics, dev_examples
 from .export import export
-from .pairs import Pair, build_pairs, claim_text, read_rows, select_evidence
+from .pairs import Pair, build_pairs, read_rows
+from .state import _save_state, load_state, read_progress
 from .synth import document_pairs, labelled_pairs
 
 
@@ -88,65 +90,6 @@ class _Progress:
 
 
 # ---------------------------------------------------------------------------------------------
-# dev validation (answer level)
-
-
-def dev_examples(files: Sequence[str], limit: int | None, k: int) -> list[dict]:
-    """Dev answers as ``{file, label, pairs: [(evidence, claim)]}``, claims being answer sentences
-    (with the question in QA), each with its top-k evidence: the inputs the verifier sees."""
-    from ..text import split_sentences
-
-    out = []
-    for f in files:
-        rows = read_rows(f)
-        if limit:
-            rows = rows[:limit]
-        for row in rows:
-            q = row.get("question") if isinstance(row.get("question"), str) else None
-            sents = [s.text for s in split_sentences(row["answer"])] or [row["answer"].strip()]
-            ref_sents = [s.text for s in split_sentences(row["reference"])]
-            pairs = []
-            for s in sents:
-                claim = claim_text(s, q)
-                pairs.append((select_evidence(claim, row["reference"], k=k, sentences=ref_sents), claim))
-            out.append({"file": Path(f).name, "label": int(row["label"]), "pairs": pairs})
-    return out
-
-
-def answer_metrics(
-    examples: Sequence[dict], scores: Sequence[float], threshold: float = 0.5
-) -> dict[str, dict[str, float]]:
-    """Per dev file: AUROC, balanced accuracy and macro F1 of answer scores (max over sentences)."""
-    from ..eval.metrics import balanced_accuracy, macro_prf, roc_auc
-
-    by: dict[str, tuple[list[int], list[float]]] = {}
-    pos = 0
-    for ex in examples:
-        n = len(ex["pairs"])
-        s = max(scores[pos : pos + n]) if n else 0.0
-        pos += n
-        y, sc = by.setdefault(ex["file"], ([], []))
-        y.append(ex["label"])
-        sc.append(float(s))
-    out = {}
-    for name, (y, sc) in by.items():
-        pred = [int(x > threshold) for x in sc]
-        two = len(set(y)) == 2
-        out[name] = {
-            "n": len(y),
-            "auroc": roc_auc(y, sc) if two else float("nan"),
-            "balanced_accuracy": balanced_accuracy(y, pred) if two else float("nan"),
-            "macro_f1": macro_prf(y, pred)[2],
-        }
-    return out
-
-
-def _mean_auroc(metrics: dict[str, dict[str, float]]) -> float:
-    vals = [m["auroc"] for m in metrics.values() if not math.isnan(m["auroc"])]
-    return float(np.mean(vals)) if vals else float("nan")
-
-
-# ---------------------------------------------------------------------------------------------
 # the loop
 
 
@@ -163,70 +106,6 @@ def _batches(pairs: Sequence[Pair], batch_size: int, seed: int, epoch: int) -> l
         batches.extend(chunk[b : b + batch_size] for b in range(0, len(chunk), batch_size))
     rng.shuffle(batches)
     return batches
-
-
-def _save_state(
-    state_dir: Path, model: Any, tokenizer: Any, optimizer: Any, scheduler: Any, info: dict, torch: Any
-) -> None:
-    tmp = state_dir.with_name(state_dir.name + ".tmp")
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir(parents=True)
-    model.save_pretrained(tmp)
-    tokenizer.save_pretrained(tmp)
-    torch.save(
-        {
-            "optimizer": optimizer.state_dict(),
-            "scheduler": scheduler.state_dict(),
-            "torch_rng": torch.get_rng_state(),
-            "py_rng": random.getstate(),
-        },
-        tmp / "optim.pt",
-    )
-    (tmp / "progress.json").write_text(json.dumps(info, indent=2))
-    old = state_dir.with_name(state_dir.name + ".old")
-    if state_dir.exists():
-        if old.exists():
-            shutil.rmtree(old)
-        state_dir.rename(old)
-    tmp.rename(state_dir)
-    if old.exists():
-        shutil.rmtree(old)
-
-
-def load_state(path: Path, torch: Any) -> dict[str, Any]:
-    """The optimiser, scheduler and random states saved by :func:`_save_state`, read with
-    ``weights_only=True``: tensors, numbers, strings and containers only, never code. A training
-    directory may come from someone else (shared, downloaded), and a pickle runs whatever it names."""
-    try:
-        st = torch.load(path, weights_only=True, map_location="cpu")
-    except Exception as exc:  # UnpicklingError for a pickle that names code; others for a damaged file
-        first = (str(exc).strip().splitlines() or [""])[0][:300]
-        raise InputError(
-            f"{path} is not a training state hallucheck wrote (it was refused or could not be read: "
-            f"{type(exc).__name__}: {first}). Nothing in it was run. Delete {path.parent} to start over "
-            "from the base model, or use another --out."
-        ) from None
-    if not isinstance(st, dict) or not {"optimizer", "scheduler", "torch_rng", "py_rng"} <= set(st):
-        raise InputError(f"{path} does not hold the optimiser state of a training run; delete {path.parent}.")
-    py_rng = st["py_rng"]
-    if isinstance(py_rng, list):  # a tuple may come back as a list
-        st["py_rng"] = (py_rng[0], tuple(py_rng[1]), py_rng[2])
-    return st
-
-
-def read_progress(path: Path) -> dict[str, Any]:
-    """``state/progress.json``; a damaged file is a usage error that says what to do."""
-    try:
-        info = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(
-            f"{path} is corrupt ({exc}); delete {path.parent} to start over from the base model, or use another --out."
-        ) from None
-    needed = {"epoch", "step_in_epoch", "global_step", "history", "best", "bad_epochs", "done"}
-    if not isinstance(info, dict) or not needed <= set(info):
-        raise InputError(f"{path} is not the progress of a training run; delete {path.parent} to start over.")
-    return info
 
 
 def extra_pairs(cfg: TrainConfig) -> list[Pair]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
 from ...errors import ConfigError, InputError
 from .example import Example
@@ -113,9 +113,14 @@ def _require_str(record: Mapping[str, Any], key: str, where: str) -> str:
     return value
 
 
-def _require_object(value: Any, where: str) -> Mapping[str, Any]:
+def _require_object(value: Any, where: str, required: Sequence[str] = ()) -> Mapping[str, Any]:
+    """``value`` as a JSON object holding every field of ``required``; else an :class:`InputError`
+    naming ``where`` and the first field missing."""
     if not isinstance(value, Mapping):
         raise InputError(f"{where}: expected a JSON object, got {type(value).__name__}")
+    for key in required:
+        if key not in value:
+            raise InputError(f"{where}: field {key!r} is missing", field=key)
     return value
 
 

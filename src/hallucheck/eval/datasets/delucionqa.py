@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 from ...errors import ConfigError, InputError
 from ._files import _lines, _not_empty, _read_text
-from .example import Example
+from .example import Example, FirstLines
 
 _DELUCION_LABELS = {
     "hallucinated": 1,
@@ -148,7 +148,7 @@ def load_delucionqa_csv(
     vocab = _load_vocabulary(vocabulary) if vocabulary is not None else None
 
     examples: list[Example] = []
-    first_line: dict[str, int] = {}
+    first_line = FirstLines()
     start = 2
     row_no = 0
     while True:
@@ -215,11 +215,7 @@ def load_delucionqa_csv(
 
         sample_id = cells[id_col].strip() if id_col is not None else ""
         ex_id = f"delucionqa-{sample_id or row_no - 1}"
-        if ex_id in first_line:
-            raise InputError(
-                f"{where}: sample id {sample_id!r} already used on line {first_line[ex_id]}", field="sample_id"
-            )
-        first_line[ex_id] = row_line
+        first_line.add(ex_id, row_line, f"{where}: sample id {sample_id!r}", field="sample_id")
         question = cell("question")
         examples.append(
             Example(

@@ -138,3 +138,18 @@ class Example:
             label=d["label"],
             meta=meta,
         )
+
+
+class FirstLines:
+    """The line each example id of a file was first read on: a loader's ids must be unique, and a
+    repeated one is an :class:`InputError` naming the line that used it first."""
+
+    def __init__(self) -> None:
+        self._first: dict[str, int] = {}
+
+    def add(self, ex_id: str, line: int, what: str, *, field: str = "id") -> None:
+        """Record ``ex_id`` read on ``line``; ``what`` says where and which id, for the error
+        ("data.jsonl line 7: id 'a3'")."""
+        if ex_id in self._first:
+            raise InputError(f"{what} already used on line {self._first[ex_id]}", field=field)
+        self._first[ex_id] = line

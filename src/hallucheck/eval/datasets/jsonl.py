@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ...errors import InputError
 from ._files import _iter_json_lines, _not_empty, _read_text, _require_object
-from .example import Example
+from .example import Example, FirstLines
 
 
 def load_jsonl(path: str | os.PathLike[str], *, encoding: str = "utf-8") -> list[Example]:
@@ -18,15 +18,13 @@ def load_jsonl(path: str | os.PathLike[str], *, encoding: str = "utf-8") -> list
     p = Path(path)
     text = _read_text(p, encoding)
     examples: list[Example] = []
-    first_line: dict[str, int] = {}
+    first_line = FirstLines()
     for n, record in _iter_json_lines(p, text):
         try:
             ex = Example.from_dict(_require_object(record, "record"), default_dataset=p.stem)
         except InputError as e:
             raise InputError(f"{p} line {n}: {_strip_where(e)}", field=e.field) from None
-        if ex.id in first_line:
-            raise InputError(f"{p} line {n}: id {ex.id!r} already used on line {first_line[ex.id]}", field="id")
-        first_line[ex.id] = n
+        first_line.add(ex.id, n, f"{p} line {n}: id {ex.id!r}")
         examples.append(ex)
     return _not_empty(examples, p)
 

@@ -9,7 +9,7 @@ from typing import Any, Mapping
 
 from ...errors import InputError
 from ._files import _iter_json_lines, _not_empty, _read_text, _require_object, _require_str
-from .example import Example
+from .example import Example, FirstLines
 
 _RAGTRUTH_TASKS = {"qa": "qa", "summary": "summarization", "data2txt": "data2text"}
 
@@ -93,20 +93,14 @@ def load_ragtruth(dir: str | os.PathLike[str], split: str | None = None, *, enco
     sources: dict[str, tuple[int, Mapping[str, Any]]] = {}
     for n, record in _iter_json_lines(src_path, _read_text(src_path, encoding)):
         where = f"{src_path} line {n}"
-        record = _require_object(record, where)
-        for key in ("source_id", "task_type", "source_info"):
-            if key not in record:
-                raise InputError(f"{where}: field {key!r} is missing", field=key)
+        record = _require_object(record, where, required=("source_id", "task_type", "source_info"))
         sources[str(record["source_id"])] = (n, record)
 
     examples: list[Example] = []
-    first_line: dict[str, int] = {}
+    first_line = FirstLines()
     for n, record in _iter_json_lines(resp_path, _read_text(resp_path, encoding)):
         where = f"{resp_path} line {n}"
-        record = _require_object(record, where)
-        for key in ("id", "source_id", "labels"):
-            if key not in record:
-                raise InputError(f"{where}: field {key!r} is missing", field=key)
+        record = _require_object(record, where, required=("id", "source_id", "labels"))
         response = _require_str(record, "response", where)
         if split is not None and record.get("split") != split:
             continue
@@ -136,9 +130,7 @@ def load_ragtruth(dir: str | os.PathLike[str], split: str | None = None, *, enco
         if "source" in src:
             meta["source"] = src["source"]
         ex_id = f"ragtruth-{record['id']}"
-        if ex_id in first_line:
-            raise InputError(f"{where}: id {record['id']!r} already used on line {first_line[ex_id]}", field="id")
-        first_line[ex_id] = n
+        first_line.add(ex_id, n, f"{where}: id {record['id']!r}")
         examples.append(
             Example(
                 id=ex_id,

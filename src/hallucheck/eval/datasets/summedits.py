@@ -8,7 +8,7 @@ from typing import Any, Mapping
 
 from ...errors import InputError
 from ._files import _iter_json_array, _not_empty, _read_text, _require_object, _require_str
-from .example import Example
+from .example import Example, FirstLines
 
 _SUMMEDITS_DOMAINS = (
     "news",
@@ -55,7 +55,7 @@ def load_summedits(
     p = Path(path)
     text = _read_text(p, encoding)
     examples: list[Example] = []
-    first_line: dict[str, int] = {}
+    first_line = FirstLines()
     for n, record in _iter_json_array(p, text):
         where = f"{p} line {n}"
         record = _require_object(record, where)
@@ -78,9 +78,7 @@ def load_summedits(
             meta["original_summary"] = record["original_summary"]
             meta["right_answer"] = record["original_summary"]
         ex_id = f"summedits-{record['id']}"
-        if ex_id in first_line:
-            raise InputError(f"{where}: id {record['id']!r} already used on line {first_line[ex_id]}", field="id")
-        first_line[ex_id] = n
+        first_line.add(ex_id, n, f"{where}: id {record['id']!r}")
         examples.append(
             Example(
                 id=ex_id,

@@ -209,8 +209,6 @@ class ConliNLIVerifier(Verifier):
         question: str | None = None,
         answer: str = "",
     ) -> list[Verdict]:
-        if not claims:
-            return []
         sent = self.judge(reference, [c.text for c in claims])
         # entity-level detection only on sentences judged grounded (Algorithm 1, lines 6-9)
         ent_jobs: list[tuple[int, TaggedEntity, str]] = []

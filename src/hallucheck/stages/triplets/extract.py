@@ -145,6 +145,15 @@ def _content_words(text: str) -> list[str]:
 _PART_WEIGHT = {"arg1": 1.0, "relation": 2.0, "arg2": 2.0}
 
 
+def locate_triplets(
+    triplets: Sequence[Sequence[str]], text: str
+) -> list[tuple[Sequence[str], int, int, dict[str, Any]]]:
+    """``(triplet, start, end, meta)`` of each triplet of ``text``, in order (:func:`locate_triplet`,
+    the text split into sentences once)."""
+    sentences = split_sentences(text)
+    return [(t, *locate_triplet(t, text, sentences)) for t in triplets]
+
+
 def locate_triplet(
     triplet: Sequence[str], text: str, sentences: Sequence[Any] | None = None
 ) -> tuple[int, int, dict[str, Any]]:
@@ -254,21 +263,17 @@ class TripletExtractor(ClaimExtractor):
             max_triplets=self.max_triplets,
             max_tokens=self.max_tokens,
         )
-        sentences = split_sentences(answer)
-        claims = []
-        for i, t in enumerate(result.triplets):
-            start, end, loc = locate_triplet(t, answer, sentences)
-            claims.append(
-                Claim(
-                    text=triplet_text(t),
-                    start=start,
-                    end=end,
-                    kind="triplet",
-                    id=f"t{i + 1}",
-                    meta={"triplet": list(t), "arg1": t[0], "relation": t[1], "arg2": t[2], **loc},
-                )
+        return [
+            Claim(
+                text=triplet_text(t),
+                start=start,
+                end=end,
+                kind="triplet",
+                id=f"t{i + 1}",
+                meta={"triplet": list(t), "arg1": t[0], "relation": t[1], "arg2": t[2], **loc},
             )
-        return claims
+            for i, (t, start, end, loc) in enumerate(locate_triplets(result.triplets, answer))
+        ]
 
 
 class TripletRetriever(EvidenceRetriever):
@@ -305,19 +310,16 @@ class TripletRetriever(EvidenceRetriever):
         result = extract_triplets(
             self.llm, reference, prompt=self.prompt, max_triplets=self.max_triplets, max_tokens=self.max_tokens
         )
-        sentences = split_sentences(reference)
-        items = []
-        for j, t in enumerate(result.triplets):
-            start, end, loc = locate_triplet(t, reference, sentences)
-            items.append(
-                Evidence(
-                    text=triplet_text(t),
-                    start=start,
-                    end=end,
-                    source="reference",
-                    meta={"index": j, "triplet": list(t), **loc},
-                )
+        items = [
+            Evidence(
+                text=triplet_text(t),
+                start=start,
+                end=end,
+                source="reference",
+                meta={"index": j, "triplet": list(t), **loc},
             )
+            for j, (t, start, end, loc) in enumerate(locate_triplets(result.triplets, reference))
+        ]
         value = tuple(items)
         self._cache.put(key, value)
         return value

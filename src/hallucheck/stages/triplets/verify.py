@@ -130,8 +130,6 @@ class BatchedTripletVerifier(Verifier):
         question: str | None = None,
         answer: str = "",
     ) -> list[Verdict]:
-        if not claims:
-            return []
         refs = _unique_evidence(evidence)
         ref_triplets = [_evidence_triplet(e) for e in refs]
         answers = [claim_triplet(c) or (c.text,) for c in claims]
@@ -360,8 +358,6 @@ class SingleTripletVerifier(Verifier):
         question: str | None = None,
         answer: str = "",
     ) -> list[Verdict]:
-        if not claims:
-            return []
         block = f"### Question:\n{question.strip()}\n\n" if question and question.strip() else ""
         template = load_prompt(self.prompt)
         verdicts = []

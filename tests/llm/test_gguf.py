@@ -8,7 +8,8 @@ import sys
 import pytest
 
 from hallucheck.errors import BackendError, ConfigError, MissingDependencyError
-from hallucheck.llm.llama_cpp import ModelSpec, ensure_gguf, resolve_model
+from hallucheck.llm import llama_cpp
+from hallucheck.llm.gguf import ModelSpec, ensure_gguf, resolve_model
 
 
 @pytest.fixture
@@ -78,3 +79,9 @@ def test_model_names_and_aliases():
     assert resolve_model("qwen2.5-coder-1.5b").size == 1_117_320_768
     with pytest.raises(ConfigError, match="Unknown embedded model 'llama-70b'"):
         resolve_model("llama-70b")
+
+
+def test_the_backend_module_still_exports_the_model_table():
+    # the model table and the assembly moved from llama_cpp.py to gguf.py: old imports keep working
+    assert llama_cpp.resolve_model is resolve_model and llama_cpp.ensure_gguf is ensure_gguf
+    assert llama_cpp.DEFAULT_MODEL in llama_cpp.MODELS

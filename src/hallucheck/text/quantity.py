@@ -1,0 +1,88 @@
+"""One quantity found in a text (:class:`Quantity`, what :func:`~hallucheck.text.quantities.parse_quantities`
+returns) and :func:`same_value`, whether two quantities of the same dimension state the same value:
+a rounded value matches the exact one it rounds from ("2.5 million" = "2,480,000"), a converted
+value within 3 % ("38 psi" = "2.6 bar"), an approximate one within 15 %.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .units import _UNITS
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """One quantity found in a text: ``text[start:end]`` (``start``/``end`` relative to the text
+    parsed), its value range ``low``..``high`` in the base unit of ``dim``, the surface ``unit``, a
+    ``qualifier`` (``max``, ``min``, ``approx`` or None) and ``digits``: the significant digits
+    of a value written rounded ("2.5 million", "about 40"), 0 for a value written in full (exact)."""
+
+    text: str
+    start: int
+    end: int
+    low: float
+    high: float
+    dim: str | None
+    unit: str | None = None
+    qualifier: str | None = None
+    digits: int = 0
+    date: tuple[int | None, int | None, int | None] | None = field(default=None, compare=False)
+
+    @property
+    def is_range(self) -> bool:
+        return self.low != self.high
+
+    def describe(self) -> str:
+        return self.text
+
+
+def _rounds_to(exact: float, rounded: float, digits: int) -> bool:
+    """``rounded`` (written with ``digits`` significant digits) is ``exact`` rounded."""
+    if abs(exact - rounded) <= 1e-9 * max(abs(exact), abs(rounded), 1.0):
+        return True
+    if digits <= 0 or rounded == 0 or exact == 0:
+        return False
+    mag = math.floor(math.log10(abs(rounded)))
+    step = 10 ** (mag - max(digits, 1) + 1)
+    return abs(exact - rounded) < step / 2
+
+
+def same_value(a: Quantity, b: Quantity) -> bool:
+    """``a`` states what ``b`` states, for two quantities of the same ``dim``: equal, one the other
+    rounded, within 3 % when their units differ (a converted value); within 15 % or inside the
+    other's range when either is approximate ("about 40", "over a year"); dates when every part
+    both give agrees (and they give one part both)."""
+    if a.dim != b.dim:
+        return False
+    if a.dim == "date":
+        return all(x is None or y is None or x == y for x, y in zip(a.date or (), b.date or ())) and any(
+            x is not None and y is not None for x, y in zip(a.date or (), b.date or ())
+        )
+    if a.qualifier == "approx" or b.qualifier == "approx":
+        # "about 40", "over a year": within 15 %, or inside the other's range
+        lo, hi = min(a.low, b.low), max(a.high, b.high)
+        inside = (a.low >= b.low * 0.85 and a.high <= b.high * 1.15) or (
+            b.low >= a.low * 0.85 and b.high <= a.high * 1.15
+        )
+        return inside or abs(hi - lo) <= 0.15 * max(abs(hi), abs(lo))
+    if a.is_range != b.is_range:
+        # one value inside a stated range ("an 8-year-old" where "children of 6 to 12 years") is consistent
+        single, rng = (a, b) if b.is_range else (b, a)
+        return rng.low <= single.low <= rng.high
+    converted = (
+        a.unit is not None
+        and b.unit is not None
+        and _UNITS.get(a.unit, (None, 0))[1] != _UNITS.get(b.unit, (None, 0))[1]
+    )
+    for x, y in ((a.low, b.low), (a.high, b.high)):
+        if converted:
+            if abs(x - y) > 0.03 * max(abs(x), abs(y)):
+                return False
+        elif not (_rounds_to(y, x, a.digits) or _rounds_to(x, y, b.digits)):
+            return False
+    return True
+
+
+__all__ = ["Quantity", "same_value"]
