@@ -224,8 +224,8 @@ def test_job_files_expire_and_respect_the_disk_cap(tmp_path):
         _wait(c, second["url"])
     with client(jobs_dir=str(tmp_path / "capped"), jobs_max_bytes=1) as c:
         a = c.post("/v1/check", json={"rows": rows}).json()
-        for _ in range(400):  # finished, over the cap: deleted when it ends
-            if c.get(a["url"]).status_code == 404:
+        for _ in range(400):  # finished, over the cap: deleted when it ends (forgotten, then its files removed)
+            if c.get(a["url"]).status_code == 404 and not (tmp_path / "capped" / a["id"]).exists():
                 break
             time.sleep(0.05)
         assert c.get(a["url"]).status_code == 404 and not (tmp_path / "capped" / a["id"]).exists()
