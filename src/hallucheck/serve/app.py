@@ -7,10 +7,11 @@
   written per finished row); ``GET /v1/jobs/{id}``: its progress and results.
 - ``GET /v1/methods``, ``GET /healthz``, ``GET /metrics`` (Prometheus text), ``GET /`` (the page).
 
-Work runs on a fixed pool of threads behind a bounded queue: when the queue is full the request
-gets ``503`` with ``Retry-After`` at once, so there is never an unbounded backlog. A request that
-takes longer than the timeout gets ``504`` (its work finishes in the background and keeps its
-slot until then, so the bound stays true).
+A detection runs on the event loop (``Pipeline.arun``: requests to an OpenAI-compatible LLM are
+awaited there, local models run in the loop's executor), at most ``workers`` at once behind a
+bounded queue: when the queue is full the request gets ``503`` with ``Retry-After`` at once, so
+there is never an unbounded backlog. A request that takes longer than the timeout gets ``504``
+(its work finishes in the background and keeps its slot until then, so the bound stays true).
 
 This module holds the routes (:func:`create_app`); the request and response bodies are in
 :mod:`.schemas`, the work pool, metrics and gate middleware in :mod:`.runtime`, and the settings
@@ -31,6 +32,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from .. import _aio
 from .._version import __version__
 from ..errors import BackendError, HallucheckError, InputError, ParseError
 from ..types import Mitigation, Usage
@@ -99,13 +101,14 @@ def _reference(ref: str | list[str]) -> str | list[str]:
 
 
 async def _run_in_pool(state: ServerState, fn: Callable[[], Any]) -> Any:
-    """Run ``fn`` on the pool; raises QueueFull or asyncio.TimeoutError."""
-    fut = state.pool.submit(fn)
-    return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(fut)), timeout=state.config.timeout)
+    """``fn()`` run by :func:`hallucheck._aio.run` (as ``Pipeline.arun`` runs a detection: its LLM
+    requests awaited on this loop) in the bounded pool; raises QueueFull or asyncio.TimeoutError."""
+    task = state.pool.submit(lambda: _aio.run(fn))
+    return await asyncio.wait_for(asyncio.shield(task), timeout=state.config.timeout)
 
 
 def _json(payload: Any, status_code: int = 200) -> Response:
-    """A JSON response serialised by the caller's thread (call it off the event loop for big bodies)."""
+    """A JSON response serialised by the caller's thread (``_aio.blocking`` it for big bodies)."""
     data = json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
     return Response(data, status_code=status_code, media_type="application/json")
 
@@ -219,8 +222,8 @@ def create_app(config: ServeConfig | None = None) -> Any:
 
     @app.post("/v1/detect", response_model=DetectResponse, responses=responses)
     async def detect(body: DetectRequest) -> Any:
-        def work() -> Any:
-            pipe = state.pipeline(body.method, body.params)
+        def work() -> Any:  # Pipeline.run as arun runs it (_run_in_pool)
+            pipe = _aio.blocking(state.pipeline, body.method, body.params)  # the first use may load models
             try:
                 det = pipe.run(body.answer, _reference(body.reference), question=body.question)
                 if pipe.name == config.method and not body.params and det.status == "ok":
@@ -233,24 +236,23 @@ def create_app(config: ServeConfig | None = None) -> Any:
                     state.note_llm(False, f"{type(exc).__name__}: {exc}")
                 return pipe.error_detection(body.model_dump(), exc)
 
-        def answer() -> Any:  # the body is built on the worker thread: a large one never stalls the event loop
+        def answer() -> Any:
             det = work()
             state.metrics.add_usage(det.usage)
             d = det.to_dict()
-            return _json(
-                {
-                    "status": det.outcome,
-                    "exit_code": det.exit_code,
-                    "detection": d if body.echo else bounded_detection(d),
-                }
-            )
+            payload = {
+                "status": det.outcome,
+                "exit_code": det.exit_code,
+                "detection": d if body.echo else bounded_detection(d),
+            }
+            return _aio.blocking(_json, payload)  # serialised off the event loop: a large body never stalls it
 
         return await pooled(answer)
 
     @app.post("/v1/mitigate", response_model=MitigateResponse, responses=responses)
     async def mitigate(body: DetectRequest) -> Any:
         def work() -> Any:
-            pipe = state.pipeline(body.method, body.params)
+            pipe = _aio.blocking(state.pipeline, body.method, body.params)
             try:
                 return pipe.mitigate(body.answer, _reference(body.reference), question=body.question)
             except (BackendError, ParseError) as exc:
@@ -269,7 +271,7 @@ def create_app(config: ServeConfig | None = None) -> Any:
                     "before": bounded_detection(d["before"]),
                     "after": None if d.get("after") is None else bounded_detection(d["after"]),
                 }
-            return _json({"status": final.outcome, "exit_code": final.exit_code, "mitigation": d})
+            return _aio.blocking(_json, {"status": final.outcome, "exit_code": final.exit_code, "mitigation": d})
 
         return await pooled(answer)
 

@@ -3,12 +3,13 @@ metrics, and the gate middleware (bearer token, body size limit, request metrics
 
 from __future__ import annotations
 
-import concurrent.futures as cf
+import asyncio
 import hmac
 import math
 import threading
 import time
-from typing import Any, Callable, Sequence
+import weakref
+from typing import Any, Awaitable, Callable, Sequence
 
 from fastapi.responses import JSONResponse, Response
 
@@ -29,16 +30,21 @@ class QueueFull(Exception):
 
 
 class WorkPool:
-    """A fixed number of worker threads and a bounded number of waiting tasks."""
+    """At most ``workers`` requests worked on at once and ``queue_size`` more waiting for their
+    turn; beyond that :class:`QueueFull` (503). The work is a coroutine run as a task on the event
+    loop (a detection awaits ``Pipeline.arun``: no thread per request); a task keeps its place until
+    it finishes, awaited or not (a request that timed out still holds it), so the bound stays true."""
 
     def __init__(self, workers: int, queue_size: int) -> None:
         self.workers = workers
         self.capacity = workers + queue_size
-        self._executor = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hallucheck-serve")
         self._lock = threading.Lock()
         self.admitted = 0  # waiting + running
         self.running = 0
         self._ewma = 0.05  # seconds per task, for Retry-After
+        self._turns: weakref.WeakKeyDictionary[Any, asyncio.Semaphore] = weakref.WeakKeyDictionary()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._closed = False
 
     @property
     def waiting(self) -> int:
@@ -47,33 +53,50 @@ class WorkPool:
     def retry_after(self) -> int:
         return max(1, math.ceil(self._ewma * (self.waiting + 1) / self.workers))
 
-    def submit(self, fn: Callable[[], Any]) -> cf.Future:
+    def submit(self, work: Callable[[], Awaitable[Any]]) -> asyncio.Task[Any]:
+        """Admit ``work`` and start it on the running loop, or raise :class:`QueueFull`."""
         with self._lock:
-            if self.admitted >= self.capacity:
+            if self._closed or self.admitted >= self.capacity:
                 raise QueueFull
             self.admitted += 1
+        task = asyncio.ensure_future(self._run(work))
+        self._tasks.add(task)
+        task.add_done_callback(_settled)
+        task.add_done_callback(self._tasks.discard)
+        return task
 
-        def run() -> Any:
-            with self._lock:
-                self.running += 1
-            t0 = time.perf_counter()
-            try:
-                return fn()
-            finally:
-                with self._lock:
-                    self.running -= 1
-                    self.admitted -= 1
-                    self._ewma = 0.8 * self._ewma + 0.2 * (time.perf_counter() - t0)
-
+    async def _run(self, work: Callable[[], Awaitable[Any]]) -> Any:
+        loop = asyncio.get_running_loop()
+        turn = self._turns.setdefault(loop, asyncio.Semaphore(self.workers))
         try:
-            return self._executor.submit(run)
-        except RuntimeError:  # shut down
+            async with turn:
+                with self._lock:
+                    self.running += 1
+                t0 = time.perf_counter()
+                try:
+                    return await work()
+                finally:
+                    with self._lock:
+                        self.running -= 1
+                        self._ewma = 0.8 * self._ewma + 0.2 * (time.perf_counter() - t0)
+        finally:
             with self._lock:
                 self.admitted -= 1
-            raise QueueFull from None
 
     def shutdown(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        """Admit nothing more; cancel the work still waiting or running."""
+        self._closed = True
+        for task in list(self._tasks):
+            try:
+                task.get_loop().call_soon_threadsafe(task.cancel)
+            except RuntimeError:  # its loop is closed: nothing runs it any more
+                pass
+
+
+def _settled(task: asyncio.Task[Any]) -> None:
+    """Read the outcome of work nobody awaits any more (timed out), so asyncio does not log it as lost."""
+    if not task.cancelled():
+        task.exception()
 
 
 class Metrics:
