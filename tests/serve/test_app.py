@@ -373,3 +373,34 @@ def test_the_command_serves_on_loopback(tmp_path):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_detect_awaits_an_openai_compatible_llm_on_the_event_loop(monkeypatch):
+    """/v1/detect runs Pipeline.arun: two requests wait at the endpoint together, through httpx
+    (the urllib path is never taken), and each answers as the library does."""
+    from _fake_openai import FakeOpenAIServer, Reply, completion
+    from hallucheck.llm.openai_compat import OpenAICompatLLM
+
+    def refuse(self, *args):
+        raise AssertionError("the urllib path was taken in the service")
+
+    monkeypatch.setattr(OpenAICompatLLM, "_exchange_sync", refuse)
+    srv = FakeOpenAIServer()
+    srv.default = lambda rec: Reply(body=completion("3.1 bar, rear tyres"), delay=0.5)
+    llm = OpenAICompatLLM("m", base_url=srv.base_url, api_key_env=None)
+    body = {"answer": "The rear tyres take 3.1 bar.", "reference": REF, "method": "keyword_match"}
+    try:
+        with client(llm=llm, method="keyword_match", workers=2) as c:
+            replies: list = []
+            threads = [threading.Thread(target=lambda: replies.append(c.post("/v1/detect", json=body))) for _ in "ab"]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(10)
+    finally:
+        srv.close()
+    assert [r.status_code for r in replies] == [200, 200]
+    assert all(r.json()["status"] == "hallucinated" for r in replies)
+    verdicts = replies[0].json()["detection"]["verdicts"]
+    assert [v["meta"].get("missing") for v in verdicts] == [["3.1 bar"]]
+    assert len(srv.requests) == 2 and srv.max_in_flight == 2
