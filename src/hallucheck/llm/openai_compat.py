@@ -1,6 +1,8 @@
 """Any OpenAI-compatible chat-completions endpoint: vLLM, Ollama, llama.cpp server, OpenAI.
 
-Standard library only (urllib). The API key is read from a named environment variable at
+Standard library only (urllib) in sync code; in async code (``Pipeline.arun``, ``acomplete``) the
+same retry loop sends each attempt through ``httpx`` on the event loop (:mod:`.http_async`,
+the ``async`` extra). The API key is read from a named environment variable at
 request time and never stored on the client, logged, put in a cache key, or sent anywhere
 but the base URL (no redirects are followed).
 """
