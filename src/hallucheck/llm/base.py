@@ -386,16 +386,9 @@ class LLMClient(ABC):
         its request in the loop's default executor."""
         return await _aio.run(self.complete, messages, prompt=prompt, **params)
 
-    async def ascore_labels(
-        self,
-        messages: Sequence[Message | Mapping[str, str]] | str,
-        labels: Sequence[str],
-        *,
-        prompt: str = "",
-        prefix: str = "",
-    ) -> LabelScores:
-        """:meth:`score_labels` for async code, as :meth:`acomplete`."""
-        return await _aio.run(self.score_labels, messages, labels, prompt=prompt, prefix=prefix)
+    async def ascore_labels(self, messages: Any, labels: Sequence[str], **options: str) -> LabelScores:
+        """:meth:`score_labels` for async code, as :meth:`acomplete` (``options``: its ``prompt``, ``prefix``)."""
+        return await _aio.run(self.score_labels, messages, labels, **options)
 
     async def aclose(self) -> None:
         """Close the connections the async transport keeps for the running event loop (none here)."""
