@@ -215,3 +215,29 @@ def test_adetect_without_an_llm_gives_what_detect_gives():
     det = asyncio.run(hallucheck.adetect(answer, reference, method="entity_check", llm="none"))
     assert det.hallucinated is True
     assert [v.to_dict() for v in det.verdicts] == [v.to_dict() for v in sync.verdicts]
+
+
+@pytest.mark.parametrize("missing", ["greenlet", "httpx"])
+def test_without_the_async_extra_adetect_still_gives_what_detect_gives(server, monkeypatch, missing):
+    """Without greenlet the detection runs in a worker thread; without httpx its requests go through
+    urllib in the loop's executor. Either way: the same Detection, the loop never blocked."""
+    from hallucheck import _aio
+    from hallucheck.llm import http_async
+
+    server.default = keywords
+    sync = hallucheck.detect(BAD, REF, method="keyword_match", llm=llm_for(server))
+    monkeypatch.setattr(*((_aio, "_greenlet", None) if missing == "greenlet" else (http_async, "httpx", None)))
+    sent = []
+    original = OpenAICompatLLM._exchange_sync
+    monkeypatch.setattr(OpenAICompatLLM, "_exchange_sync", lambda self, *a: sent.append(1) or original(self, *a))
+
+    async def main():
+        ticks = 0
+        task = asyncio.create_task(hallucheck.adetect(BAD, REF, method="keyword_match", llm=llm_for(server)))
+        while not task.done():
+            ticks += 1
+            await asyncio.sleep(0.02)
+        return await task, ticks
+
+    det, ticks = asyncio.run(main())
+    assert comparable(det) == comparable(sync) and sent == [1] and ticks >= 5
