@@ -31,38 +31,41 @@ def available() -> bool:
     return httpx is not None
 
 
-def _client(llm: Any) -> Any:
-    """The client's ``httpx.AsyncClient`` for the running loop (connections stay open between requests)."""
+def _for_loop(llm: Any) -> tuple[Any, asyncio.Semaphore]:
+    """The client's ``httpx.AsyncClient`` for the running loop (connections stay open between
+    requests) and the queue its requests on this loop wait in, first come first served."""
     loop = asyncio.get_running_loop()
-    client = llm._aclients.get(loop)
-    if client is None:
-        client = httpx.AsyncClient(
-            timeout=llm.timeout,
-            follow_redirects=False,
-            limits=httpx.Limits(max_connections=llm.max_concurrency),
+    found = llm._aclients.get(loop)
+    if found is None:
+        limits = httpx.Limits(max_connections=llm.max_concurrency)
+        found = (
+            httpx.AsyncClient(timeout=llm.timeout, follow_redirects=False, limits=limits),
+            asyncio.Semaphore(llm.max_concurrency),
         )
-        llm._aclients[loop] = client
-    return client
+        llm._aclients[loop] = found
+    return found
 
 
 @contextlib.asynccontextmanager
-async def _slot(llm: Any) -> AsyncIterator[None]:
-    """One of the client's ``max_concurrency`` slots (the semaphore its threads use), waited for
-    without blocking the loop."""
-    pause = 0.001
-    while not llm._slots.acquire(blocking=False):
-        await asyncio.sleep(pause)
-        pause = min(pause * 2, 0.05)
-    try:
-        yield
-    finally:
-        llm._slots.release()
+async def _slot(llm: Any, queue: asyncio.Semaphore) -> AsyncIterator[None]:
+    """One of the client's ``max_concurrency`` slots (the semaphore its threads use): this loop's
+    requests take turns in ``queue`` (in order), then share the slots with the client's threads,
+    waited for without blocking the loop."""
+    async with queue:
+        pause = 0.001
+        while not llm._slots.acquire(blocking=False):
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.05)
+        try:
+            yield
+        finally:
+            llm._slots.release()
 
 
 async def exchange(llm: Any, url: str, data: bytes, headers: dict[str, str], shown: str) -> bytes:
     """The reply body of one POST, or :class:`_Failed`."""
-    client = _client(llm)
-    async with _slot(llm):
+    client, queue = _for_loop(llm)
+    async with _slot(llm, queue):
         try:
             return await asyncio.wait_for(_fetch(llm, client, url, data, headers), llm.timeout)
         except asyncio.TimeoutError:  # the total deadline cut the exchange

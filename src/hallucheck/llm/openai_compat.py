@@ -102,7 +102,9 @@ class OpenAICompatLLM(LLMClient):
         self.max_response_bytes = max_response_bytes
         self.max_retry_after = max_retry_after
         self._slots = threading.BoundedSemaphore(max_concurrency)  # shared by the sync and async paths
-        self._aclients: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()  # event loop -> httpx
+        self._aclients: weakref.WeakKeyDictionary[Any, Any] = (
+            weakref.WeakKeyDictionary()
+        )  # event loop -> (httpx client, its queue)
         self._warned = False
 
     def describe(self) -> dict[str, Any]:
@@ -311,9 +313,9 @@ class OpenAICompatLLM(LLMClient):
         """Close the ``httpx`` connections this client keeps for the running event loop."""
         import asyncio
 
-        client = self._aclients.pop(asyncio.get_running_loop(), None)
-        if client is not None:
-            await client.aclose()
+        found = self._aclients.pop(asyncio.get_running_loop(), None)
+        if found is not None:
+            await found[0].aclose()
 
     def _redact(self, text: str) -> str:
         """``text`` (an endpoint's words, about to be shown and stored) without the API key and
