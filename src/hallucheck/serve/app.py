@@ -11,8 +11,8 @@ At most ``workers`` detections run at once, behind a bounded queue: on the event
 is an OpenAI-compatible endpoint (``Pipeline.arun``: its requests are awaited there, no thread held
 per request; local models run in the loop's executor), else on ``workers`` threads. When the queue
 is full the request gets ``503`` with ``Retry-After`` at once, so there is never an unbounded
-backlog. A request that takes longer than the timeout gets ``504``
-(its work finishes in the background and keeps its slot until then, so the bound stays true).
+backlog. A request that takes longer than the timeout gets ``504`` (its work finishes in the
+background and keeps its slot until then, so the bound stays true).
 
 This module holds the routes (:func:`create_app`); the request and response bodies are in
 :mod:`.schemas`, the work pool, metrics and gate middleware in :mod:`.runtime`, and the settings
