@@ -65,6 +65,12 @@ def completion(
     }
 
 
+class _Listener(ThreadingHTTPServer):
+    # connections that may wait to be accepted: socketserver's 5 would make the kernel drop the
+    # sixth of many simultaneous connects, which the client then retries a second later
+    request_queue_size = 64
+
+
 @dataclass
 class Recorded:
     method: str
@@ -103,7 +109,7 @@ class FakeOpenAIServer:
             def do_GET(self) -> None:
                 server._handle(self)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _Listener(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}/v1"

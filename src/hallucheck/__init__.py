@@ -51,13 +51,14 @@ async def adetect(
     llm: Any = None,
     **params: Any,
 ) -> Detection:
-    """:func:`detect` for async code: the method loads and runs in a worker thread, so the event
-    loop stays free and detections awaited together (``asyncio.gather``) run concurrently. To
-    check many answers, load the method once and await its ``arun`` / ``arun_batch``."""
-    import asyncio
+    """:func:`detect` for async code (``await hallucheck.adetect(...)``): the same Detection,
+    without blocking the event loop or starting a thread per call; see
+    :meth:`~hallucheck.pipeline.Pipeline.arun`. Detections awaited together (``asyncio.gather``)
+    have their LLM requests in flight together. To check many answers, load the method once and
+    await its ``arun`` / ``arun_batch``."""
+    from ._aio import run
 
-    pipeline = await asyncio.to_thread(load_method, method, llm=llm, **params)
-    return await pipeline.arun(answer, reference, question=question)
+    return await run(detect, answer, reference, question=question, method=method, llm=llm, **params)
 
 
 __all__ = [

@@ -16,6 +16,7 @@ import inspect
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Mapping, Sequence
 
+from . import _aio
 from .constraints import (
     BOOL,
     NONE,
@@ -258,6 +259,10 @@ class Verifier(Component, ABC):
     the judging; it never assigns to its own sub-components in ``verify``
     (one verifier serves many threads)."""
 
+    # its judging is a local model's forward pass: in async code (Pipeline.arun) it runs in the
+    # event loop's executor, not on the loop (models/ wraps the shared models the same way)
+    local_model: bool = False
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         own = cls.__dict__.get("verify")
@@ -269,6 +274,8 @@ class Verifier(Component, ABC):
             self.check_inputs(claims, evidence)
             if not claims:
                 return []  # no claims, no verdicts: the judging is not asked
+            if self.local_model:
+                return _aio.blocking(own, self, claims, evidence, **kw)
             return own(self, claims, evidence, **kw)
 
         verify._checked = True  # type: ignore[attr-defined]

@@ -8,7 +8,7 @@ import contextvars
 import time
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from . import registry
+from . import _aio, registry
 from .base import (
     ClaimExtractor,
     Component,
@@ -259,17 +259,20 @@ class Pipeline(Component):
     async def arun(
         self, answer: str, reference: str | Sequence[str], *, question: str | None = None, id: str | None = None
     ) -> Detection:
-        """:meth:`run` without blocking the event loop: the detection runs in a worker thread
-        (``asyncio.to_thread``, context variables copied), so several ``arun`` calls awaited
-        together run at the same time: local models release the GIL in their native code, and
-        requests to an OpenAI-compatible endpoint are in flight together."""
-        return await asyncio.to_thread(self.run, answer, reference, question=question, id=id)
+        """:meth:`run` for async code, without a thread per detection: the stages run on the event
+        loop's thread (in a greenlet, :mod:`hallucheck._aio`), and where they wait they await: a
+        request to an OpenAI-compatible endpoint goes out through ``httpx`` on the loop, a local
+        model's forward pass or another backend's request runs in the loop's default executor.
+        Several ``arun`` calls awaited together therefore have their requests in flight together.
+        Same result, errors and usage as :meth:`run`. Without the ``async`` extra (``greenlet``,
+        ``httpx``) the detection runs in a worker thread instead."""
+        return await _aio.run(self.run, answer, reference, question=question, id=id)
 
     async def arun_batch(
         self, items: Iterable[Any], *, on_error: str = "record", concurrency: int = 4
     ) -> list[Detection]:
-        """:meth:`run_batch` for async code: at most ``concurrency`` items run at once (each in a
-        worker thread); results keep the input order; ``on_error`` as in :meth:`run_batch`."""
+        """:meth:`run_batch` for async code: at most ``concurrency`` items run at once (each an
+        :meth:`arun`); results keep the input order; ``on_error`` as in :meth:`run_batch`."""
         if on_error not in ON_ERROR:
             raise ConfigError(f"on_error must be one of {', '.join(ON_ERROR)}; got {on_error!r}.")
         if not isinstance(concurrency, int) or concurrency < 1:
@@ -332,6 +335,12 @@ class Pipeline(Component):
                 else None
             )
         return Mitigation(result.original, result.revised, result.edits, before, after, tally.usage, result.notes)
+
+    async def amitigate(
+        self, answer: str, reference: str | Sequence[str], *, question: str | None = None
+    ) -> Mitigation:
+        """:meth:`mitigate` for async code, run as :meth:`arun` runs a detection."""
+        return await _aio.run(self.mitigate, answer, reference, question=question)
 
     # -- configuration ----------------------------------------------------------------------
     def get_params(self) -> dict[str, Any]:

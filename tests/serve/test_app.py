@@ -373,3 +373,72 @@ def test_the_command_serves_on_loopback(tmp_path):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+@pytest.fixture
+def endpoint(monkeypatch):
+    """The fake OpenAI-compatible server and a client of it whose urllib path fails the test: on a
+    server with this LLM, detections run on the event loop and their requests go through httpx."""
+    from _fake_openai import FakeOpenAIServer
+    from hallucheck.llm.openai_compat import OpenAICompatLLM
+
+    def refuse(self, *args):
+        raise AssertionError("the urllib path was taken in the service")
+
+    monkeypatch.setattr(OpenAICompatLLM, "_exchange_sync", refuse)
+    srv = FakeOpenAIServer()
+    try:
+        yield srv, OpenAICompatLLM("m", base_url=srv.base_url, api_key_env=None, max_retries=0)
+    finally:
+        srv.close()
+
+
+KEYWORDS = {"answer": "The rear tyres take 3.1 bar.", "reference": REF, "method": "keyword_match"}
+
+
+def test_detect_awaits_an_openai_compatible_llm_on_the_event_loop(endpoint):
+    """/v1/detect runs Pipeline.arun: two requests wait at the endpoint together, and each answers
+    as the library does."""
+    from _fake_openai import Reply, completion
+
+    srv, llm = endpoint
+    srv.default = lambda rec: Reply(body=completion("3.1 bar, rear tyres"), delay=0.5)
+    with client(llm=llm, method="keyword_match", workers=2) as c:
+        assert c.app.app.state.hallucheck.awaits_llm
+        replies: list = []
+        threads = [threading.Thread(target=lambda: replies.append(c.post("/v1/detect", json=KEYWORDS))) for _ in "ab"]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(10)
+    assert [r.status_code for r in replies] == [200, 200]
+    assert all(r.json()["status"] == "hallucinated" for r in replies)
+    verdicts = replies[0].json()["detection"]["verdicts"]
+    assert [v["meta"].get("missing") for v in verdicts] == [["3.1 bar"]]
+    assert len(srv.requests) == 2 and srv.max_in_flight == 2
+
+
+def test_on_the_event_loop_the_queue_bound_and_the_timeout_hold(endpoint):
+    """Work on the loop keeps the pool's rules: past workers + queue, 503 at once; past the
+    timeout, 504 while the work keeps its place until the endpoint answers."""
+    from _fake_openai import Reply, completion
+
+    srv, llm = endpoint
+    srv.script(Reply(body=completion("3.1 bar"), delay=1.0))  # the first request is slow
+    srv.default = lambda rec: Reply(body=completion("3.1 bar"))
+    with client(llm=llm, method="keyword_match", workers=1, queue_size=0, timeout=0.3) as c:
+        first: dict = {}
+        t = threading.Thread(target=lambda: first.update(r=c.post("/v1/detect", json=KEYWORDS)))
+        t.start()
+        for _ in range(200):
+            if srv.in_flight:
+                break
+            time.sleep(0.01)
+        busy = c.post("/v1/detect", json=KEYWORDS)
+        assert busy.status_code == 503 and int(busy.headers["Retry-After"]) >= 1
+        t.join(10)
+        assert first["r"].status_code == 504 and first["r"].json()["status"] == "could_not_verify"
+        assert c.post("/v1/detect", json=KEYWORDS).status_code == 503  # the timed-out work still runs
+        time.sleep(1.0)
+        again = c.post("/v1/detect", json=KEYWORDS)
+        assert again.status_code == 200 and again.json()["status"] == "hallucinated"

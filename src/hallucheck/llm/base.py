@@ -19,6 +19,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Mapping, Sequence
 
+from .. import _aio
 from ..errors import BackendError, ConfigError, InputError, UnreadableReply
 from ..types import Usage
 
@@ -201,6 +202,9 @@ class LLMClient(ABC):
     supports_logprobs: bool = False
     # a text-completions endpoint (no chat template) that complete_text can use
     supports_text_completion: bool = False
+    # the backend's own waiting is awaitable (hallucheck._aio.wait): in async code its calls run on
+    # the event loop. Otherwise they run in the loop's executor there (hallucheck._aio.blocking).
+    async_native: bool = False
 
     def __init__(self, *, cache: Any = None) -> None:
         self.cache = cache
@@ -234,7 +238,7 @@ class LLMClient(ABC):
                 self._account(response.usage)
                 return response
         t0 = time.perf_counter()
-        response = self._complete(request)
+        response = self._call(request)
         elapsed = time.perf_counter() - t0
         response = replace(response, usage=replace(response.usage, calls=1, seconds=elapsed))
         self._account(response.usage)
@@ -281,7 +285,10 @@ class LLMClient(ABC):
                 self._account(usage)
                 return LabelScores(d["logprobs"], usage)
         t0 = time.perf_counter()
-        scores = self._score_labels(msgs, labels, prefix)
+        if self.async_native or type(self)._score_labels is LLMClient._score_labels:
+            scores = self._score_labels(msgs, labels, prefix)  # waits, if at all, in self._call
+        else:
+            scores = _aio.blocking(self._score_labels, msgs, labels, prefix)
         usage = replace(scores.usage, calls=1, seconds=time.perf_counter() - t0)
         self._account(usage)
         if not _finite_scores(scores.logprobs, labels):
@@ -302,7 +309,7 @@ class LLMClient(ABC):
         keeping the token and its alternatives): equal floors would otherwise make a tie that
         some label wins by its position."""
         msgs = messages + ((Message("assistant", prefix),) if prefix else ())
-        response = self._complete(LLMRequest(messages=msgs, max_tokens=1, logprobs=20))
+        response = self._call(LLMRequest(messages=msgs, max_tokens=1, logprobs=20))
         first = response.logprobs[0] if response.logprobs else None
         if first is None:
             raise BackendError(
@@ -370,7 +377,31 @@ class LLMClient(ABC):
         """What identifies this backend in a run manifest (never secrets)."""
         return {"backend": type(self).__name__, "model": self.model_id}
 
+    # -- async ------------------------------------------------------------------------------
+    async def acomplete(
+        self, messages: Sequence[Message | Mapping[str, str]] | str, *, prompt: str = "", **params: Any
+    ) -> LLMResponse:
+        """:meth:`complete` for async code (same cache, accounting and errors). An async-native
+        backend (the OpenAI-compatible client) awaits its endpoint on the event loop; any other runs
+        its request in the loop's default executor."""
+        return await _aio.run(self.complete, messages, prompt=prompt, **params)
+
+    async def ascore_labels(self, messages: Any, labels: Sequence[str], **options: str) -> LabelScores:
+        """:meth:`score_labels` for async code, as :meth:`acomplete` (``options``: its ``prompt``, ``prefix``)."""
+        return await _aio.run(self.score_labels, messages, labels, **options)
+
+    async def aclose(self) -> None:
+        """Close the connections the async transport keeps for the running event loop (none here)."""
+        return None
+
     # -- for subclasses ---------------------------------------------------------------------
+    def _call(self, request: LLMRequest) -> LLMResponse:
+        """``_complete``; in async code (:mod:`hallucheck._aio`) a backend that is not
+        ``async_native`` runs it in the loop's executor, so the event loop never blocks on it."""
+        if self.async_native:
+            return self._complete(request)
+        return _aio.blocking(self._complete, request)
+
     @abstractmethod
     def _complete(self, request: LLMRequest) -> LLMResponse:
         """Run one request against the backend (no cache, no accounting)."""

@@ -1,6 +1,8 @@
 """Any OpenAI-compatible chat-completions endpoint: vLLM, Ollama, llama.cpp server, OpenAI.
 
-Standard library only (urllib). The API key is read from a named environment variable at
+Standard library only (urllib) in sync code; in async code (``Pipeline.arun``, ``acomplete``) the
+same retry loop sends each attempt through ``httpx`` on the event loop (:mod:`.http_async`,
+the ``async`` extra). The API key is read from a named environment variable at
 request time and never stored on the client, logged, put in a cache key, or sent anywhere
 but the base URL (no redirects are followed).
 """
@@ -13,19 +15,22 @@ import os
 import random
 import socket
 import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
 import warnings
+import weakref
 from typing import Any
 
+from .. import _aio
 from ..errors import BackendError, BackendTimeout, ConfigError, RateLimited
 from .base import LLMClient, LLMRequest, LLMResponse
 from .openai_reply import _count, _logprob, _parse_legacy_logprobs, _parse_logprobs, _parse_usage  # noqa: F401
 from .transport import (  # noqa: F401 (re-exported)
     _SECRET,
+    _Body,
     _Deadline,
+    _Failed,
     _is_loopback,
     _NoRedirect,
     _opener,
@@ -60,6 +65,7 @@ class OpenAICompatLLM(LLMClient):
 
     supports_logprobs = True
     supports_text_completion = True
+    async_native = True  # in async code, requests go out through httpx on the event loop
 
     def __init__(
         self,
@@ -95,7 +101,10 @@ class OpenAICompatLLM(LLMClient):
         self.extra_body = dict(extra_body or {})
         self.max_response_bytes = max_response_bytes
         self.max_retry_after = max_retry_after
-        self._slots = threading.BoundedSemaphore(max_concurrency)
+        self._slots = threading.BoundedSemaphore(max_concurrency)  # shared by the sync and async paths
+        self._aclients: weakref.WeakKeyDictionary[Any, Any] = (
+            weakref.WeakKeyDictionary()
+        )  # event loop -> (httpx client, its queue)
         self._warned = False
 
     def describe(self) -> dict[str, Any]:
@@ -162,6 +171,8 @@ class OpenAICompatLLM(LLMClient):
 
     # -- transport ----------------------------------------------------------------------------
     def _post(self, body: dict[str, Any], path: str = "chat/completions") -> dict[str, Any]:
+        """The endpoint's JSON reply, after the retries; the same loop in sync and async code (in
+        async code its pauses and exchanges await on the event loop: :mod:`hallucheck._aio`)."""
         url = f"{self.base_url}/{path}"
         shown = _public_url(url)
         data = json.dumps(body).encode("utf-8")
@@ -169,85 +180,12 @@ class OpenAICompatLLM(LLMClient):
         wait = 0.0
         for attempt in range(self.max_retries + 1):
             if attempt:
-                time.sleep(max(wait, self.backoff * (2 ** (attempt - 1)) * (1 + 0.25 * random.random())))
-            wait = 0.0
-            req = urllib.request.Request(url, data=data, headers=self._headers(), method="POST")
-            watch = _Deadline(self.timeout)
+                _aio.sleep(max(wait, self.backoff * (2 ** (attempt - 1)) * (1 + 0.25 * random.random())))
+            headers = self._headers()
             try:
-                with self._slots:
-                    watch.start()
-                    try:
-                        with _opener(watch).open(req, timeout=self.timeout) as resp:
-                            payload = self._read_body(resp, shown)
-                    finally:
-                        watch.cancel()
-            except urllib.error.HTTPError as exc:
-                if 300 <= exc.code < 400:
-                    where = exc.headers.get("Location", "") if exc.headers else ""
-                    target = _public_url(urllib.parse.urljoin(url, where)) if where else "another URL"
-                    raise BackendError(
-                        f"{shown} redirected (HTTP {exc.code}) to {target}; redirects are not followed, so "
-                        "that the API key is never sent anywhere but --base-url. Give the final URL as "
-                        "--base-url.",
-                        url=shown,
-                        status=exc.code,
-                    ) from None
-                detail = self._redact(_read_some(exc, 500))
-                if exc.code in RETRY_STATUS:
-                    wait = _retry_after(exc.headers.get("Retry-After") if exc.headers else None, self.max_retry_after)
-                    last = (
-                        RateLimited(
-                            f"{shown} answered 429 (rate limited) after {attempt + 1} attempts: {detail}",
-                            url=shown,
-                            status=429,
-                        )
-                        if exc.code == 429
-                        else BackendError(
-                            f"{shown} answered HTTP {exc.code} after {attempt + 1} attempts: {detail}",
-                            url=shown,
-                            status=exc.code,
-                        )
-                    )
-                    continue
-                hint = ""
-                if exc.code in (401, 403):
-                    hint = (
-                        f" Check the API key in the environment variable {self.api_key_env!r}."
-                        if self.api_key_env
-                        else " The endpoint wants an API key: pass api_key_env (CLI: --api-key-env)."
-                    )
-                raise BackendError(
-                    f"{shown} answered HTTP {exc.code}: {detail}.{hint}", url=shown, status=exc.code
-                ) from None
-            except _TooLarge as exc:
-                raise BackendError(
-                    f"{shown} sent a reply larger than {self.max_response_bytes:,} bytes ({exc}); refused "
-                    "(raise max_response_bytes if this is expected).",
-                    url=shown,
-                ) from None
-            except (TimeoutError, socket.timeout):
-                last = self._timeout_error(shown, attempt, watch)
-                continue
-            except urllib.error.URLError as exc:
-                if isinstance(exc.reason, (TimeoutError, socket.timeout)) or watch.fired:
-                    last = self._timeout_error(shown, attempt, watch)
-                else:
-                    last = BackendError(
-                        f"Cannot reach the LLM endpoint {shown}: {self._redact(str(exc.reason))}. Is the "
-                        "server running, and is --base-url right (it usually ends in /v1)?",
-                        url=shown,
-                    )
-                continue
-            except (ConnectionError, OSError, http.client.HTTPException, ValueError) as exc:
-                # HTTPException: a reply that is not valid HTTP (BadStatusLine) or was cut short
-                # (IncompleteRead), e.g. a proxy or a crashed server; retried like a reset. The
-                # deadline watchdog ends a read by shutting the socket: then it is a timeout.
-                if watch.fired:
-                    last = self._timeout_error(shown, attempt, watch)
-                else:
-                    last = BackendError(
-                        f"Connection to {shown} failed: {type(exc).__name__}: {self._redact(str(exc))}", url=shown
-                    )
+                payload = self._exchange(url, data, headers, shown)
+            except _Failed as failed:
+                last, wait = self._judge(failed, url, shown, attempt)
                 continue
             try:
                 return json.loads(payload)
@@ -258,32 +196,126 @@ class OpenAICompatLLM(LLMClient):
         assert last is not None
         raise last
 
-    def _timeout_error(self, shown: str, attempt: int, watch: "_Deadline") -> BackendTimeout:
-        what = "send a complete reply" if watch.fired else "answer"
-        return BackendTimeout(
-            f"{shown} did not {what} within {self.timeout:g} s ({attempt + 1} attempts). "
-            "Raise timeout= (CLI: --timeout) or check the server.",
-            url=shown,
-        )
+    def _exchange(self, url: str, data: bytes, headers: dict[str, str], shown: str) -> bytes:
+        """One attempt: the reply body, or :class:`_Failed` saying what went wrong. In async code
+        through ``httpx`` on the event loop (without it: urllib in the loop's executor)."""
+        if not _aio.inside():
+            return self._exchange_sync(url, data, headers, shown)
+        from . import http_async
+
+        if not http_async.available():
+            return _aio.blocking(self._exchange_sync, url, data, headers, shown)
+        return _aio.wait(http_async.exchange(self, url, data, headers, shown))
+
+    def _exchange_sync(self, url: str, data: bytes, headers: dict[str, str], shown: str) -> bytes:
+        req = urllib.request.Request(url, data=data, headers=headers, method="POST")
+        watch = _Deadline(self.timeout)
+        try:
+            with self._slots:
+                watch.start()
+                try:
+                    with _opener(watch).open(req, timeout=self.timeout) as resp:
+                        return self._read_body(resp, shown)
+                finally:
+                    watch.cancel()
+        except urllib.error.HTTPError as exc:
+            got = exc.headers.get if exc.headers else {}.get
+            if 300 <= exc.code < 400:
+                raise _Failed("redirect", status=exc.code, location=got("Location", "")) from None
+            detail = self._redact(_read_some(exc, 500))
+            raise _Failed("status", detail, status=exc.code, retry_after=got("Retry-After")) from None
+        except _TooLarge as exc:
+            raise _Failed("too_large", str(exc)) from None
+        except (TimeoutError, socket.timeout):
+            raise _Failed("timeout", fired=watch.fired) from None
+        except urllib.error.URLError as exc:
+            if isinstance(exc.reason, (TimeoutError, socket.timeout)) or watch.fired:
+                raise _Failed("timeout", fired=watch.fired) from None
+            raise _Failed("unreachable", self._redact(str(exc.reason))) from None
+        except (ConnectionError, OSError, http.client.HTTPException, ValueError) as exc:
+            # HTTPException: a reply that is not valid HTTP (BadStatusLine) or was cut short
+            # (IncompleteRead), e.g. a proxy or a crashed server; retried like a reset. The
+            # deadline watchdog ends a read by shutting the socket: then it is a timeout.
+            if watch.fired:
+                raise _Failed("timeout", fired=True) from None
+            raise _Failed("connection", f"{type(exc).__name__}: {self._redact(str(exc))}") from None
+
+    def _judge(self, failed: _Failed, url: str, shown: str, attempt: int) -> tuple[Exception, float]:
+        """What a failed attempt means, whichever HTTP library saw it: the error to raise if no
+        retry succeeds and the least wait before the next (Retry-After), or a final error raised."""
+        code = failed.status
+        if failed.kind == "redirect":
+            target = _public_url(urllib.parse.urljoin(url, failed.location)) if failed.location else "another URL"
+            raise BackendError(
+                f"{shown} redirected (HTTP {code}) to {target}; redirects are not followed, so "
+                "that the API key is never sent anywhere but --base-url. Give the final URL as "
+                "--base-url.",
+                url=shown,
+                status=code,
+            ) from None
+        if failed.kind == "status" and code in RETRY_STATUS:
+            wait = _retry_after(failed.retry_after, self.max_retry_after)
+            if code == 429:
+                return RateLimited(
+                    f"{shown} answered 429 (rate limited) after {attempt + 1} attempts: {failed.detail}",
+                    url=shown,
+                    status=429,
+                ), wait
+            return BackendError(
+                f"{shown} answered HTTP {code} after {attempt + 1} attempts: {failed.detail}", url=shown, status=code
+            ), wait
+        if failed.kind == "status":
+            hint = ""
+            if code in (401, 403):
+                hint = (
+                    f" Check the API key in the environment variable {self.api_key_env!r}."
+                    if self.api_key_env
+                    else " The endpoint wants an API key: pass api_key_env (CLI: --api-key-env)."
+                )
+            raise BackendError(
+                f"{shown} answered HTTP {code}: {failed.detail}.{hint}", url=shown, status=code
+            ) from None
+        if failed.kind == "too_large":
+            raise BackendError(
+                f"{shown} sent a reply larger than {self.max_response_bytes:,} bytes ({failed.detail}); refused "
+                "(raise max_response_bytes if this is expected).",
+                url=shown,
+            ) from None
+        if failed.kind == "timeout":
+            what = "send a complete reply" if failed.fired else "answer"
+            return BackendTimeout(
+                f"{shown} did not {what} within {self.timeout:g} s ({attempt + 1} attempts). "
+                "Raise timeout= (CLI: --timeout) or check the server.",
+                url=shown,
+            ), 0.0
+        if failed.kind == "unreachable":
+            return BackendError(
+                f"Cannot reach the LLM endpoint {shown}: {failed.detail}. Is the "
+                "server running, and is --base-url right (it usually ends in /v1)?",
+                url=shown,
+            ), 0.0
+        return BackendError(f"Connection to {shown} failed: {failed.detail}", url=shown), 0.0
 
     def _read_body(self, resp: Any, shown: str) -> bytes:
         """The body, at most ``max_response_bytes`` of it (a larger one is refused, not buffered)."""
-        declared = resp.headers.get("Content-Length") if resp.headers else None
-        if declared and declared.strip().isdigit() and int(declared) > self.max_response_bytes:
-            raise _TooLarge(f"Content-Length {int(declared):,}")
-        chunks, size = [], 0
+        body = _Body(self.max_response_bytes, resp.headers.get("Content-Length") if resp.headers else None)
         while True:
             chunk = resp.read1(1 << 16) if hasattr(resp, "read1") else resp.read(1 << 16)
             if not chunk:
                 break
-            size += len(chunk)
-            if size > self.max_response_bytes:
-                raise _TooLarge(f"more than {size:,} bytes")
-            chunks.append(chunk)
+            body.add(chunk)
         missing = getattr(resp, "length", None)  # read1 does not check Content-Length as read() does
         if isinstance(missing, int) and missing > 0:
-            raise http.client.IncompleteRead(b"".join(chunks), missing)
-        return b"".join(chunks)
+            raise http.client.IncompleteRead(body.data(), missing)
+        return body.data()
+
+    async def aclose(self) -> None:
+        """Close the ``httpx`` connections this client keeps for the running event loop."""
+        import asyncio
+
+        found = self._aclients.pop(asyncio.get_running_loop(), None)
+        if found is not None:
+            await found[0].aclose()
 
     def _redact(self, text: str) -> str:
         """``text`` (an endpoint's words, about to be shown and stored) without the API key and

@@ -73,6 +73,7 @@ class EndpointPool(LLMClient):
 
     supports_logprobs = True
     supports_text_completion = True
+    async_native = True  # its members' requests await on the event loop in async code
 
     def __init__(
         self,
@@ -128,6 +129,10 @@ class EndpointPool(LLMClient):
             "model": self.model_id,
             "base_urls": sorted(_public_url(m.base_url) for m in self.members),
         }
+
+    async def aclose(self) -> None:
+        for member in self.members:
+            await member.aclose()
 
     @property
     def base_urls(self) -> list[str]:

@@ -68,6 +68,51 @@ class _TooLarge(Exception):
     pass
 
 
+class _Body:
+    """A reply body read in chunks, refused (:class:`_TooLarge`) past ``limit`` bytes, declared or read."""
+
+    def __init__(self, limit: int, declared: str | None) -> None:
+        if declared and declared.strip().isdigit() and int(declared) > limit:
+            raise _TooLarge(f"Content-Length {int(declared):,}")
+        self.limit = limit
+        self.size = 0
+        self.chunks: list[bytes] = []
+
+    def add(self, chunk: bytes) -> None:
+        self.size += len(chunk)
+        if self.size > self.limit:
+            raise _TooLarge(f"more than {self.size:,} bytes")
+        self.chunks.append(chunk)
+
+    def data(self) -> bytes:
+        return b"".join(self.chunks)
+
+
+class _Failed(Exception):
+    """One failed attempt, in words that do not depend on the HTTP library that saw it (urllib in
+    sync code, httpx in async code). ``kind``: ``status`` (an HTTP error: ``status``, ``detail``
+    = the start of its body, redacted, ``retry_after``), ``redirect`` (``location``), ``too_large``,
+    ``timeout`` (``fired``: the total deadline cut the exchange), ``unreachable``, ``connection``."""
+
+    def __init__(
+        self,
+        kind: str,
+        detail: str = "",
+        *,
+        status: int | None = None,
+        location: str = "",
+        retry_after: str | None = None,
+        fired: bool = False,
+    ) -> None:
+        super().__init__(kind, detail)
+        self.kind = kind
+        self.detail = detail
+        self.status = status
+        self.location = location
+        self.retry_after = retry_after
+        self.fired = fired
+
+
 class _Deadline:
     """A total deadline for one request: at expiry, the connection's socket is shut down, which
     ends a blocked connect or read at once (a per-read timeout never fires on a server that

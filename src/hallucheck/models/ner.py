@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from .. import _aio
 from ..errors import MissingDependencyError
 from ..text.lang import UNDETERMINED, detect_language, scoped_languages
 
@@ -98,7 +99,12 @@ def extract_entities(
     text: str, *, model: str = DEFAULT_SPACY_MODEL, labels: frozenset[str] | None = None, lang: str | None = None
 ) -> list[Entity]:
     """Named entities of ``text`` with offsets into it; ``[]`` when ``text`` is in a language the
-    model does not know (``lang``: an ISO 639-1 code, or None to detect it; ``"und"`` keeps NER)."""
+    model does not know (``lang``: an ISO 639-1 code, or None to detect it; ``"und"`` keeps NER).
+    In async code (Pipeline.arun) the model runs in the event loop's executor."""
+    return _aio.blocking(_extract_entities, text, model, labels, lang)
+
+
+def _extract_entities(text: str, model: str, labels: frozenset[str] | None, lang: str | None) -> list[Entity]:
     nlp = load_spacy(model)
     if not ner_applies(text, model_language(nlp), lang=lang):
         return []

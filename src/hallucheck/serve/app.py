@@ -7,10 +7,12 @@
   written per finished row); ``GET /v1/jobs/{id}``: its progress and results.
 - ``GET /v1/methods``, ``GET /healthz``, ``GET /metrics`` (Prometheus text), ``GET /`` (the page).
 
-Work runs on a fixed pool of threads behind a bounded queue: when the queue is full the request
-gets ``503`` with ``Retry-After`` at once, so there is never an unbounded backlog. A request that
-takes longer than the timeout gets ``504`` (its work finishes in the background and keeps its
-slot until then, so the bound stays true).
+At most ``workers`` detections run at once, behind a bounded queue: on the event loop when the LLM
+is an OpenAI-compatible endpoint (``Pipeline.arun``: its requests are awaited there, no thread held
+per request; local models run in the loop's executor), else on ``workers`` threads. When the queue
+is full the request gets ``503`` with ``Retry-After`` at once, so there is never an unbounded
+backlog. A request that takes longer than the timeout gets ``504`` (its work finishes in the
+background and keeps its slot until then, so the bound stays true).
 
 This module holds the routes (:func:`create_app`); the request and response bodies are in
 :mod:`.schemas`, the work pool, metrics and gate middleware in :mod:`.runtime`, and the settings
@@ -24,13 +26,14 @@ import json
 import time
 import uuid
 from importlib import resources
-from typing import Any, Callable
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from .. import _aio
 from .._version import __version__
 from ..errors import BackendError, HallucheckError, InputError, ParseError
 from ..types import Mitigation, Usage
@@ -98,16 +101,15 @@ def _reference(ref: str | list[str]) -> str | list[str]:
     return list(ref) if isinstance(ref, list) else ref
 
 
-async def _run_in_pool(state: ServerState, fn: Callable[[], Any]) -> Any:
-    """Run ``fn`` on the pool; raises QueueFull or asyncio.TimeoutError."""
-    fut = state.pool.submit(fn)
-    return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(fut)), timeout=state.config.timeout)
-
-
 def _json(payload: Any, status_code: int = 200) -> Response:
     """A JSON response serialised by the caller's thread (call it off the event loop for big bodies)."""
     data = json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
     return Response(data, status_code=status_code, media_type="application/json")
+
+
+def _reply(echo: bool, payload: Any) -> Response:
+    """A detection's response; one that echoes the texts (large) is serialised off the event loop."""
+    return _aio.blocking(_json, payload) if echo else _json(payload)
 
 
 def _failure(exc: BaseException) -> JSONResponse:
@@ -205,11 +207,11 @@ def create_app(config: ServeConfig | None = None) -> Any:
     }
 
     async def pooled(work: Any) -> Any:
-        """The work's result from the bounded pool, or the response that says why there is none
-        (503 queue full, 504 timeout, 500 unexpected)."""
+        """The work's result from the bounded pool (on the event loop when the LLM's requests can be
+        awaited there, as ``Pipeline.arun`` runs a detection; else on a worker thread), or the
+        response that says why there is none (503 queue full, 504 timeout, 500 unexpected)."""
         try:
-            result = await _run_in_pool(state, work)
-            return result
+            return await state.pool.run(work, timeout=config.timeout, on_loop=state.awaits_llm)
         except QueueFull:
             return busy()
         except asyncio.TimeoutError:
@@ -219,7 +221,7 @@ def create_app(config: ServeConfig | None = None) -> Any:
 
     @app.post("/v1/detect", response_model=DetectResponse, responses=responses)
     async def detect(body: DetectRequest) -> Any:
-        def work() -> Any:
+        def work() -> Any:  # Pipeline.run, as arun runs it when the pool runs it on the loop
             pipe = state.pipeline(body.method, body.params)
             try:
                 det = pipe.run(body.answer, _reference(body.reference), question=body.question)
@@ -233,17 +235,16 @@ def create_app(config: ServeConfig | None = None) -> Any:
                     state.note_llm(False, f"{type(exc).__name__}: {exc}")
                 return pipe.error_detection(body.model_dump(), exc)
 
-        def answer() -> Any:  # the body is built on the worker thread: a large one never stalls the event loop
+        def answer() -> Any:
             det = work()
             state.metrics.add_usage(det.usage)
             d = det.to_dict()
-            return _json(
-                {
-                    "status": det.outcome,
-                    "exit_code": det.exit_code,
-                    "detection": d if body.echo else bounded_detection(d),
-                }
-            )
+            payload = {
+                "status": det.outcome,
+                "exit_code": det.exit_code,
+                "detection": d if body.echo else bounded_detection(d),
+            }
+            return _reply(body.echo, payload)
 
         return await pooled(answer)
 
@@ -269,7 +270,7 @@ def create_app(config: ServeConfig | None = None) -> Any:
                     "before": bounded_detection(d["before"]),
                     "after": None if d.get("after") is None else bounded_detection(d["after"]),
                 }
-            return _json({"status": final.outcome, "exit_code": final.exit_code, "mitigation": d})
+            return _reply(body.echo, {"status": final.outcome, "exit_code": final.exit_code, "mitigation": d})
 
         return await pooled(answer)
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import _aio
 from .._lru import LRUCache
 from ..errors import HallucheckError, InputError
 from ..loader import DEFAULT_METHOD
@@ -86,6 +87,13 @@ class ServerState:
         self._probe_started: float | None = None
         self.allowed_hosts = allowed_hosts(config.host, config.allowed_hosts)
 
+    @property
+    def awaits_llm(self) -> bool:
+        """Detections run on the event loop (``Pipeline.arun``): the LLM's requests can be awaited
+        there (the OpenAI-compatible client, with the ``async`` extra). Otherwise a detection holds
+        a worker thread, which a local LLM or model needs anyway."""
+        return bool(getattr(self.config.llm, "async_native", False)) and _aio.available()
+
     # -- job files ----------------------------------------------------------------------------
     def forget_job(self, job: Job) -> None:
         self.jobs.pop(job.id, None)
@@ -142,7 +150,8 @@ class ServerState:
         if pipe is not None:
             return pipe
         llm = "none" if self.config.llm is None else self.config.llm
-        pipe, _ = MethodSpec.of(name, params=params, llm=llm).build()
+        # a first build may load models: off the event loop when a detection runs there
+        pipe, _ = _aio.blocking(MethodSpec.of(name, params=params, llm=llm).build)
         self._pipelines.put(key, pipe)
         return pipe
 

@@ -107,6 +107,7 @@ class HHEMVerifier(Verifier):
     prompt before the reference is windowed; ``overlap``: tokens shared by neighbouring windows.
     """
 
+    local_model = True  # a local forward pass: off the event loop in async code
     parameter_constraints = {
         "threshold": UNIT,
         "max_length": Interval(int, 64),

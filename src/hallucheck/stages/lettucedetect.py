@@ -96,6 +96,7 @@ class LettuceDetectVerifier(Verifier):
     the authors'; ``min``, the best group decides).
     """
 
+    local_model = True  # a local forward pass: off the event loop in async code
     parameter_constraints = {
         "threshold": UNIT,
         "max_length": Interval(int, 64),

@@ -96,6 +96,7 @@ class MiniCheckVerifier(Verifier):
     ``max_model_len`` (``None``: their defaults for the architecture).
     """
 
+    local_model = True  # a local forward pass: off the event loop in async code
     parameter_constraints = {
         "threshold": UNIT,
         "chunk_size": (POSITIVE_INT, NONE),
