@@ -80,11 +80,27 @@ def _tokens(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
+# words that change what the rest of their sentence asserts: a copy of the rest alone is not
+# what the reference says ("is not recommended for children under 12" -> "recommended for children under 12")
+_QUALIFIERS = frozenset(
+    "not no never nor neither without cannot except unless if whether may might could would should "
+    "deny denies denied false falsely claim claims claimed alleged allegedly reportedly rumour rumours "
+    "rumor rumors".split()
+)
+
+
+def _qualified(words: Sequence[str]) -> bool:
+    return any(w in _QUALIFIERS or w.endswith("n't") or w.endswith("n’t") for w in words)
+
+
 def verbatim_span(sentence: str, reference: str, *, min_words: int = 5) -> tuple[int, int] | None:
     """Where ``reference`` holds ``sentence`` word for word -- the same words in the same order, case and
     the punctuation around words aside (inner punctuation counts: "3.5" is not "35") -- as ``(start,
     end)`` offsets into ``reference``; None when it does not, or when the sentence has fewer than
-    ``min_words`` words (a short fragment is inside many sentences without saying what they say)."""
+    ``min_words`` words (a short fragment is inside many sentences without saying what they say). A
+    copy of part of a reference sentence whose other words negate, condition or attribute it ("not",
+    "if", "may", "alleged", ... outside the copied part) is no copy: the part alone says something
+    else."""
     claim = [t for t, _, _ in _tokens(sentence)]
     if len(claim) < min_words:
         return None
@@ -93,5 +109,11 @@ def verbatim_span(sentence: str, reference: str, *, min_words: int = 5) -> tuple
     first, n = claim[0], len(claim)
     for i, w in enumerate(words[: len(words) - n + 1]):
         if w == first and words[i : i + n] == claim:
-            return ref[i][1], ref[i + n - 1][2]
+            a, b = ref[i][1], ref[i + n - 1][2]
+            around = next((s for s in split_sentences(reference) if s.start <= a < s.end), None)
+            if around is not None:
+                rest = reference[around.start : a] + " " + reference[b : around.end]
+                if _qualified([t for t, _, _ in _tokens(rest)]):
+                    continue
+            return a, b
     return None
