@@ -36,6 +36,9 @@ def test_part_of_a_sentence_that_the_rest_negates_conditions_or_attributes_is_no
     news = "Critics claimed the vaccine causes autism in children. If the talks fail, the plant will close in May."
     assert verbatim_span("The vaccine causes autism in children.", news) is None
     assert verbatim_span("The plant will close in May.", news) is None
+    trial = "Nearly 40 percent of patients recovered within a week. More than 200 patients took part in the trial."
+    assert verbatim_span("40 percent of patients recovered within a week.", trial) is None
+    assert verbatim_span("200 patients took part in the trial.", trial) is None
     # a benign remainder ("he said") keeps the copy; the same words found again in an unqualified sentence count
     assert verbatim_span("Profits rose 3.5% to $12 million.", REF) is not None
     twice = "It isn't true that the bridge opened in 1932. Records show the bridge opened in 1932."

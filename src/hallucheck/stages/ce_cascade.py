@@ -155,7 +155,7 @@ class CECascadeVerifier(Verifier):
     ``verbatim``: a claim the reference holds word for word (five words or more; case and the
     punctuation around words aside, :func:`~hallucheck.text.premise.verbatim_span`) that passed the
     gate is supported, with no verifier threshold or judge call (``meta["stage"]`` ``"copy"``; not a part of a
-    reference sentence whose other words say "not", "if", "may", "alleged"...; 30 % of SummEval's
+    reference sentence whose other words say "not", "if", "may", "alleged", "nearly"...; 30 % of SummEval's
     summary sentences are such copies, and the judge flagged none of the 24 in summaries
     annotated inconsistent -- docs/benchmarks.md); ``False`` reads copies as any other claim.
     """

@@ -81,9 +81,11 @@ def _tokens(text: str) -> list[tuple[str, int, int]]:
 
 
 # words that change what the rest of their sentence asserts: a copy of the rest alone is not
-# what the reference says ("is not recommended for children under 12" -> "recommended for children under 12")
+# what the reference says ("is not recommended for children under 12" -> "recommended for children
+# under 12"; "nearly 50 percent of patients" -> "50 percent of patients")
 _QUALIFIERS = frozenset(
     "not no never nor neither without cannot except unless if whether may might could would should "
+    "perhaps possibly probably likely unlikely nearly almost approximately roughly than least "
     "deny denies denied false falsely claim claims claimed alleged allegedly reportedly rumour rumours "
     "rumor rumors".split()
 )
