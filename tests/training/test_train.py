@@ -285,3 +285,21 @@ def test_compressed_positives_and_their_hallucinated_twins_differ_only_in_a_fact
     for good, bad in zip(pairs[::2], pairs[1::2]):
         assert good.label == 0 and bad.label == 1 and good.evidence == bad.evidence
         assert len(set(good.claim.split()) ^ set(bad.claim.split())) <= 3  # one fact changed
+
+
+def test_the_model_card_names_every_file_the_model_learned_from_with_its_hash(tmp_path):
+    """Dev rows trained on whole (``--whole``) are training data: the card lists them with their hash,
+    by name, not as machine paths among the hyper-parameters."""
+    import hashlib
+
+    from hallucheck.training.export import model_card
+
+    whole = write_rows(tmp_path / "wice.jsonl", ROWS)
+    cfg = _config(tmp_path, "minilm", whole_files=[str(whole)])
+    info = {"history": [{"epoch": 1, "steps": 3, "loss": 0.5, "dev": None}], "best": {"epoch": 1}}
+    card = model_card(cfg, info, {"qa": 4, "whole-claim": 2})
+    training = card.split("## Training data")[1].split("## Dev files")[0]
+    for f in (tmp_path / "train.jsonl", whole):
+        assert f"| {f.name}" in training and hashlib.sha256(f.read_bytes()).hexdigest() in training
+    assert "(every row, `--whole`)" in training
+    assert str(tmp_path) not in card and "whole_files" not in card

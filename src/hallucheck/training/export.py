@@ -120,6 +120,8 @@ def model_card(cfg: TrainConfig, info: dict, pairs: dict[str, int]) -> str:
     ]
     for f in cfg.train_files:
         lines.append(f"| {Path(f).name} | `{file_sha256(f)}` |")
+    for f in cfg.whole_files or ():
+        lines.append(f"| {Path(f).name} (every row, `--whole`) | `{file_sha256(f)}` |")
     lines += [
         "",
         "Pairs by source: " + ", ".join(f"{k} {v}" for k, v in sorted(pairs.items())) + ".",
@@ -131,7 +133,7 @@ def model_card(cfg: TrainConfig, info: dict, pairs: dict[str, int]) -> str:
     ]
     for f in cfg.dev_files:
         lines.append(f"| {Path(f).name} | `{file_sha256(f)}` |")
-    hp = {k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("train_files", "dev_files", "out")}
+    hp = {k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("train_files", "dev_files", "whole_files", "out")}
     lines += [
         "",
         "## Hyper-parameters",
