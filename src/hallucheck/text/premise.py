@@ -56,7 +56,9 @@ def select_evidence_indices(
     scores = []
     for i, bag in enumerate(bags):
         shared = want & bag
-        scores.append((sum(math.log(1 + n / df[w]) for w in shared), -i))
+        # fsum: the exactly rounded sum, whatever order the set yields its words in (that order follows
+        # the process's string hashing), so equal weights tie exactly and the earlier sentence wins
+        scores.append((math.fsum(math.log(1 + n / df[w]) for w in shared), -i))
     return sorted(range(n), key=lambda i: scores[i], reverse=True)[:k]
 
 
