@@ -133,7 +133,9 @@ def model_card(cfg: TrainConfig, info: dict, pairs: dict[str, int]) -> str:
     ]
     for f in cfg.dev_files:
         lines.append(f"| {Path(f).name} | `{file_sha256(f)}` |")
-    hp = {k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("train_files", "dev_files", "whole_files", "out")}
+    hp = {
+        k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("train_files", "dev_files", "whole_files", "out")
+    }
     lines += [
         "",
         "## Hyper-parameters",
