@@ -33,11 +33,14 @@ bench: install
 	$(PYTHON) benchmarks/bench_detectors.py
 
 # The shipped trained verifier: `hallucheck train` with its default settings (answer pairs from
-# HaluEval QA and summarisation plus rule-made pairs from their references), validated on the dev
-# rows each epoch (the best epoch by mean dev AUROC is kept); writes the model card beside the model.
+# HaluEval QA and summarisation, rule-made and document pairs from their references) plus every row
+# of SummEval, SummEdits and WiCE dev (--whole), validated on the two HaluEval dev sets, which it
+# never trains on (the `haluevals` fold of benchmarks/lodo_verifier.py; ~30 min on 2 cores,
+# resumable); writes the model card beside the model. Its combination (combine.json) is refitted by
+# benchmarks/fit_combination.py, see docs/benchmarks.md "Issue 21, fifth session".
 DATA ?= ../shared/data
 verifier: install
 	hallucheck train --data $(DATA)/train/halueval_qa.jsonl --data $(DATA)/train/halueval_summ.jsonl \
+		--whole $(DATA)/dev/summeval.jsonl --whole $(DATA)/dev/summedits.jsonl --whole $(DATA)/dev/wice.jsonl \
 		--dev $(DATA)/dev/halueval_qa.jsonl --dev $(DATA)/dev/halueval_summ.jsonl \
-		--dev $(DATA)/dev/summeval.jsonl --dev $(DATA)/dev/summedits.jsonl \
 		--out runs/verifier --install-to src/hallucheck/data/verifier

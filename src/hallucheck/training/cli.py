@@ -10,11 +10,12 @@ from pathlib import Path
 
 # The configuration of the shipped verifier (src/hallucheck/data/verifier); `make verifier` runs it.
 SHIPPED = {
-    "epochs": 2,
-    "max_pairs": 9000,
+    "epochs": 1,
+    "max_pairs": 12000,
+    "document_pairs": 2,
     "batch_size": 16,
     "lr": 5e-5,
-    "max_length": 192,
+    "max_length": 160,
     "k": 3,
     "rules_per_reference": 1,
     "seed": 0,
@@ -86,10 +87,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--document-pairs",
         type=int,
-        default=0,
+        default=SHIPPED["document_pairs"],
         metavar="N",
         help="per distinct reference of the training files: N fusions of two of its sentences (supported), "
-        "the same with one fact changed, a sentence of another document appended, and one alone (default: 0)",
+        "the same with one fact changed, a sentence of another document appended, and one alone (default: %(default)s)",
     )
     p.add_argument("--dev-limit", type=int, default=SHIPPED["dev_limit"], help="first N rows of each dev file")
     p.add_argument(
