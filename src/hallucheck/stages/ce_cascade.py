@@ -43,7 +43,7 @@ from .nli import FLAG_ON_CHOICE
 # said with --llm none on a summary or a claim, where the trained verifier does not transfer (issue 21)
 WEAK_ALONE = (
     "Without an LLM the trained verifier decides alone, and on summaries and claims unlike HaluEval's it is "
-    "weak (balanced accuracy 55-73 on held-out summary and claim sets, docs/benchmarks.md): add --llm "
+    "weak (balanced accuracy 58-70 on held-out summary and claim sets, docs/benchmarks.md): add --llm "
     "(e.g. --llm embedded) so that the LLM judge reads each sentence."
 )
 
