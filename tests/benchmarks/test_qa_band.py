@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
 @pytest.fixture(scope="module")
-def qb():
-    sys.path.insert(0, str(BENCH))
-    try:
-        import qa_band
-
-        yield qa_band
-    finally:
-        sys.path.remove(str(BENCH))
+def qb(bench_module):
+    return bench_module("qa_band")
 
 
 def _row(label, *verdicts):

@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
-
 
 @pytest.fixture(scope="module")
-def tr():
-    sys.path.insert(0, str(BENCH))
-    try:
-        import transfer
-
-        yield transfer
-    finally:
-        sys.path.remove(str(BENCH))
+def tr(bench_module):
+    return bench_module("transfer")
 
 
 def _rows(tr, name: str, n: int, seed: int, *, qa: bool = False) -> list:
