@@ -26,9 +26,18 @@ ERROR_EXITS = """\
 
 
 def read_text_file(path: str, *, what: str, encoding: str = "utf-8") -> str:
-    """Read a user file (or ``-`` for stdin) with a clear error for missing or mis-encoded files."""
+    """Read a user file (or ``-`` for stdin) with a clear error for missing or mis-encoded files.
+
+    The read stops past the text limit (:data:`hallucheck.base.MAX_TEXT_CHARS` characters, read as
+    at most 4 bytes each, the most a character takes in UTF-8): a device, a FIFO or a file that
+    is too long is refused after that many bytes, never read whole."""
+    from .. import base
+    from .._files import read_at_most
+
+    limit = base.MAX_TEXT_CHARS
+    cap = 4 * limit + 4  # + a byte-order mark
     if path == "-":
-        data = sys.stdin.buffer.read()
+        data = read_at_most(sys.stdin.buffer, cap)
         source = "standard input"
     else:
         if not os.path.exists(path):
@@ -38,11 +47,16 @@ def read_text_file(path: str, *, what: str, encoding: str = "utf-8") -> str:
             )
         if os.path.isdir(path):
             raise InputError(f"The {what} path {path!r} is a directory; give a text file.", field=what)
-        with open(path, "rb") as f:
-            data = f.read()
+        try:
+            with open(path, "rb") as f:
+                data = read_at_most(f, cap)
+        except OSError as exc:
+            raise InputError(f"The {what} file {path!r} cannot be read: {exc.strerror or exc}.", field=what) from None
         source = path
+    if len(data) > cap:
+        raise _too_long(what, source, f"more than {cap:,} bytes", limit)
     try:
-        return data.decode(encoding)
+        text = data.decode(encoding)
     except UnicodeDecodeError as exc:
         raise InputError(
             f"The {what} ({source}) is not valid {encoding}: byte {data[exc.start : exc.start + 1]!r} at offset {exc.start}. "
@@ -51,6 +65,18 @@ def read_text_file(path: str, *, what: str, encoding: str = "utf-8") -> str:
         ) from None
     except LookupError:
         raise InputError(f"Unknown encoding {encoding!r}; use e.g. utf-8 or latin-1.", field="encoding") from None
+    if len(text) > limit:
+        raise _too_long(what, source, f"{len(text):,} characters", limit)
+    return text
+
+
+def _too_long(what: str, source: str, size: str, limit: int) -> InputError:
+    return InputError(
+        f"The {what} ({source}) is longer than the limit of {limit:,} characters: it holds {size}. "
+        f"Split it into parts of at most {limit:,} characters and check each (e.g. split -C {limit // 2} FILE part-), "
+        "or raise hallucheck.base.MAX_TEXT_CHARS when calling hallucheck from Python.",
+        field=what,
+    )
 
 
 def _looks_like_path(value: str) -> bool:
@@ -69,7 +95,8 @@ def _answer_arg(value: str, encoding: str) -> str:
     """--answer: ``-`` (stdin), an existing file, or the answer text itself. A directory, or a
     value that looks like a path to a file that does not exist, is an input error rather than
     text to check (a mistyped file name was checked as a one-word answer)."""
-    if value == "-" or (len(value) < 4096 and "\n" not in value and (os.path.isfile(value) or os.path.isdir(value))):
+    # an existing path is read: a file, a directory (refused), a FIFO or a device (read up to the limit)
+    if value == "-" or (len(value) < 4096 and "\n" not in value and os.path.exists(value)):
         return read_text_file(value, what="answer", encoding=encoding)
     if len(value) < 4096 and _looks_like_path(value):
         raise InputError(

@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from .._files import max_data_file_bytes, too_large
 from ..base import MAX_TEXT_CHARS
 from ..errors import InputError, MissingDependencyError
 from ..text.passages import SEP as PASSAGE_SEP
@@ -134,6 +135,8 @@ def load_check_rows(
     if suffix == ".parquet":
         if not p.is_file():
             raise InputError(f"{p}: file not found")
+        if p.stat().st_size > max_data_file_bytes():  # a Parquet file is a regular file: its size is known
+            raise too_large(p, max_data_file_bytes())
         rows = _parquet_rows(p)
         unit = "row"
     elif suffix == ".csv":

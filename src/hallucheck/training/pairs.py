@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from .._files import read_capped
 from ..errors import InputError
 from ..text import split_sentences
 from ..text.premise import claim_text, content_words, select_evidence
@@ -76,22 +77,21 @@ def read_rows(path: str | Path) -> list[dict]:
             "(id, question, reference, answer, label)."
         )
     rows = []
-    with p.open("rb") as fh:
-        for n, raw in enumerate(fh, 1):
-            if not raw.strip():
-                continue
-            try:
-                row = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise InputError(f"{p}:{n}: not a UTF-8 JSON object ({exc}); fix or remove the line.") from None
-            if (
-                not isinstance(row, dict)
-                or not isinstance(row.get("reference"), str)
-                or not isinstance(row.get("answer"), str)
-                or row.get("label") not in (0, 1, True, False)
-            ):
-                raise InputError(f"{p}:{n}: a row needs string 'reference' and 'answer' and a 0/1 'label'.")
-            rows.append(row)
+    for n, raw in enumerate(read_capped(p).split(b"\n"), 1):  # read up to the data-file cap
+        if not raw.strip():
+            continue
+        try:
+            row = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError(f"{p}:{n}: not a UTF-8 JSON object ({exc}); fix or remove the line.") from None
+        if (
+            not isinstance(row, dict)
+            or not isinstance(row.get("reference"), str)
+            or not isinstance(row.get("answer"), str)
+            or row.get("label") not in (0, 1, True, False)
+        ):
+            raise InputError(f"{p}:{n}: a row needs string 'reference' and 'answer' and a 0/1 'label'.")
+        rows.append(row)
     if not rows:
         raise InputError(f"Training data file {str(p)!r} has no rows.")
     return rows

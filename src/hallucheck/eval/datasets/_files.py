@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
+from ..._files import read_capped
 from ...errors import ConfigError, InputError
 from .example import Example
 
@@ -26,7 +27,7 @@ def _read_text(path: Path, encoding: str = "utf-8") -> str:
         raise InputError(f"{path}: file not found")
     if path.is_dir():
         raise InputError(f"{path}: is a directory, expected a file")
-    data = path.read_bytes()
+    data = read_capped(path)
     codec = "utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding
     try:
         return data.decode(codec)
