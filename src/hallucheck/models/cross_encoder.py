@@ -13,8 +13,11 @@ claim is **not** supported by the evidence (hallucheck's ``score``):
 Backends: a directory holding an ``.onnx`` graph and a ``tokenizer.json`` runs on onnxruntime with
 the ``tokenizers`` library (no PyTorch); any other directory or a hub id runs on transformers and
 PyTorch. ``"embedded"`` is the verifier shipped inside the package (``hallucheck/data/verifier``).
-The evidence is the first text of each pair and is what truncation shortens; the claim is kept
-whole.
+The evidence is the first text of each pair and is what truncation shortens. A claim is kept
+whole up to half the encoder's length (``max_length // 2`` tokens); a longer one is read in
+overlapping windows of that many tokens (a quarter of a window overlaps the next), each against
+the same evidence, and its score is its worst window's: the claim is supported only when every
+part of it is, and no sentence is too long to read.
 """
 
 from __future__ import annotations
@@ -126,6 +129,28 @@ def _scores_from_logits(logits: np.ndarray, idx: int | None) -> np.ndarray:
     return 1.0 - p[:, idx]
 
 
+def _offsets_of(tokenizer: Any) -> Any:
+    """A transformers tokenizer's ``text -> token character spans``: its offsets when it is a fast
+    tokenizer, else each word's span once per token of that word."""
+    if getattr(tokenizer, "is_fast", False):
+        return lambda text: [
+            tuple(o)
+            for o in tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
+            if o[1] > o[0]
+        ]
+
+    def by_words(text: str) -> list[tuple[int, int]]:
+        import re
+
+        return [
+            (m.start(), m.end())
+            for m in re.finditer(r"\S+", text)
+            for _ in range(max(1, len(tokenizer.tokenize(m.group()))))
+        ]
+
+    return by_words
+
+
 class CrossEncoder:
     """Scores (evidence, claim) pairs: probability that the claim is not supported.
 
@@ -166,6 +191,7 @@ class CrossEncoder:
             raise ConfigError(f"backend='onnx' needs a directory with an .onnx file; {model!r} has none.")
         self._lock = threading.Lock()
         self._run: Any = None
+        self._offsets: Any = None  # text -> the character spans of its tokens (no special tokens)
         self._idx: int | None = None
         self.meta: dict[str, Any] = {}
 
@@ -213,6 +239,8 @@ class CrossEncoder:
             raise ConfigError(
                 f"The tokenizer {tok} cannot be read ({exc}); rebuild or re-download the model."
             ) from None
+        counter = Tokenizer.from_file(str(tok))  # no truncation, no padding: the claim's own tokens
+        self._offsets = lambda text: [o for o in counter.encode(text, add_special_tokens=False).offsets if o[1] > o[0]]
         tokenizer.enable_truncation(self.max_length, strategy="only_first")
         tokenizer.enable_padding(pad_id=tokenizer.token_to_id("[PAD]") or 0, pad_token="[PAD]")
         opts = ort.SessionOptions()
@@ -263,6 +291,7 @@ class CrossEncoder:
                 f"{str(exc).splitlines()[0][:200]}); it is corrupt or incomplete."
             ) from None
         model.eval()
+        self._offsets = _offsets_of(tokenizer)
         config = model.config.to_dict()
         self.meta = config.get("hallucheck", {}) if isinstance(config.get("hallucheck"), dict) else {}
         self._idx = supported_index(config, self.supported_label)
@@ -300,6 +329,40 @@ class CrossEncoder:
             raise ConfigError("logits(): evidence and claims must have the same length.")
         if not claims:
             return np.zeros((0, 2), dtype=np.float32)
+        # a claim too long to read beside its evidence is read window by window (module docstring)
+        windows = [self.windows(c) for c in claims]
+        owner = [i for i, ws in enumerate(windows) for _ in ws]
+        if len(owner) == len(claims):
+            return self._forward(evidence, claims)
+        pieces = [w for ws in windows for w in ws]
+        out = self._forward([evidence[i] for i in owner], pieces)
+        scores = _scores_from_logits(out, self._idx)
+        worst: dict[int, int] = {}
+        for row, i in enumerate(owner):
+            if i not in worst or scores[row] > scores[worst[i]]:
+                worst[i] = row
+        return out[[worst[i] for i in range(len(claims))]]
+
+    def windows(self, claim: str) -> list[str]:
+        """``[claim]`` when it fits in half the encoder's length; else its overlapping windows of that
+        many tokens, in order, cut at token boundaries."""
+        self.load()
+        size = self.max_length // 2
+        if len(claim) <= size or self._offsets is None:  # a token covers at least one character
+            return [claim]
+        spans = self._offsets(claim)
+        if len(spans) <= size:
+            return [claim]
+        step = size - size // 4
+        out = []
+        for start in range(0, len(spans), step):
+            end = min(start + size, len(spans))
+            out.append(claim[spans[start][0] : spans[end - 1][1]])
+            if end == len(spans):
+                break
+        return out
+
+    def _forward(self, evidence: Sequence[str], claims: Sequence[str]) -> np.ndarray:
         # sort by length so a batch pads little; restore the order at the end
         order = sorted(range(len(claims)), key=lambda i: len(evidence[i]) + len(claims[i]))
         parts = []
