@@ -37,14 +37,15 @@ BROKEN = (
 RECOVERABLE = ("bad_usage", "retry_after_429", "500_then_200")
 MODES = BROKEN + RECOVERABLE
 
+# a next-token distribution: the reply's token the likeliest, the alternatives together at most 1
 LABEL_TOKENS = [
-    ("Ent", -0.2),
-    ("Neutral", -2.0),
-    ("Contr", -2.5),
-    ("True", -3.0),
-    ("False", -3.5),
-    ("C", -4.0),
-    ("I", -4.5),
+    ("Ent", -0.3),
+    ("Neutral", -2.3),
+    ("Contr", -3.0),
+    ("True", -3.5),
+    ("False", -4.0),
+    ("C", -4.5),
+    ("I", -5.0),
 ]
 
 

@@ -477,11 +477,11 @@ def _first_token(top, token=None, logprob=None):
 
 
 def test_score_labels_from_top_logprobs(server, no_key):
-    top = [("Sup", -0.2), (" contr", -1.9), ("The", -3.0), ("\n", -4.0)]
+    top = [("Sup", -0.2), (" contr", -2.3), ("The", -3.5), ("\n", -4.0)]  # together at most 1
     server.script(Reply(body=completion("Sup", prompt_tokens=30, completion_tokens=1, logprobs=_first_token(top))))
     client = make(server)
     scores = client.score_labels("Is the claim supported?", LABELS)
-    assert dict(scores.logprobs) == {"supported": -0.2, "contradicted": -1.9, "unverifiable": -30.0}
+    assert dict(scores.logprobs) == {"supported": -0.2, "contradicted": -2.3, "unverifiable": -30.0}
     assert scores.best == "supported"
     assert scores.usage.calls == 1 and scores.usage.prompt_tokens == 30
     body = server.bodies[0]
@@ -491,7 +491,7 @@ def test_score_labels_from_top_logprobs(server, no_key):
 
 
 def test_score_labels_takes_best_matching_token_case_insensitively(server, no_key):
-    top = [("UN", -2.0), ("unver", -0.7), ("Un", -1.5), ("c", -3.3), ("co", -2.2)]
+    top = [("unver", -0.7), ("UN", -2.0), ("Un", -1.5), ("c", -3.3), ("co", -2.2)]  # the reply: the likeliest
     server.script(Reply(body=completion("unver", logprobs=_first_token(top))))
     scores = make(server).score_labels("q", LABELS)
     assert dict(scores.logprobs) == {"supported": -30.0, "contradicted": -2.2, "unverifiable": -0.7}

@@ -22,6 +22,7 @@ from typing import Any, Iterator, Mapping, Sequence
 from .. import _aio
 from ..errors import BackendError, ConfigError, InputError, UnreadableReply
 from ..types import Usage
+from .strict_reply import ROUNDING, first_alternatives
 
 ROLES = ("system", "user", "assistant")
 
@@ -147,11 +148,14 @@ class LabelScores:
 
 
 def _finite_scores(scores: Any, labels: Sequence[str]) -> bool:
-    """True when ``scores`` maps exactly ``labels`` to finite numbers."""
+    """True when ``scores`` maps exactly ``labels`` to finite log-probabilities (at most 0, up to rounding)."""
     return (
         isinstance(scores, Mapping)
         and set(scores) == set(labels)
-        and all(not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v) for v in scores.values())
+        and all(
+            not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v) and v <= ROUNDING
+            for v in scores.values()
+        )
     )
 
 
@@ -294,7 +298,7 @@ class LLMClient(ABC):
         if not _finite_scores(scores.logprobs, labels):
             # never renormalise NaN/inf into a verdict (NaN compares false: the first label would win)
             raise UnreadableReply(
-                f"{self.model_id} gave label log-probabilities that are not finite numbers: "
+                f"{self.model_id} gave label log-probabilities that are not finite numbers at most 0: "
                 f"{dict(scores.logprobs)!r}. The reply cannot be scored.",
                 raw=json.dumps({k: repr(v) for k, v in scores.logprobs.items()}),
             )
@@ -316,21 +320,18 @@ class LLMClient(ABC):
                 f"{self.model_id} returned no log-probabilities; use a backend that supports them "
                 "(llama_cpp, vLLM, OpenAI) or a method that parses text."
             )
-        alts = dict(first.top) or {first.token: first.logprob}
         raw = json.dumps(
             {
                 "text": response.text,
                 "token": first.token,
                 "logprob": repr(first.logprob),
-                "top": [[t, repr(lp)] for t, lp in alts.items()],
+                "top": [[t, repr(lp)] for t, lp in (first.top or ((first.token, first.logprob),))],
             },
             ensure_ascii=False,
         )
-        if not all(isinstance(lp, (int, float)) and math.isfinite(lp) for lp in alts.values()):
-            raise UnreadableReply(
-                f"{self.model_id} returned log-probabilities that are not finite numbers; the reply cannot be scored.",
-                raw=raw,
-            )
+        # missing, positive, infinite, duplicated or disagreeing log-probabilities: an UnreadableReply, never a verdict
+        first_alternatives(response, f"the first token of {self.model_id}'s reply", raw)
+        alts = {tok: lp for tok, lp in first.top or ((first.token, first.logprob),) if lp > -math.inf}
         scores = {}
         for label in labels:
             matches = [lp for tok, lp in alts.items() if tok.strip() and label.lower().startswith(tok.strip().lower())]

@@ -8,6 +8,7 @@ from typing import Any
 from ..errors import UnreadableReply
 from ..types import Usage
 from .base import TokenLogprob
+from .strict_reply import ROUNDING
 
 
 def _count(value: Any) -> int:
@@ -32,14 +33,35 @@ def _parse_usage(usage: Any) -> Usage:
     )
 
 
+_MISSING = object()
+
+
 def _logprob(value: Any, where: str, url: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+    """A log-probability as sent, checked: absent, not a number, NaN, or above 0 (beyond rounding;
+    ``+inf`` and huge values included) is an :class:`UnreadableReply`, never a made-up value."""
+    if value is _MISSING:
+        raise UnreadableReply(
+            f"{url} returned an entry without its log-probability ({where}); the reply cannot be scored.",
+            url=url,
+        )
+    try:
+        number = None if isinstance(value, bool) or not isinstance(value, (int, float)) else float(value)
+    except OverflowError:
+        number = math.inf
+    if number is None or math.isnan(number):
         raise UnreadableReply(
             f"{url} returned a log-probability that is not a number ({where}: {value!r}); the reply cannot be scored.",
             raw=repr(value)[:300],
             url=url,
         )
-    return float(value)
+    if number > ROUNDING:
+        raise UnreadableReply(
+            f"{url} returned a log-probability above 0, a probability above 1 ({where}: {repr(value)[:60]}); "
+            "the reply cannot be scored.",
+            raw=repr(value)[:300],
+            url=url,
+        )
+    return min(number, 0.0)
 
 
 def _parse_legacy_logprobs(block: dict[str, Any], url: str) -> tuple[TokenLogprob, ...] | None:
@@ -111,11 +133,11 @@ def _parse_logprobs(block: Any, url: str) -> tuple[TokenLogprob, ...] | None:
         out.append(
             TokenLogprob(
                 token if isinstance(token, str) else str(token),
-                _logprob(t.get("logprob", 0.0), f"token {i}", url),
+                _logprob(t.get("logprob", _MISSING), f"token {i}", url),
                 tuple(
                     (
                         a.get("token", "") if isinstance(a.get("token", ""), str) else str(a.get("token")),
-                        _logprob(a.get("logprob", 0.0), f"token {i} alternative", url),
+                        _logprob(a.get("logprob", _MISSING), f"token {i} alternative", url),
                     )
                     for a in top
                 ),
