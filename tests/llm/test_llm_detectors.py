@@ -69,7 +69,8 @@ def test_bespoke_sends_the_authors_prompt_and_reads_p_yes_from_five_alternatives
 @pytest.mark.parametrize("p_yes, flagged", [(0.9, False), (0.3, True), (0.5, True)])
 def test_bespoke_polarity_yes_is_supported(server, no_key, p_yes, flagged):
     """Supported when max P(Yes) is above 0.5, as the authors' pred_label; 0.5 itself is not."""
-    server.script(Reply(body=completion("x", logprobs=chat_logprobs("x", Yes=p_yes, No=1 - p_yes))))
+    said = "Yes" if p_yes >= 0.5 else "No"  # the greedy reply: its most likely token
+    server.script(Reply(body=completion(said, logprobs=chat_logprobs(said, Yes=p_yes, No=1 - p_yes))))
     v = one(BespokeMiniCheckVerifier(llm=client(server)))
     assert v.hallucinated is flagged and v.score == pytest.approx(1 - p_yes)
 
@@ -93,7 +94,8 @@ def _supports(needle: str):
     def reply(rec):
         doc = _document(rec.body)
         p = 0.95 if needle in doc else 0.05
-        return Reply(body=completion("x", logprobs=chat_logprobs("x", Yes=p, No=1 - p)))
+        said = "Yes" if p > 0.5 else "No"
+        return Reply(body=completion(said, logprobs=chat_logprobs(said, Yes=p, No=1 - p)))
 
     return reply
 
@@ -181,7 +183,7 @@ def test_granite_without_logprobs_reads_the_label_and_its_32_confidence(server, 
     v = one(GraniteGuardianVerifier(llm=client(server)))
     assert v.hallucinated is False and v.score == 0.0 and v.meta["confidence"] == "High"
     bad = one(GraniteGuardianVerifier(llm=client(server)))
-    assert bad.status == "error" and bad.raw is None and "neither Yes nor No" in bad.reason
+    assert bad.status == "error" and bad.raw == "I cannot tell." and "neither Yes nor No" in bad.reason
 
 
 def test_granite_needs_a_text_completions_endpoint():
@@ -200,7 +202,7 @@ def test_granite_max_context_chunks_and_the_best_chunk_decides(server, no_key):
     def reply(rec):
         context = rec.body["prompt"].split("Assistant Message:")[0]
         p = 0.1 if "built in 1701" in context else 0.9
-        return Reply(body=text_completion("x", [{"Yes": p, "No": 1 - p}]))
+        return Reply(body=text_completion("Yes" if p > 0.5 else "No", [{"Yes": p, "No": 1 - p}]))
 
     server.default = reply
     v = one(GraniteGuardianVerifier(llm=client(server), max_context=200), reference=reference)
@@ -278,7 +280,7 @@ def test_lynx_label_text_without_logprobs_and_an_unreadable_reply(server, no_key
     assert "logprobs" not in server.bodies[0]
     assert v.hallucinated is False and v.score == 0.0 and v.meta["how"] == "label text"
     bad = one(LynxVerifier(llm=client(server), use_logprobs=False), question=QUESTION)
-    assert bad.status == "error" and bad.raw is None and "SCORE" in bad.reason
+    assert bad.status == "error" and bad.raw == "I think it is fine." and "SCORE" in bad.reason
 
 
 def test_lynx_method_judges_the_whole_answer_or_each_sentence_through_the_cli(server, no_key, capsys, tmp_path):
@@ -325,7 +327,7 @@ def test_sixty_pages_with_max_context_the_last_page_is_read_and_decides(server, 
         if kind == "granite":
             context = rec.body["prompt"].split("Assistant Message:")[0]
             p = 0.05 if "needle lighthouse" in context else 0.95
-            return Reply(body=text_completion("x", [{"Yes": p, "No": 1 - p}]))
+            return Reply(body=text_completion("Yes" if p > 0.5 else "No", [{"Yes": p, "No": 1 - p}]))
         document = rec.body["messages"][0]["content"].split("DOCUMENT:\n", 1)[1].split("\n\n--\nANSWER:")[0]
         label = "PASS" if "needle lighthouse" in document else "FAIL"
         return Reply(body=lynx_reply(label, 0.95))

@@ -30,9 +30,13 @@ score -- with the model served elsewhere (``--llm openai:MODEL --base-url URL``)
   P(FAIL) is read at the label's token (its ``PASS``/``FAIL`` alternatives, normalised) --
   hallucheck's reading; the authors use the label alone.
 
-Without log-probabilities every one falls back to its label text (score 1.0 or 0.0). A reply
-that names no label (nor has one among its scored alternatives, where the authors would read
-P = 0 or 0.5) is an error verdict; nothing is guessed.
+Without log-probabilities every one falls back to its label text (score 1.0 or 0.0). Every reply
+is read by one strict reader (:mod:`hallucheck.stages.detector_replies` over
+:mod:`hallucheck.llm.strict_reply`): a reply that names no label (nor has one among its scored
+alternatives, where the authors would read P = 0 or 0.5), log-probabilities that are missing,
+positive, infinite, duplicated or sum above 1, a label text its own log-probabilities disagree with
+(Granite Guardian: also the card's sum over later tokens), or a Lynx ``"SCORE"`` given as both PASS
+and FAIL is an error verdict with the reason; nothing is guessed.
 
 Long references: Bespoke-MiniCheck chunks as its authors. Granite Guardian and Lynx send the
 whole reference (their authors do not chunk; 128K-token windows for Granite Guardian 3.1 and Lynx
@@ -46,14 +50,13 @@ scored.
 
 from __future__ import annotations
 
-import math
-import re
 from typing import Any, Sequence
 
 from ..base import BOOL, NONE, POSITIVE_INT, UNIT, Interval, Verifier, scored_verdict
 from ..errors import BackendError, ConfigError
-from ..llm.base import LLMClient, LLMResponse, Message
+from ..llm.base import LLMClient, Message
 from ..types import Claim, Evidence, Verdict
+from .detector_replies import LYNX_SCORE, read_bespoke, read_granite, read_lynx  # noqa: F401 (LYNX_SCORE: its home)
 from .minicheck import chunk_text, document_items, pack_chunks
 
 # minicheck/utils.py (commit above): SYSTEM_PROMPT and USER_PROMPT
@@ -102,7 +105,6 @@ LYNX_PROMPT = (
     'Your output should be in JSON FORMAT with the keys "REASONING" and "SCORE":\n'
     '{{"REASONING": <your reasoning as bullet points>, "SCORE": <your final score>}}\n'
 )
-LYNX_SCORE = re.compile(r'"SCORE":\s*"?\b(PASS|FAIL)\b"?')  # NeMo Guardrails' reading
 LYNX_TOP = 5
 
 THRESHOLD = 0.5
@@ -129,11 +131,6 @@ def reference_chunks(llm: LLMClient, reference: str, size: int | None) -> list[t
         if text and spans:
             out.append((text, spans[0][0], spans[-1][1]))
     return out or [(reference, 0, len(reference))]
-
-
-def _alternatives(token: Any) -> list[tuple[str, float]]:
-    """The alternatives of one generated token (the token itself when the endpoint lists none)."""
-    return list(token.top) or [(token.token, token.logprob)]
 
 
 class _EndpointVerifier(Verifier):
@@ -229,17 +226,7 @@ class BespokeMiniCheckVerifier(_EndpointVerifier):
         resp = llm.complete(
             messages, prompt="bespoke_minicheck.v1", max_tokens=1, temperature=0.0, logprobs=BESPOKE_TOP
         )
-        if resp.logprobs:
-            first = _alternatives(resp.logprobs[0])
-            if not any(tok.strip().lower() in ("yes", "no") for tok, _ in first):
-                # the authors would count this as P(Yes) = 0; a reply that is no label is not a verdict
-                raise BackendError(f"neither Yes nor No is among the {len(first)} most likely first tokens {first!r}")
-            support = sum(math.exp(lp) for tok, lp in first if tok.lower() == "yes")
-            return 1.0 - min(1.0, support), resp.text, {"how": "log-probabilities", "support": support}
-        word = resp.text.strip().lower()
-        if word not in ("yes", "no"):
-            raise BackendError(f"the reply {resp.text[:80]!r} is neither Yes nor No")
-        return (0.0 if word == "yes" else 1.0), resp.text, {"how": "label text", "support": float(word == "yes")}
+        return read_bespoke(resp)
 
 
 class GraniteGuardianVerifier(_EndpointVerifier):
@@ -276,27 +263,7 @@ class GraniteGuardianVerifier(_EndpointVerifier):
             temperature=0.0,
             logprobs=GRANITE_TOP,
         )
-        m = re.match(r"\s*(yes|no)\b", resp.text, re.IGNORECASE)
-        label = m.group(1).capitalize() if m else None
-        meta: dict[str, Any] = {"label": label}
-        conf = re.search(r"<confidence>\s*(\w+)\s*</confidence>", resp.text)
-        if conf:  # Granite Guardian 3.2 adds its verbalised confidence
-            meta["confidence"] = conf.group(1)
-        if resp.logprobs:
-            safe = unsafe = 1e-50
-            for token in resp.logprobs:
-                for tok, lp in _alternatives(token):
-                    word = tok.strip().lower()
-                    if word == "no":
-                        safe += math.exp(lp)
-                    elif word == "yes":
-                        unsafe += math.exp(lp)
-            if safe == unsafe == 1e-50:  # the card would say 0.5; a reply that is no label is not a verdict
-                raise BackendError(f"neither Yes nor No is among the likely tokens of the reply {resp.text[:80]!r}")
-            return unsafe / (safe + unsafe), resp.text, {**meta, "how": "log-probabilities"}
-        if label is None:
-            raise BackendError(f"the reply {resp.text[:80]!r} is neither Yes nor No")
-        return (1.0 if label == "Yes" else 0.0), resp.text, {**meta, "how": "label text"}
+        return read_granite(resp)
 
 
 class LynxVerifier(_EndpointVerifier):
@@ -343,32 +310,4 @@ class LynxVerifier(_EndpointVerifier):
             temperature=0.0,
             logprobs=LYNX_TOP if scored else None,
         )
-        m = LYNX_SCORE.search(resp.text)
-        if m is None:
-            raise BackendError(f'the reply has no "SCORE": PASS or FAIL: {resp.text[:120]!r}')
-        label = m.group(1)
-        p_fail = _label_probability(resp, m.start(1))
-        if p_fail is not None:
-            return p_fail, resp.text, {"label": label, "how": "log-probabilities"}
-        return (1.0 if label == "FAIL" else 0.0), resp.text, {"label": label, "how": "label text"}
-
-
-def _label_probability(resp: LLMResponse, at: int) -> float | None:
-    """P(FAIL) over the PASS/FAIL alternatives of the generated token that starts at character
-    ``at`` of the reply; None without log-probabilities or when that token is not a label's start."""
-    if not resp.logprobs:
-        return None
-    pos = 0
-    for token in resp.logprobs:
-        end = pos + len(token.token)
-        if pos <= at < end and token.token[: at - pos].strip(' "') == "":
-            mass = {"PASS": 0.0, "FAIL": 0.0}
-            for tok, lp in _alternatives(token):
-                word = tok.strip(' "').upper()
-                for label in mass:
-                    if word and label.startswith(word):
-                        mass[label] += math.exp(lp)
-            total = mass["PASS"] + mass["FAIL"]
-            return mass["FAIL"] / total if total > 0 else None
-        pos = end
-    return None
+        return read_lynx(resp)
