@@ -7,6 +7,8 @@ Passages inside a reference are separated by a blank line.
 
 import pytest
 
+from hallucheck.stages.copy_rule import copy_span
+
 NOT_SUPPORT = False
 SUPPORT = True
 
@@ -325,6 +327,151 @@ CASES = [
     [pytest.param(r, a, s, id=i) for i, r, a, s in CASES],
 )
 def test_copy_rule_case(reference, answer, supported):
-    from hallucheck.text.premise import verbatim_span
+    assert (copy_span(answer, reference) is not None) is supported
 
-    assert (verbatim_span(answer, reference) is not None) is supported
+
+# -- cases written after reading the code: forms the old rule's tokens and word list hid
+
+AFTER_READING = [
+    (
+        "semicolon-between-copied-words",
+        "The drug is safe; for children under two it is dangerous.",
+        "The drug is safe for children under two.",
+        NOT_SUPPORT,
+    ),
+    (
+        "dash-between-copied-words",
+        "The bridge is open to cars - to lorries it is closed.",
+        "The bridge is open to cars to lorries.",
+        NOT_SUPPORT,
+    ),
+    (
+        "trailing-attribution",
+        "Profits rose 3.5% to $12 million, the company said.",
+        "Profits rose 3.5% to $12 million.",
+        NOT_SUPPORT,
+    ),
+    (
+        "said-that-lead",
+        "The company said on Monday that profits rose 3.5% to $12 million.",
+        "Profits rose 3.5% to $12 million.",
+        NOT_SUPPORT,
+    ),
+    (
+        "trailing-scope-in-brackets",
+        "The new drug is safe for most adults (in trials funded by its maker).",
+        "The new drug is safe for most adults.",
+        NOT_SUPPORT,
+    ),
+    (
+        "wholly-quoted-sentence",
+        'The poster read: "Drinking hot water cures the flu."',
+        "Drinking hot water cures the flu.",
+        NOT_SUPPORT,
+    ),
+    (
+        "outdated-heading",
+        "Outdated guidance:\n- Aspirin is safe for young children.",
+        "Aspirin is safe for young children.",
+        NOT_SUPPORT,
+    ),
+    (
+        "long-list-of-myths",
+        "Myths:\n- Bats are blind creatures of the night.\n- Bulls hate the colour red.\n- Goldfish forget "
+        "everything in three seconds.\n- Lightning never strikes the same place twice.\n- Humans use only ten "
+        "percent of the brain.",
+        "Lightning never strikes the same place twice.",
+        NOT_SUPPORT,
+    ),
+    (
+        "announced-condition",
+        "If you are over 65, do the following. Take two tablets daily with water.",
+        "Take two tablets daily with water.",
+        NOT_SUPPORT,
+    ),
+    (
+        "or-so-the-story-goes",
+        "The king buried his gold under the old oak tree. Or so the story goes.",
+        "The king buried his gold under the old oak tree.",
+        NOT_SUPPORT,
+    ),
+    (
+        "question-sentence-part",
+        "Why did the museum close in 2019 after the fire?",
+        "The museum close in 2019 after the fire.",
+        NOT_SUPPORT,
+    ),
+    (
+        "whole-quotation-with-speaker",
+        '"We are pleased with the results," the chairman said. Shares rose.',
+        "We are pleased with the results, the chairman said.",
+        SUPPORT,
+    ),
+    (
+        "leading-connective",
+        "The first trial failed. However, the second trial met all of its goals.",
+        "The second trial met all of its goals.",
+        SUPPORT,
+    ),
+    (
+        "later-clause-after-semicolon",
+        "The first trial failed; the second trial met all of its goals.",
+        "The second trial met all of its goals.",
+        SUPPORT,
+    ),
+    (
+        "apostrophe-in-word",
+        "Reye's syndrome is a rare but serious condition.",
+        "Reye's syndrome is a rare but serious condition.",
+        SUPPORT,
+    ),
+    (
+        "list-item-of-instructions",
+        "Instructions:\n- Take one tablet twice a day.\n- Store below 25 degrees.",
+        "Take one tablet twice a day.",
+        SUPPORT,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "reference,answer,supported",
+    [pytest.param(r, a, s, id=i) for i, r, a, s in AFTER_READING],
+)
+def test_copy_rule_case_after_reading(reference, answer, supported):
+    assert (copy_span(answer, reference) is not None) is supported
+
+
+def test_a_copy_is_found_with_its_offsets_and_only_inside_its_own_passage():
+    from hallucheck.text.passages import Passages
+
+    joined = Passages(["Paris is the capital of France", "and Berlin is the capital of Germany."]).text
+    assert copy_span("Paris is the capital of France and Berlin.", joined) is None  # across the blank line
+    a, b = copy_span("Berlin is the capital of Germany.", joined)
+    assert joined[a:b] == "Berlin is the capital of Germany"
+    # the same words refuted in one passage and asserted in another: the asserted one is the copy
+    ref = "Claim: the bridge opened in 1932 to traffic.\n\nVerdict: false.\n\nRecords: the bridge opened in 1932 to traffic."
+    assert copy_span("The bridge opened in 1932 to traffic.", ref) is None  # "Records:" is no connective either
+    ref = "Claim: the bridge opened in 1932 to traffic.\n\nVerdict: false.\n\nThe bridge opened in 1932 to traffic."
+    a, b = copy_span("The bridge opened in 1932 to traffic.", ref)
+    assert a == ref.rindex("The bridge") and ref[a:b] == "The bridge opened in 1932 to traffic"
+    # fewer than five words is never a copy; inner punctuation counts ("3.5" is not "35")
+    assert copy_span("Profits rose sharply.", "Profits rose sharply.") is None
+    assert copy_span("Profits rose 35% to $12 million.", "Profits rose 3.5% to $12 million.") is None
+
+
+def test_ce_cascade_without_an_llm_does_not_call_a_refuted_copy_supported():
+    """End to end with the shipped verifier on CPU and no LLM: the refuted copy is read by the
+    verifier (whatever it decides), never settled by the copy stage; a real copy still is."""
+    import hallucheck
+
+    reference = (
+        "Many parents believe that aspirin is safe for young children. It is not: aspirin can cause "
+        "Reye's syndrome in children.\n\nPharmacists keep aspirin behind the counter in most countries."
+    )
+    answer = "Aspirin is safe for young children. Pharmacists keep aspirin behind the counter in most countries."
+    det = hallucheck.detect(answer, reference, method="ce_cascade", llm="none")
+    refuted, real = det.verdicts
+    assert refuted.claim.text.startswith("Aspirin is safe") and refuted.meta["stage"] != "copy"
+    assert real.meta["stage"] == "copy" and real.hallucinated is False
+    assert det.usage.calls == 0

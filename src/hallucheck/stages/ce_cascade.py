@@ -34,9 +34,9 @@ from ..base import BOOL, NONE, POSITIVE_INT, UNIT, ListOf, OneOf, Verifier
 from ..errors import BackendError, ConfigError
 from ..llm.base import LLMClient
 from ..text import split_sentences
-from ..text.premise import verbatim_span
 from ..types import Claim, Evidence, Verdict
 from .cascade import JUDGE_THRESHOLD, QUESTION_MODES, build_gate, build_judges, gate_share, qa_question
+from .copy_rule import CopyIndex
 from .cross_encoder import PREMISES, CrossEncoderVerifier, claim_signals
 from .nli import FLAG_ON_CHOICE
 
@@ -153,11 +153,11 @@ class CECascadeVerifier(Verifier):
     each sentence of a longer answer on its own, as a summary's (the question is context, not a
     reason to flag); ``qa`` always uses the question (before issue 20), ``claims`` never.
     ``verbatim``: a claim the reference holds word for word (five words or more; case and the
-    punctuation around words aside, :func:`~hallucheck.text.premise.verbatim_span`) that passed the
-    gate is supported, with no verifier threshold or judge call (``meta["stage"]`` ``"copy"``; not a part of a
-    reference sentence whose other words say "not", "if", "may", "alleged", "nearly"...; 30 % of SummEval's
-    summary sentences are such copies, and the judge flagged none of the 24 in summaries
-    annotated inconsistent -- docs/benchmarks.md); ``False`` reads copies as any other claim.
+    punctuation around words aside) that passed the gate is supported, with no verifier threshold or
+    judge call (``meta["stage"]`` ``"copy"``) -- only inside one sentence of one passage, when the rest
+    of that sentence neither conditions, limits, hedges, negates, attributes nor quotes it, and no
+    sentence around it refutes it (:mod:`~hallucheck.stages.copy_rule`; where unsure, no copy);
+    ``False`` reads copies as any other claim.
     """
 
     GATES = ("entities", "numbers", "none")
@@ -273,7 +273,8 @@ class CECascadeVerifier(Verifier):
             if self._gate is not None
             else [None] * len(claims)
         )
-        spans = split_sentences(reference)  # once for the premises and the overlap signal
+        spans = split_sentences(reference)  # once for the premises, the overlap signal and the copy rule
+        copies = CopyIndex(reference, spans) if self.verbatim else None
         if self._detector is not None:
             scores, ce_evs, det_meta = detector_scores(self._detector, claims, reference, q or None, answer)
         else:
@@ -305,7 +306,7 @@ class CECascadeVerifier(Verifier):
                     replace(g, score=max(p, t + (1.0 - t) * max(share, 1e-3)), meta={**g.meta, **meta, "stage": "gate"})
                 )
                 continue
-            copied = verbatim_span(claim.text, reference) if self.verbatim else None
+            copied = copies.find(claim.text) if copies is not None else None
             if copied is not None:
                 a, b = copied
                 out.append(
