@@ -100,8 +100,8 @@ def read_lynx(resp: LLMResponse) -> Reading:
         return (1.0 if label == "FAIL" else 0.0), raw, {**meta, "how": "label text"}
     alts = alternatives(token, "the label token", raw, greedy=True)
 
-    def starts(name: str) -> Callable[[str], bool]:
-        return lambda text: bool(text.strip(' "')) and name.startswith(text.strip(' "').upper())
+    def starts(name: str) -> Callable[[str], bool]:  # the label's start, or the label and what follows it
+        return lambda text: bool(w := text.strip(' "').upper()) and (name.startswith(w) or w.startswith(name))
 
     probs = shares(alts, {"PASS": starts("PASS"), "FAIL": starts("FAIL")})
     total = probs["PASS"] + probs["FAIL"]
