@@ -21,7 +21,7 @@ import pytest
 import hallucheck
 from hallucheck.errors import UnreadableReply
 from hallucheck.llm.openai_compat import OpenAICompatLLM
-from hallucheck.llm.strict_reply import probability
+from hallucheck.llm.strict_reply import alternatives, probability
 
 from .conftest import Reply, completion
 
@@ -206,3 +206,16 @@ def test_probability_reads_log_probabilities(value, p):
 def test_probability_refuses_what_is_no_log_probability(value):
     with pytest.raises(UnreadableReply, match="not"):
         probability(value, "here")
+
+
+def test_alternatives_keep_blank_twins_and_a_token_listed_without_its_space():
+    from hallucheck.llm.base import TokenLogprob
+
+    # two ids that both decode to a replacement character; the chosen " Yes" listed as "Yes" (decoded alone)
+    token = TokenLogprob(" Yes", L(0.6), (("Yes", L(0.6)), ("\ufffd", L(0.1)), ("\ufffd", L(0.1)), ("No", L(0.15))))
+    alts = alternatives(token, "here", greedy=True)
+    assert [p for _, p in alts] == pytest.approx([0.6, 0.1, 0.1, 0.15])
+    with pytest.raises(UnreadableReply, match="listed twice"):
+        alternatives(TokenLogprob("No", L(0.5), (("No", L(0.5)), ("Yes", L(0.2)), ("No", L(0.2)))), "here")
+    with pytest.raises(UnreadableReply, match="not among"):
+        alternatives(TokenLogprob("Maybe", L(0.6), (("Yes", L(0.3)), ("No", L(0.1)))), "here", greedy=True)

@@ -50,10 +50,12 @@ def probability(logprob: Any, where: str, raw: str = "") -> float:
 
 def alternatives(token: Any, where: str, raw: str = "", *, greedy: bool = False) -> list[tuple[str, float]]:
     """(text, probability) of the alternatives of one generated token (a
-    :class:`~hallucheck.llm.base.TokenLogprob`; the token itself when the
-    endpoint lists none), each checked by :func:`probability`; a text listed twice or a sum above 1
-    is refused. ``greedy``: the token was chosen at temperature 0, so it must be the most likely of
-    its listed alternatives."""
+    :class:`~hallucheck.llm.base.TokenLogprob`; the token itself when the endpoint lists none), each
+    checked by :func:`probability`; a word listed twice or a sum above 1 is refused (two tokens may
+    both decode to a blank or a replacement character: those are kept). ``greedy``: the token was
+    chosen at temperature 0, so it is listed (its text, else its text without blanks: a backend may
+    decode an alternative without the space its context gives it) with its own probability, and no
+    alternative is more likely."""
     chosen = probability(token.logprob, f"{where}, the generated token {token.token!r:.40}", raw)
     pairs = list(token.top) or [(token.token, token.logprob)]
     out: list[tuple[str, float]] = []
@@ -61,7 +63,7 @@ def alternatives(token: Any, where: str, raw: str = "", *, greedy: bool = False)
     for text, lp in pairs:
         if not isinstance(text, str):
             raise unreadable(f"{where}: an alternative is not text ({text!r:.60})", raw)
-        if text in seen:
+        if text in seen and any(ch.isalnum() for ch in text):
             raise unreadable(f"{where}: the alternative {text!r:.40} is listed twice", raw)
         seen.add(text)
         out.append((text, probability(lp, f"{where}, alternative {text!r:.40}", raw)))
@@ -69,20 +71,22 @@ def alternatives(token: Any, where: str, raw: str = "", *, greedy: bool = False)
     if total > 1.0 + MASS_SLACK:
         raise unreadable(f"{where}: the alternatives' probabilities sum to {total:.4g}, above 1", raw)
     if greedy and token.top:
-        listed = dict(out)
-        best = max(listed.values())
-        if token.token not in listed:
+        best = max(p for _, p in out)
+        listed = [p for text, p in out if text == token.token] or [
+            p for text, p in out if text.strip() == token.token.strip()
+        ]
+        if not listed:
             raise unreadable(f"{where}: the generated token {token.token!r:.40} is not among its alternatives", raw)
-        if abs(listed[token.token] - chosen) > AGREE_SLACK:
+        if all(abs(p - chosen) > AGREE_SLACK for p in listed):
             raise unreadable(
                 f"{where}: the generated token {token.token!r:.40} has probability {chosen:.3f}, but "
-                f"{listed[token.token]:.3f} among its alternatives",
+                f"{listed[0]:.3f} among its alternatives",
                 raw,
             )
-        if listed[token.token] + AGREE_SLACK < best:
+        if chosen + AGREE_SLACK < best:
             raise unreadable(
-                f"{where}: the generated token {token.token!r:.40} (probability {listed[token.token]:.3f}) is not "
-                f"the most likely of its alternatives ({best:.3f}) at temperature 0",
+                f"{where}: the generated token {token.token!r:.40} (probability {chosen:.3f}) is not the most "
+                f"likely of its alternatives ({best:.3f}) at temperature 0",
                 raw,
             )
     return out
