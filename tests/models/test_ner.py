@@ -30,7 +30,9 @@ class FakeNLP:
 def test_text_over_spacy_limit_is_tagged_in_chunks_with_right_offsets(monkeypatch):
     nlp = FakeNLP()
     monkeypatch.setattr(ner, "load_spacy", lambda name=None: nlp)
-    text = ("the pressure is low. " * 55_000) + "Michelin makes tyres.\n" + ("more text here " * 2_000) + "Pirelli too."
+    text = (
+        ("the pressure is low. " * 55_000) + "Michelin makes tyres.\n" + ("more text here. " * 2_000) + "Pirelli too."
+    )
     assert len(text) > 1_100_000
     found = ner.extract_entities(text)
     assert [e.text for e in found] == ["Michelin", "Pirelli"]

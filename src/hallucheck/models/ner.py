@@ -10,6 +10,7 @@ see :func:`ner_applies`. Undetermined text keeps NER.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -69,6 +70,46 @@ def chunks(text: str, size: int = CHUNK_CHARS) -> list[tuple[int, str]]:
     return out
 
 
+# what spaCy is spared: its tokenizer splits a run of brackets, quotes or symbols one character at
+# a time (time grows with the square of the run: thousands of nested brackets take many seconds),
+# and its time and memory grow with a sentence's length. So a run of more than MAX_PUNCT_RUN
+# characters that are neither letters, digits nor spaces is not tagged, and of a stretch with no
+# sentence end only the first MAX_SENTENCE_CHARS characters are (a table flattened into one
+# "sentence", a list of tens of thousands of figures). The rest is blanked, so offsets hold.
+MAX_PUNCT_RUN = 100
+MAX_SENTENCE_CHARS = 5_000
+_PUNCT_RUN = re.compile(r"[^\w\s]{%d,}" % (MAX_PUNCT_RUN + 1))
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|[\u3002\uff01\uff1f]|\n")
+
+
+def untagged(text: str) -> list[tuple[int, int]]:
+    """The ``(start, end)`` parts of ``text`` that NER does not read (see :data:`MAX_PUNCT_RUN`
+    and :data:`MAX_SENTENCE_CHARS`), in order, not overlapping."""
+    parts = [(m.start(), m.end()) for m in _PUNCT_RUN.finditer(text)]
+    start = 0
+    for end in [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]:
+        if end - start > MAX_SENTENCE_CHARS:
+            cut = text.rfind(" ", start, start + MAX_SENTENCE_CHARS)  # not inside a word
+            parts.append((cut if cut > start else start + MAX_SENTENCE_CHARS, end))
+        start = end
+    merged: list[tuple[int, int]] = []
+    for a, b in sorted(parts):
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    return merged
+
+
+def _blank(text: str, parts: list[tuple[int, int]]) -> str:
+    out, pos = [], 0
+    for a, b in parts:
+        out += [text[pos:a], " " * (b - a)]
+        pos = b
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def model_language(nlp: Any) -> str:
     """The language code of a spaCy pipeline (``"en"`` when it does not say; ``"xx"`` = any)."""
     lang = getattr(nlp, "lang", None)
@@ -108,8 +149,11 @@ def _extract_entities(text: str, model: str, labels: frozenset[str] | None, lang
     nlp = load_spacy(model)
     if not ner_applies(text, model_language(nlp), lang=lang):
         return []
+    skipped = untagged(text)
     found = []
-    for offset, piece in chunks(text):
+    for offset, piece in chunks(_blank(text, skipped) if skipped else text):
+        if not piece.strip():
+            continue
         doc = nlp(piece)
         found.extend(
             Entity(e.text, offset + e.start_char, offset + e.end_char, e.label_)
