@@ -7,7 +7,7 @@ Passages inside a reference are separated by a blank line.
 
 import pytest
 
-from hallucheck.stages.copy_rule import copy_span
+from hallucheck.stages.copy_rule import MAX_HITS, copy_span
 
 NOT_SUPPORT = False
 SUPPORT = True
@@ -426,6 +426,18 @@ AFTER_READING = [
         SUPPORT,
     ),
     (
+        "apostrophe-at-a-copied-word",
+        "Reye's syndrome is a rare but serious condition, and it mostly affects children.",
+        "Reye's syndrome is a rare but serious condition.",
+        SUPPORT,
+    ),
+    (
+        "later-clause-after-however",
+        "Dyke wants more home-grown players in club squads, however he faces opposition.",
+        "Dyke wants more home-grown players in club squads.",
+        SUPPORT,
+    ),
+    (
         "list-item-of-instructions",
         "Instructions:\n- Take one tablet twice a day.\n- Store below 25 degrees.",
         "Take one tablet twice a day.",
@@ -458,6 +470,15 @@ def test_a_copy_is_found_with_its_offsets_and_only_inside_its_own_passage():
     # fewer than five words is never a copy; inner punctuation counts ("3.5" is not "35")
     assert copy_span("Profits rose sharply.", "Profits rose sharply.") is None
     assert copy_span("Profits rose 35% to $12 million.", "Profits rose 3.5% to $12 million.") is None
+
+
+def test_only_the_first_places_holding_the_words_are_checked():
+    """A reference that repeats the words in refuted sentences many times before it asserts them gets
+    no copy (the verifier reads the sentence): the work per answer sentence is bounded."""
+    refuted = "Some say the bridge opened in 1932 to traffic. "
+    asserted = "The bridge opened in 1932 to traffic."
+    assert copy_span(asserted, refuted * 3 + asserted) is not None
+    assert copy_span(asserted, refuted * (MAX_HITS + 1) + asserted) is None
 
 
 def test_ce_cascade_without_an_llm_does_not_call_a_refuted_copy_supported():

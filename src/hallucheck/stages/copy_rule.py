@@ -71,13 +71,13 @@ _LEAD_CONNECTIVES = frozenset(
 _LEAD_CLAUSE = re.compile(r"(?:[,;]\s*(?:and|but|so|yet)|;)\s*$", re.IGNORECASE)
 # after the copy: a later clause opened by ";" or by "and"/"but" and a subject, an auxiliary or an adverb
 _TRAIL_CLAUSE = re.compile(
-    r"^\s*(?:;|,?\s*(?:and|but)\s+(?:he|she|it|they|we|i|you|there|this|these|those|is|are|was|were|has|have|"
-    r"had|will|did|does|do|then|later|also|now|soon|eventually|subsequently)\b)",
+    r"^\s*(?:;|[,;]\s*however\b|,?\s*(?:and|but)\s+(?:he|she|it|they|we|i|you|there|this|that|these|those|is|are|"
+    r"was|were|has|have|had|will|did|does|do|then|later|also|now|soon|eventually|subsequently)\b)",
     re.IGNORECASE,
 )
 _BREAKS = frozenset(";:()[]{}—–-!?…")
-_QUOTES = frozenset('"“”„«»‹›')
-_APOSTROPHES = frozenset("'‘’")
+# a quotation mark: a double one, or a single one that is not an apostrophe inside a word ("Reye's")
+_QUOTE = re.compile(r"[\"“”„«»‹›]|(?<![^\W_])['‘’]|['‘’](?![^\W_])")
 
 # a sentence near the copy that refutes, denies or corrects what is around it
 _REFUTES = re.compile(
@@ -102,6 +102,7 @@ _REFUTES_LIST = re.compile(
     re.IGNORECASE,
 )
 _FORWARD = re.compile(r"\b(?:the\s+following|as\s+follows|below)\b", re.IGNORECASE)  # points at what comes next
+MAX_HITS = 32  # places a copy's words are checked at; beyond them, no copy (the verifier reads it)
 NEAR = 3  # sentences either side, in the same passage, that can refute a copy
 LIST_REACH = 50  # sentences after it that can refute the list it belongs to
 
@@ -148,13 +149,15 @@ class CopyIndex:
 
     def find(self, sentence: str, *, min_words: int = 5) -> tuple[int, int] | None:
         """``(start, end)`` in the reference of a copy of ``sentence`` that the reference asserts, or
-        None: no copy, fewer than ``min_words`` words, or every copy found is one it does not assert."""
+        None: no copy, fewer than ``min_words`` words, or none of the first :data:`MAX_HITS` places that
+        hold its words asserts it."""
         said = tokens(sentence)
         if len(said) < min_words:
             return None
         needle = " " + " ".join(w for w, _, _ in said) + " "
-        at = self._text.find(needle)
-        while at >= 0:
+        at, tried = self._text.find(needle), 0
+        while at >= 0 and tried < MAX_HITS:
+            tried += 1
             k = bisect.bisect_right(self._starts, at) - 1
             i = self._text.count(" ", self._starts[k], at)  # the copy's first word in sentence k
             j = i + len(said) - 1
@@ -203,17 +206,8 @@ class CopyIndex:
 
     def _quoted(self, start: int, end: int) -> bool:
         """Whether ``reference[start:end]`` has a quotation mark (an apostrophe inside a word is none)."""
-        text = self.reference
-        for x in range(start, end):
-            c = text[x]
-            if c in _QUOTES:
-                return True
-            if c in _APOSTROPHES:
-                before = text[x - 1] if x > 0 else " "
-                after = text[x + 1] if x + 1 < len(text) else " "
-                if not (before.isalnum() and after.isalnum()):
-                    return True
-        return False
+        m = _QUOTE.search(self.reference, start, end + 1)  # one character on: is the mark inside a word?
+        return m is not None and m.start() < end
 
     def _refuted(self, k: int) -> bool:
         """Whether a sentence around sentence ``k`` in its passage refutes, denies or announces it."""
