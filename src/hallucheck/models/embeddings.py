@@ -152,10 +152,19 @@ class SentenceTransformerEmbedder:
         return [np.asarray(e)[1:-1] for e in embs]
 
 
+EMBEDDED_NAMES = ("minilm", "all-MiniLM-L6-v2", "default")
+
+
+def embedder_languages(name: str) -> tuple[str, ...] | None:
+    """The languages an embedder by that name was trained on: English for the embedded MiniLM;
+    None (not known here) for a sentence-transformers model the user names."""
+    return ("en",) if name in EMBEDDED_NAMES else None
+
+
 @lru_cache(maxsize=8)
 def get_embedder(name: str = "minilm") -> Embedder:
     """A shared embedder by name: ``minilm`` (embedded ONNX default) or ``st:<model or path>``."""
-    if name in ("minilm", "all-MiniLM-L6-v2", "default"):
+    if name in EMBEDDED_NAMES:
         return OnnxMiniLMEmbedder()
     if name.startswith("st:"):
         return SentenceTransformerEmbedder(name[3:])

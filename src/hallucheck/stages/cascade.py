@@ -175,10 +175,13 @@ class CascadeVerifier(Verifier):
         # the verdict for every claim (and an example's score, the highest, with the example's verdict)
         point = 0.5 if judge.threshold is None else judge.threshold
         gated: list[Verdict | None] = [None] * len(claims)
+        warning: dict[str, str] = {}  # what the gate could not read in this language, on every verdict
         if self._gate is not None:
             for i, v in enumerate(
                 self._gate.verify(claims, evidence, reference=reference, question=question, answer=answer)
             ):
+                if v.meta.get("warning"):
+                    warning = {"warning": v.meta["warning"]}
                 if v.hallucinated:
                     share = max(gate_share(v), 1e-3)
                     gated[i] = replace(v, score=point + (1.0 - point) * share, meta={**v.meta, "stage": "gate"})
@@ -188,7 +191,7 @@ class CascadeVerifier(Verifier):
                 out.append(g)
                 continue
             v = judge.judge_one(claim, ev, question=q) if judge is self._qa_judge else judge.judge_one(claim, ev)
-            out.append(replace(v, meta={**v.meta, "stage": "judge"}))
+            out.append(replace(v, meta={**v.meta, **warning, "stage": "judge"}))
         return out
 
 

@@ -19,10 +19,12 @@ reference. A sentence with no such facts is passed (this check cannot judge it).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Sequence
 
 from ..base import BOOL, Verifier
 from ..errors import ConfigError
+from ..models.ner import MAX_PUNCT_RUN, MAX_SENTENCE_CHARS, untagged
 from ..text.stopwords import NAME_STOP_WORDS
 from ..types import Claim, Evidence, Verdict
 
@@ -53,6 +55,12 @@ _NUMBER = re.compile(
     rf"{_NOT_BEFORE}[-+]?\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?{_NOT_AFTER}|{_NOT_BEFORE}[-+]?\d+(?:\.\d+)?{_NOT_AFTER}"
 )
 _WORD = re.compile(r"[a-z0-9]+")
+NER_CAPPED = (
+    "The entity check did not read the names in part of a sentence: spaCy is given no run of more than "
+    f"{MAX_PUNCT_RUN} symbols and no more than the first {MAX_SENTENCE_CHARS:,} characters of a sentence."
+)
+# the languages whose figures the quantity parser reads (units, number words, months: text/units.py)
+FIGURE_LANGUAGES = ("en", "de", "fr", "es", "zh")
 # unit words that only restate what a symbol or the number already says ("$2.6 million" = "2.6 million dollars")
 _UNIT_WORDS = frozenset("dollar dollars usd us euro euros eur pound pounds gbp percent per cent pct".split())
 
@@ -135,13 +143,50 @@ class EntityCheckVerifier(Verifier):
         from .facts import ReferenceFacts
 
         # decimal commas and day-first dates are read by each text's own language
-        ref = ReferenceFacts(reference, lang=_known(detect_language(reference)))
-        lang = _known(detect_language(answer or " ".join(c.text for c in claims)))
+        ref_lang = detect_language(reference)
+        answer_lang = detect_language(answer or " ".join(c.text for c in claims))
+        ref = ReferenceFacts(reference, lang=_known(ref_lang))
+        lang = _known(answer_lang)
         ref_numbers = _numbers(reference)
         ref_words = set(_content_words(reference))
-        return [
+        verdicts = [
             self._verify_one(claim, cands, ref, ref_numbers, ref_words, lang) for claim, cands in zip(claims, evidence)
         ]
+        # Pipeline.run lists each verdict's warning once in meta["warnings"]
+        language = self.language_warning(answer_lang, ref_lang)
+        out = []
+        for v in verdicts:
+            capped = self.check_entities and bool(untagged(v.claim.text))
+            notes = [x for x in (language, NER_CAPPED if capped else None) if x]
+            out.append(replace(v, meta={**v.meta, "warning": " ".join(notes)}) if notes else v)
+        return out
+
+    def language_warning(self, *langs: str) -> str | None:
+        """What this check cannot read in texts of languages ``langs`` (ISO 639-1 codes; ``"und"`` is
+        ignored): names outside the NER model's language, figures outside :data:`FIGURE_LANGUAGES`;
+        None when it reads them all."""
+        from ..text.lang import UNDETERMINED, language_name
+
+        known = [x for x in dict.fromkeys(langs) if x != UNDETERMINED]
+        notes = []
+        if self.check_entities and known:
+            from ..models.ner import load_spacy, model_language
+
+            ner_lang = model_language(load_spacy(self.spacy_model))
+            other = [x for x in known if ner_lang != "xx" and x != ner_lang]
+            if other:
+                notes.append(
+                    f"names are checked only in {language_name(ner_lang)} text (its spaCy model's language), so the "
+                    f"names of the {' and '.join(language_name(x) for x in other)} text were not checked"
+                )
+        other = [x for x in known if x not in FIGURE_LANGUAGES] if self.check_numbers else []
+        if other:
+            notes.append(
+                "numbers and dates are read with the units and words of "
+                f"{', '.join(language_name(x) for x in FIGURE_LANGUAGES)}, so figures written the "
+                f"{' and '.join(language_name(x) for x in other)} way may be missed"
+            )
+        return f"The entity check: {'; '.join(notes)}." if notes else None
 
     def _verify_one(
         self,

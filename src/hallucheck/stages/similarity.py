@@ -140,6 +140,13 @@ class SimilarityVerifier(Verifier):
         self.min_phrase_words = min_phrase_words
         self.min_phrase_fraction = float(min_phrase_fraction)
 
+    @property  # type: ignore[override]
+    def languages(self) -> tuple[str, ...] | None:  # noqa: D102 (Component.languages)
+        # word overlap reads any language; the cosine reads the embedder's
+        from ..models.embeddings import embedder_languages
+
+        return None if self.measure == "overlap" else embedder_languages(self.embedder)
+
     def _cosines(self, claims: Sequence[Claim], cands: Sequence[Sequence[Evidence]]) -> list[np.ndarray]:
         from ..models.embeddings import get_embedder
 
