@@ -33,7 +33,12 @@ def _text_of(item: Any) -> str:
     if isinstance(getattr(item, "page_content", None), str):
         return item.page_content
     if callable(getattr(item, "get_content", None)):
-        return item.get_content()
+        content = item.get_content()
+        if content is None:
+            return ""  # a node with no text (an image node, a node built with content None): nothing to check against
+        if isinstance(content, str):
+            return content
+        raise InputError(f"A node's get_content() must give text; got {type(content).__name__}.")
     if isinstance(getattr(item, "context", None), str):  # DeepEval's RetrievedContextData
         return item.context
     raise InputError(
@@ -50,19 +55,39 @@ def contexts_of(value: Any, what: str = "contexts") -> list[str]:
     items: Iterable[Any] = [value] if isinstance(value, str) or not isinstance(value, Iterable) else value
     if isinstance(value, Mapping):
         items = [value]
-    texts = [t for t in (_text_of(x) for x in items) if t.strip()]
+    # None (a node's missing text as LlamaIndex passes it on) is an empty context, like ""
+    texts = [t for t in (_text_of(x) for x in items if x is not None) if t.strip()]
     if not texts:
         raise InputError(f"The {what} are empty: there is nothing to check the answer against.")
     return texts
 
 
+def content_text(content: Any) -> str | None:
+    """The text of a chat message's content: a string, or a list of content blocks (strings and
+    ``{"type": "text", "text": ...}`` blocks, as LangChain and OpenAI give them) joined in order as
+    LangChain's ``message.text`` joins them; None when the content holds no text (only images,
+    tool calls...)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, (list, tuple)):
+        return None
+    parts = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, Mapping) and block.get("type", "text") == "text" and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+    return "".join(parts) if parts else None
+
+
 def answer_of(value: Any) -> str:
-    """The answer's text: a string, or a chat message / LLM result with ``content`` or ``text``."""
+    """The answer's text: a string, or a chat message / LLM result with ``content`` (a string or
+    content blocks), ``text`` or ``response``."""
     if isinstance(value, str):
         return value
     for attr in ("content", "text", "response"):
-        got = getattr(value, attr, None)
-        if isinstance(got, str):
+        got = content_text(getattr(value, attr, None))
+        if got is not None:
             return got
     raise InputError(f"The answer must be a string or a message with text content; got {type(value).__name__}.")
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import Checker, report, require
+from .common import Checker, content_text, report, require
 
 __all__ = ["HallucheckRunnable", "HallucheckCallbackHandler", "HallucinationFound"]  # noqa: F822 (built on first use)
 
@@ -193,9 +193,10 @@ def _build_handler() -> type:
                 return  # nothing retrieved in this run before the answer: nothing to check against
             generation = response.generations[0][0] if response.generations and response.generations[0] else None
             message = getattr(generation, "message", None)
-            answer = message.content if message is not None else getattr(generation, "text", None)
-            if not isinstance(answer, str) or not answer.strip():
-                return
+            # a chat message's content is a string or a list of content blocks (text, images, tool calls)
+            answer = content_text(message.content if message is not None else getattr(generation, "text", None))
+            if answer is None or not answer.strip():
+                return  # no text in the output (a tool call, an image): nothing to check
             det = self.checker.check(answer, documents, self._questions.get(root))
             found = {**report(det), "answer": answer, "run_id": run_id, "root_run_id": root}
             self.results.append(found)
