@@ -40,6 +40,52 @@ from .pairs import Pair, build_pairs, read_rows
 from .state import _save_state, load_state, read_progress
 from .synth import document_pairs, labelled_pairs
 
+_PAIR_TYPES = {"evidence": str, "claim": str, "label": int, "weight": (int, float), "source": str}
+
+
+def read_pairs(path: Path) -> list[Pair]:
+    """The training pairs a run wrote to ``OUT/pairs.jsonl`` (one JSON object a line); a line that is
+    not one is an :class:`InputError` naming the line, never a ``TypeError`` from ``Pair``."""
+    pairs = []
+    for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        problem = None
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            row, problem = None, f"not JSON ({exc.msg} at column {exc.colno})"
+        if problem is None and not isinstance(row, dict):
+            problem = f"expected a JSON object, got {type(row).__name__}"
+        if problem is None:
+            unknown = sorted(set(row) - set(_PAIR_TYPES))
+            missing = [k for k in ("evidence", "claim", "label") if k not in row]
+            wrong = [
+                k
+                for k, t in _PAIR_TYPES.items()
+                if k in row and (not isinstance(row[k], t) or isinstance(row[k], bool))
+            ]
+            if unknown or missing or wrong:
+                problem = "; ".join(
+                    x
+                    for x in (
+                        unknown and f"unknown fields {', '.join(unknown)}",
+                        missing and f"missing {', '.join(missing)}",
+                        wrong and f"wrong type for {', '.join(wrong)}",
+                    )
+                    if x
+                )
+            elif row["label"] not in (0, 1) or not (0 < row.get("weight", 1.0) < math.inf):
+                problem = "the label must be 0 or 1 and the weight a positive number"
+        if problem is not None:
+            raise InputError(
+                f"{path} line {n}: not a training pair ({problem}); a pair has evidence and claim (strings), "
+                "label (0 or 1), weight (a number) and source. Fix the line, or delete the file to rebuild the "
+                "pairs from the training files."
+            )
+        pairs.append(Pair(**row))
+    return pairs
+
 
 def base_model_path(base: str) -> Path:
     """The encoder to start from: ``minilm`` (embedded all-MiniLM-L6-v2) or a local directory."""
@@ -157,7 +203,7 @@ def train(cfg: TrainConfig, *, progress: bool = True, log: Callable[[str], None]
 
     pairs_file = out / "pairs.jsonl"
     if pairs_file.is_file():
-        pairs = [Pair(**json.loads(line)) for line in pairs_file.read_text(encoding="utf-8").splitlines() if line]
+        pairs = read_pairs(pairs_file)
     else:
         say(f"building training pairs from {', '.join(cfg.train_files)} ...")
         pairs = build_pairs(
