@@ -58,12 +58,13 @@ def per_class_prf(y_true: Sequence[int], y_pred: Sequence[int]) -> dict[int, dic
 def macro_prf(y_true: Sequence[int], y_pred: Sequence[int]) -> tuple[float, float, float]:
     """Unweighted mean over both classes of precision, recall and F1 (the "macro" scores reported
     by DelucionQA and related papers). The macro F1 is the mean of the per-class F1 values, not the
-    F1 of the macro precision and recall. A class with no example and no prediction has no scores
-    and is left out of the mean (as scikit-learn does): an all-grounded set judged all grounded
-    scores 1.0, not 0.5."""
+    F1 of the macro precision and recall. The mean is over the classes the labels hold: a class with
+    no example has no recall and is left out, also when it was predicted (those false predictions
+    already lower the other class's recall). An all-grounded set judged all grounded scores 1.0,
+    not 0.5; one with a false alarm scores the grounded class's F1, not half of it."""
     t, pr = _label_pair(y_true, y_pred)
     pc = per_class_prf(t, pr)
-    present = [c for c in (0, 1) if np.any(t == c) or np.any(pr == c)]
+    present = [c for c in (0, 1) if np.any(t == c)]
     p, r, f1 = (float(sum(pc[c][k] for c in present) / len(present)) for k in ("precision", "recall", "f1"))
     return p, r, f1
 

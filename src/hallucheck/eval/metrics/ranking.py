@@ -115,8 +115,8 @@ def _threshold_metric_values(name: str, tp: np.ndarray, fp: np.ndarray, tn: np.n
         return f1_pos
     if name == "macro_f1":
         f1_neg = safe(2 * tn, 2 * tn + fn + fp)
-        # a class with no example and no prediction is left out of the mean (as in macro_prf)
-        pos_absent, neg_absent = (2 * tp + fp + fn) == 0, (2 * tn + fn + fp) == 0
+        # a class with no example in the labels is left out of the mean (as in macro_prf)
+        pos_absent, neg_absent = (tp + fn) == 0, (tn + fp) == 0
         return np.where(neg_absent, f1_pos, np.where(pos_absent, f1_neg, (f1_pos + f1_neg) / 2.0))
     if name == "balanced_accuracy":
         return (safe(tp, tp + fn) + safe(tn, tn + fp)) / 2.0
