@@ -88,7 +88,14 @@ class OpenAICompatLLM(LLMClient):
                 "OpenAICompatLLM needs a model name, e.g. OpenAICompatLLM('qwen2.5:7b-instruct', base_url=...)."
             )
         if not base_url.startswith(("http://", "https://")):
-            raise ConfigError(f"base_url must start with http:// or https://; got {base_url!r}.")
+            shown = base_url if "@" not in base_url else "a value with '@' in it (not shown)"
+            raise ConfigError(f"base_url must start with http:// or https://; got {shown!r}.")
+        if "@" in urllib.parse.urlsplit(base_url).netloc:  # user:password@ would travel as a Basic header
+            raise ConfigError(
+                f"base_url must not hold a user name or password (user:password@); got {_public_url(base_url)!r} "
+                "with them left out. Put the key in an environment variable and name it with api_key_env "
+                "(CLI: --api-key-env): it is sent as a Bearer header."
+            )
         if max_concurrency < 1 or max_retries < 0 or timeout <= 0:
             raise ConfigError("max_concurrency must be >= 1, max_retries >= 0 and timeout > 0.")
         self.model_id = model
