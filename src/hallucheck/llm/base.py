@@ -188,6 +188,33 @@ def _record(u: Usage) -> None:
         tally.add(u)
 
 
+# limits on the calls made in this context (``hallucheck serve``: one request's LLM calls)
+_guards: contextvars.ContextVar[tuple[Any, ...]] = contextvars.ContextVar("hallucheck_call_guards", default=())
+
+
+@contextlib.contextmanager
+def call_guard(guard: Any) -> Iterator[Any]:
+    """Inside the block, every LLM request passes ``guard.request(request)`` (which may lower its
+    ``max_tokens``) and every call that reaches a backend (not the cache) ``guard.call()`` first,
+    which may raise to refuse it (a limit reached, a request that was stopped)."""
+    token = _guards.set(_guards.get() + (guard,))
+    try:
+        yield guard
+    finally:
+        _guards.reset(token)
+
+
+def _limited(request: LLMRequest) -> LLMRequest:
+    for guard in _guards.get():
+        request = guard.request(request)
+    return request
+
+
+def _may_call() -> None:
+    for guard in _guards.get():
+        guard.call()
+
+
 def as_messages(messages: Sequence[Message | Mapping[str, str]] | str) -> tuple[Message, ...]:
     if isinstance(messages, str):
         return (Message("user", messages),)
@@ -230,6 +257,7 @@ class LLMClient(ABC):
             request = replace(request, stop=(request.stop,) if request.stop else ())
         elif not isinstance(request.stop, tuple):
             request = replace(request, stop=tuple(request.stop or ()))
+        request = _limited(request)
         key = self.cache_key(request) if self.cache is not None else None
         if key is not None:
             hit = self.cache.get(key)
@@ -241,6 +269,7 @@ class LLMClient(ABC):
                 )
                 self._account(response.usage)
                 return response
+        _may_call()
         t0 = time.perf_counter()
         response = self._call(request)
         elapsed = time.perf_counter() - t0
@@ -288,6 +317,7 @@ class LLMClient(ABC):
                 usage = replace(Usage.from_dict(d["usage"]), calls=0, cached_calls=1, seconds=0.0)
                 self._account(usage)
                 return LabelScores(d["logprobs"], usage)
+        _may_call()
         t0 = time.perf_counter()
         if self.async_native or type(self)._score_labels is LLMClient._score_labels:
             scores = self._score_labels(msgs, labels, prefix)  # waits, if at all, in self._call
