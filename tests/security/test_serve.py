@@ -216,12 +216,12 @@ def test_job_files_expire_and_respect_the_disk_cap(tmp_path):
     rows = [{"id": f"r{i}", "answer": "The rear tyres take 2.2 bar.", "reference": REF} for i in range(20)]
     with client(jobs_dir=str(tmp_path), job_retention=0.2) as c:
         first = c.post("/v1/check", json={"rows": rows}).json()
-        _wait(c, first["url"])
-        assert (tmp_path / first["id"]).is_dir()
-        time.sleep(0.3)
-        second = c.post("/v1/check", json={"rows": rows}).json()  # prunes what is past its retention
+        # no other job, no other request: the retention timer alone deletes it once it has expired
+        for _ in range(600):
+            if not (tmp_path / first["id"]).exists():
+                break
+            time.sleep(0.05)
         assert not (tmp_path / first["id"]).exists() and c.get(first["url"]).status_code == 404
-        _wait(c, second["url"])
     with client(jobs_dir=str(tmp_path / "capped"), jobs_max_bytes=1) as c:
         a = c.post("/v1/check", json={"rows": rows}).json()
         for _ in range(400):  # finished, over the cap: deleted when it ends (forgotten, then its files removed)

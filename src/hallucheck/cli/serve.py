@@ -43,6 +43,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--max-body-mb", type=float, default=4.0, help="largest request body in MB; larger gets 413 (default 4)"
     )
     p.add_argument(
+        "--max-response-mb",
+        type=float,
+        default=16.0,
+        help="largest response (and page of job results) in MB; a larger one is refused with 413 (default 16)",
+    )
+    p.add_argument(
+        "--max-llm-calls",
+        type=int,
+        default=500,
+        help="LLM calls one request may make (cached replies are free); the rest is not verified (default 500; "
+        "0: no limit)",
+    )
+    p.add_argument(
+        "--max-tokens",
+        type=int,
+        default=2048,
+        help="tokens one LLM call may generate; larger requests are lowered, a request parameter above it is "
+        "refused with 422 (default 2048)",
+    )
+    p.add_argument(
         "--token-env",
         metavar="NAME",
         help="require 'Authorization: Bearer <token>' (the value of environment variable NAME) on every "
@@ -140,11 +160,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
         ("--workers", args.workers, 1),
         ("--queue-size", args.queue_size, 0),
         ("--port", args.port, 0),
+        ("--max-llm-calls", args.max_llm_calls, 0),
+        ("--max-tokens", args.max_tokens, 1),
     ):
         if value < low:
             raise InputError(f"{name} must be >= {low}; got {value}", field=name.lstrip("-"))
-    if not args.request_timeout > 0 or not args.max_body_mb > 0:
-        raise InputError("--request-timeout and --max-body-mb must be > 0", field="request_timeout")
+    if not args.request_timeout > 0 or not args.max_body_mb > 0 or not args.max_response_mb > 0:
+        raise InputError("--request-timeout, --max-body-mb and --max-response-mb must be > 0", field="request_timeout")
     if not args.job_retention > 0 or not args.jobs_max_mb > 0:
         raise InputError("--job-retention and --jobs-max-mb must be > 0", field="job_retention")
     token = None
@@ -169,6 +191,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         found = entry("method", name)
         check_params(found.load(), found.name, {param: value})  # an unknown parameter: a usage error now
         method_params.setdefault(found.name, {})[param] = value
+    from ..serve.limits import hub_refusal
+
+    refused = hub_refusal(method, method_params.get(method, {}))
+    if refused:
+        raise InputError(refused, field="method")
     methods = None
     if args.methods:
         methods = tuple(entry("method", m.strip()).name for m in args.methods.split(",") if m.strip())
@@ -186,6 +213,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         queue_size=args.queue_size,
         timeout=args.request_timeout,
         max_body_bytes=int(args.max_body_mb * 1_000_000),
+        max_response_bytes=int(args.max_response_mb * 1_000_000),
+        max_llm_calls=args.max_llm_calls or None,
+        max_tokens=args.max_tokens,
         token=token,
         jobs_dir=args.jobs_dir,
         job_retention=args.job_retention,

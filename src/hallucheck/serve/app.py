@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 import uuid
 from importlib import resources
 from typing import Any
@@ -33,10 +32,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from .. import _aio
 from .._version import __version__
 from ..errors import BackendError, HallucheckError, InputError, ParseError
+from ..llm.base import call_guard
 from ..types import Mitigation, Usage
+from .jobs import MAX_PAGE, job_page, json_response, retention_timer, run_job
+from .limits import CallRefused, RequestBudget, response_too_large
 from .runtime import Gate, Metrics, QueueFull, WorkPool, _error, authorized
 from .schemas import (
     CheckRequest,
@@ -50,66 +51,20 @@ from .schemas import (
 )
 from .state import Job, ServeConfig, ServerState
 
-MAX_PAGE = 1000  # results per GET /v1/jobs/{id}
-
-
-def _job_page(job: Job, offset: int, limit: int, detail: bool) -> Response:
-    from ..eval.check import row_outcome
-    from ..eval.runner import RESULTS
-
-    results, done = [], 0
-    path = job.dir / RESULTS
-    if path.exists():
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                if not line.strip():
-                    continue
-                if offset <= done < offset + limit:
-                    try:
-                        r = json.loads(line)
-                    except ValueError:  # a torn last line: not a record yet
-                        continue
-                    row = {
-                        "id": r["id"],
-                        "status": row_outcome(r),
-                        "score": r.get("score"),
-                        "error": r.get("error"),
-                    }
-                    if detail and r.get("detection"):
-                        row["detection"] = bounded_detection(r["detection"])
-                    results.append(row)
-                done += 1
-    end = offset + len(results)
-    return _json(
-        {
-            "id": job.id,
-            "state": job.state,
-            "total": job.total,
-            "done": done,
-            "method": job.method,
-            "error": job.error,
-            "summary": {k: v for k, v in job.summary.items() if k != "files"} if job.summary else None,
-            "results": results,
-            "offset": offset,
-            "next_offset": end if end < done or (end < job.total and job.state in ("queued", "running")) else None,
-        }
-    )
-
 
 # -- work -------------------------------------------------------------------------------------
 def _reference(ref: str | list[str]) -> str | list[str]:
     return list(ref) if isinstance(ref, list) else ref
 
 
-def _json(payload: Any, status_code: int = 200) -> Response:
-    """A JSON response serialised by the caller's thread (call it off the event loop for big bodies)."""
-    data = json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
-    return Response(data, status_code=status_code, media_type="application/json")
-
-
-def _reply(echo: bool, payload: Any) -> Response:
-    """A detection's response; one that echoes the texts (large) is serialised off the event loop."""
-    return _aio.blocking(_json, payload) if echo else _json(payload)
+def _reply(payload: Any, cap: int) -> Response:
+    """A detection's response, serialised on the worker (never on the event loop); one over the
+    operator's response limit is refused (413) rather than sent."""
+    response = json_response(payload)
+    if len(response.body) > cap:
+        exc = response_too_large(len(response.body), cap)
+        return _error(413, "error", str(exc), exc.field)
+    return response
 
 
 def _failure(exc: BaseException) -> JSONResponse:
@@ -143,7 +98,9 @@ def create_app(config: ServeConfig | None = None) -> Any:
     async def lifespan(app: FastAPI) -> Any:
         if config.preload:
             await asyncio.get_running_loop().run_in_executor(None, state.preload)
+        sweeper = asyncio.create_task(retention_timer(state))
         yield
+        sweeper.cancel()
         state.close()
 
     app = FastAPI(
@@ -206,12 +163,17 @@ def create_app(config: ServeConfig | None = None) -> Any:
         401: {"model": ErrorResponse},
     }
 
-    async def pooled(work: Any) -> Any:
-        """The work's result from the bounded pool (on the event loop when the LLM's requests can be
-        awaited there, as ``Pipeline.arun`` runs a detection; else on a worker thread), or the
-        response that says why there is none (503 queue full, 504 timeout, 500 unexpected)."""
+    async def pooled(work: Any, budget: RequestBudget) -> Any:
+        """The work's result from the bounded pool (never on this event loop: see :mod:`.pool`), or
+        the response that says why there is none (503 queue full, 504 timeout: the work makes no
+        further LLM call, 500 unexpected)."""
         try:
-            return await state.pool.run(work, timeout=config.timeout, on_loop=state.awaits_llm)
+            return await state.pool.run(
+                work,
+                timeout=config.timeout,
+                on_loop=state.awaits_llm,
+                on_timeout=lambda: budget.stop(f"the request took longer than {config.timeout:g} s"),
+            )
         except QueueFull:
             return busy()
         except asyncio.TimeoutError:
@@ -221,17 +183,20 @@ def create_app(config: ServeConfig | None = None) -> Any:
 
     @app.post("/v1/detect", response_model=DetectResponse, responses=responses)
     async def detect(body: DetectRequest) -> Any:
-        def work() -> Any:  # Pipeline.run, as arun runs it when the pool runs it on the loop
+        budget = state.budget()
+
+        def work() -> Any:  # Pipeline.run, as arun runs it when the pool runs it on the I/O loop
             pipe = state.pipeline(body.method, body.params)
             try:
-                det = pipe.run(body.answer, _reference(body.reference), question=body.question)
+                with call_guard(budget):
+                    det = pipe.run(body.answer, _reference(body.reference), question=body.question)
                 if pipe.name == config.method and not body.params and det.status == "ok":
                     state.model_loaded = True  # the default method has run: its models are in memory
                 if det.usage.calls and det.status == "ok":
                     state.note_llm(True)  # the LLM answered: /healthz says so without asking it again
                 return det
             except (BackendError, ParseError) as exc:
-                if isinstance(exc, BackendError):
+                if isinstance(exc, BackendError) and not isinstance(exc, CallRefused):
                     state.note_llm(False, f"{type(exc).__name__}: {exc}")
                 return pipe.error_detection(body.model_dump(), exc)
 
@@ -244,16 +209,19 @@ def create_app(config: ServeConfig | None = None) -> Any:
                 "exit_code": det.exit_code,
                 "detection": d if body.echo else bounded_detection(d),
             }
-            return _reply(body.echo, payload)
+            return _reply(payload, config.max_response_bytes)
 
-        return await pooled(answer)
+        return await pooled(answer, budget)
 
     @app.post("/v1/mitigate", response_model=MitigateResponse, responses=responses)
     async def mitigate(body: DetectRequest) -> Any:
+        budget = state.budget()
+
         def work() -> Any:
             pipe = state.pipeline(body.method, body.params)
             try:
-                return pipe.mitigate(body.answer, _reference(body.reference), question=body.question)
+                with call_guard(budget):
+                    return pipe.mitigate(body.answer, _reference(body.reference), question=body.question)
             except (BackendError, ParseError) as exc:
                 det = pipe.error_detection(body.model_dump(), exc)
                 return Mitigation(body.answer, body.answer, (), det, None, Usage(), (f"could not verify: {exc}",))
@@ -270,9 +238,10 @@ def create_app(config: ServeConfig | None = None) -> Any:
                     "before": bounded_detection(d["before"]),
                     "after": None if d.get("after") is None else bounded_detection(d["after"]),
                 }
-            return _reply(body.echo, {"status": final.outcome, "exit_code": final.exit_code, "mitigation": d})
+            payload = {"status": final.outcome, "exit_code": final.exit_code, "mitigation": d}
+            return _reply(payload, config.max_response_bytes)
 
-        return await pooled(answer)
+        return await pooled(answer, budget)
 
     @app.post("/v1/check", response_model=JobCreated, status_code=202, responses=responses)
     async def check(body: CheckRequest) -> Any:
@@ -316,24 +285,10 @@ def create_app(config: ServeConfig | None = None) -> Any:
         job.dir = state.jobs_dir / job.id
         state.jobs[job.id] = job
 
-        def run_job() -> None:
-            from ..eval.check import run_check
-            from ..eval.runner import read_results
-
-            job.state = "running"
-            try:
-                job.summary = run_check(pipe, examples, out_dir=job.dir, workers=config.workers, progress=False)
-                job.state = "done"
-            except Exception as exc:  # the rows that finished stay on disk and in the results
-                job.state, job.error = "failed", f"{type(exc).__name__}: {exc}"[:500]
-            usage = Usage()
-            for rec in read_results(job.dir):
-                usage = usage + Usage.from_dict((rec.get("detection") or {}).get("usage") or {})
-            state.metrics.add_usage(usage)
-            job.finished = time.time()
-            state.prune_jobs()
-
-        state.job_pool.submit(run_job)  # not tied to the request: survives a client disconnect
+        cap = config.jobs_max_bytes - used  # the disk this job's files may take
+        state.job_pool.submit(
+            run_job, state, job, pipe, examples, cap
+        )  # not tied to the request: survives a client disconnect
         return JSONResponse(
             {"id": job.id, "state": job.state, "total": job.total, "url": f"/v1/jobs/{job.id}"}, status_code=202
         )
@@ -348,7 +303,7 @@ def create_app(config: ServeConfig | None = None) -> Any:
             return _error(404, "error", f"no job {job_id!r} (finished jobs are kept for a while, then deleted)", "id")
         if offset < 0 or not 1 <= limit <= MAX_PAGE:
             return _error(422, "error", f"offset must be >= 0 and limit in [1, {MAX_PAGE}]", "limit")
-        return await asyncio.to_thread(_job_page, job, offset, limit, detail)
+        return await asyncio.to_thread(job_page, job, offset, limit, detail, config.max_response_bytes)
 
     @app.get("/v1/methods")
     async def methods() -> Any:
@@ -361,8 +316,9 @@ def create_app(config: ServeConfig | None = None) -> Any:
         the token (when the server has one), starts at most once every ``probe_interval`` seconds
         (else 429), runs on its own thread and is waited for at most ``probe_deadline`` seconds."""
         probed = None
+        trusted = authorized({k.lower(): v for k, v in request.headers.items()}, config.token)
         if probe and config.llm is not None:
-            if not authorized({k.lower(): v for k, v in request.headers.items()}, config.token):
+            if not trusted:
                 return _error(
                     401,
                     "error",
@@ -389,12 +345,14 @@ def create_app(config: ServeConfig | None = None) -> Any:
         if probed is not None:
             llm["probe"] = probed
         ok = llm.get("reachable") is not False
+        if not trusted:  # without the token: whether it works, not where it is or what it said
+            llm = {"reachable": llm.get("reachable"), "checked": llm.get("checked")}
         body = {
             "status": "ok" if ok else "degraded",
             "version": __version__,
             "method": config.method,
             "model_loaded": state.model_loaded,
-            "llm": {"spec": config.llm_spec, **llm},
+            "llm": {"spec": config.llm_spec, **llm} if trusted else llm,
             "queue": {"waiting": state.pool.waiting, "running": state.pool.running, "capacity": state.pool.capacity},
         }
         return JSONResponse(body, status_code=200 if ok else 503)

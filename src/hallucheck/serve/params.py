@@ -27,6 +27,7 @@ from ..errors import InputError
 MAX_LIST = 16  # longest list of numbers a request parameter may be
 
 _choices: dict[str, dict[str, tuple[Any, ...]]] = {}
+_free: dict[str, frozenset[str]] = {}
 _lock = threading.Lock()
 
 
@@ -39,6 +40,7 @@ def declared_choices(method: str) -> dict[str, tuple[Any, ...]]:
     from ..registry import entry
 
     found: dict[str, tuple[Any, ...]] = {}
+    free: set[str] = set()
     try:
         pipe = entry("method", method).load()(llm=FakeLLM())
     except Exception:  # a method that cannot be built here: no string parameter is allowed
@@ -51,9 +53,25 @@ def declared_choices(method: str) -> dict[str, tuple[Any, ...]]:
             free_text = any(isinstance(c, InstanceOf) and str in c.types for c in alts)
             if named and not free_text:  # an enumeration (numbers and None are checked by type)
                 found.setdefault(name, named)
+            elif free_text:
+                free.add(name)
     with _lock:
         _choices[method] = found
+        _free[method] = frozenset(free)
     return found
+
+
+def free_text(method: str, factory: Any) -> frozenset[str]:
+    """The parameters of ``method`` that take free text (a path, a model id, a prompt name): a stage
+    declares them as strings, or the method's default is a string that is not a declared choice."""
+    choices = declared_choices(method)
+    names = set(_free.get(method, ()))
+    try:
+        defaults = {n: p.default for n, p in inspect.signature(factory).parameters.items()}
+    except (TypeError, ValueError):  # pragma: no cover - builtins
+        defaults = {}
+    names.update(n for n, d in defaults.items() if isinstance(d, str) and d and n not in choices)
+    return frozenset(names)
 
 
 def _number(value: Any) -> bool:
@@ -84,6 +102,8 @@ def check_request_params(method: str, params: dict[str, Any], fixed: dict[str, A
             raise refusal(name, f"is set by the server's operator for {method!r}; a request cannot change it.")
         if known and name not in known:
             continue  # the method's own check names it with a did-you-mean
+        if name in free_text(method, factory):
+            raise fixed_by_operator(method, name)
         if value is None or isinstance(value, bool) or _number(value):
             continue
         if isinstance(value, float):  # NaN, inf
@@ -95,12 +115,17 @@ def check_request_params(method: str, params: dict[str, Any], fixed: dict[str, A
             if value in choices:
                 continue
             raise refusal(name, f"must be one of {', '.join(map(str, choices))}; got {value!r}.")
-        raise refusal(
-            name,
-            "only numbers, true/false, null and the declared choices of a parameter may be set by a request. "
-            "A parameter that names a path, a URL or a model id is fixed by the server's operator "
-            f"(hallucheck serve --set {method}.{name}=VALUE).",
-        )
+        raise fixed_by_operator(method, name)
+
+
+def fixed_by_operator(method: str, name: str) -> InputError:
+    """The refusal of a parameter a request may not set: the same answer whatever the value."""
+    return refusal(
+        name,
+        "only numbers, true/false, null and the declared choices of a parameter may be set by a request. "
+        "A parameter that names a path, a URL or a model id is fixed by the server's operator "
+        f"(hallucheck serve --set {method}.{name}=VALUE).",
+    )
 
 
 def parse_setting(text: str) -> tuple[str, str, Any]:

@@ -1,21 +1,17 @@
-"""What every request goes through: the bounded work pool (503 when full), the Prometheus
-metrics, and the gate middleware (bearer token, body size limit, request metrics)."""
+"""What every request goes through: the Prometheus metrics and the gate middleware (bearer token,
+body size limit, request metrics). The bounded work pool (503 when full) is in :mod:`.pool`."""
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures as cf
 import hmac
-import math
 import threading
 import time
-import weakref
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from fastapi.responses import JSONResponse, Response
 
-from .. import _aio
 from ..types import Usage
+from .pool import QueueFull, WorkPool  # noqa: F401 (importable from here as before)
 
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0)
 NO_AUTH_PATHS = frozenset({"/healthz", "/"})  # "/" is the static page: no data; its API calls carry the token
@@ -25,117 +21,6 @@ def _error(
     code: int, status: str, message: str, field: str | None = None, headers: dict[str, str] | None = None
 ) -> JSONResponse:
     return JSONResponse({"status": status, "error": message, "field": field}, status_code=code, headers=headers)
-
-
-class QueueFull(Exception):
-    pass
-
-
-class WorkPool:
-    """At most ``workers`` requests worked on at once and ``queue_size`` more waiting for their
-    turn; beyond that :class:`QueueFull` (503). A request's work runs either on ``workers``
-    threads, or (``on_loop``: a server whose LLM is awaitable, the OpenAI-compatible client) on the
-    event loop as ``Pipeline.arun`` runs it, at most ``workers`` at once, with no thread held while
-    it waits for the LLM. Either way it keeps its place until it finishes, awaited or not (a request
-    that timed out still holds it), so the bound stays true."""
-
-    def __init__(self, workers: int, queue_size: int) -> None:
-        self.workers = workers
-        self.capacity = workers + queue_size
-        self._executor = cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hallucheck-serve")
-        self._lock = threading.Lock()
-        self.admitted = 0  # waiting + running
-        self.running = 0
-        self._ewma = 0.05  # seconds per task, for Retry-After
-        self._turns: weakref.WeakKeyDictionary[Any, asyncio.Semaphore] = weakref.WeakKeyDictionary()
-        self._tasks: set[asyncio.Task[Any]] = set()
-
-    @property
-    def waiting(self) -> int:
-        return self.admitted - self.running
-
-    def retry_after(self) -> int:
-        return max(1, math.ceil(self._ewma * (self.waiting + 1) / self.workers))
-
-    async def run(self, fn: Callable[[], Any], *, timeout: float, on_loop: bool) -> Any:
-        """``fn()``'s result; raises :class:`QueueFull` or ``asyncio.TimeoutError`` (the work goes on)."""
-        work = self._on_loop(fn) if on_loop else asyncio.wrap_future(self._in_thread(fn))
-        return await asyncio.wait_for(asyncio.shield(work), timeout=timeout)
-
-    def _admit(self) -> None:
-        with self._lock:
-            if self.admitted >= self.capacity:
-                raise QueueFull
-            self.admitted += 1
-
-    def _started(self) -> float:
-        with self._lock:
-            self.running += 1
-        return time.perf_counter()
-
-    def _finished(self, t0: float) -> None:
-        with self._lock:
-            self.running -= 1
-            self.admitted -= 1
-            self._ewma = 0.8 * self._ewma + 0.2 * (time.perf_counter() - t0)
-
-    def _in_thread(self, fn: Callable[[], Any]) -> cf.Future:
-        self._admit()
-
-        def run() -> Any:
-            t0 = self._started()
-            try:
-                return fn()
-            finally:
-                self._finished(t0)
-
-        try:
-            return self._executor.submit(run)
-        except RuntimeError:  # shut down
-            with self._lock:
-                self.admitted -= 1
-            raise QueueFull from None
-
-    def _on_loop(self, fn: Callable[[], Any]) -> asyncio.Task[Any]:
-        self._admit()
-        task = asyncio.ensure_future(self._turn(fn))
-        self._tasks.add(task)
-        task.add_done_callback(_settled)
-        task.add_done_callback(self._tasks.discard)
-        return task
-
-    async def _turn(self, fn: Callable[[], Any]) -> Any:
-        turn = self._turns.setdefault(asyncio.get_running_loop(), asyncio.Semaphore(self.workers))
-        try:
-            await turn.acquire()
-        except BaseException:  # cancelled while waiting for its turn
-            with self._lock:
-                self.admitted -= 1
-            raise
-        try:
-            t0 = self._started()
-            try:
-                return await _aio.run(fn)
-            finally:
-                self._finished(t0)
-        finally:
-            turn.release()
-
-    def shutdown(self) -> None:
-        """Admit nothing more; cancel the work not started and the work on the loop."""
-        self._executor.shutdown(wait=False, cancel_futures=True)
-        self.capacity = 0
-        for task in list(self._tasks):
-            try:
-                task.get_loop().call_soon_threadsafe(task.cancel)
-            except RuntimeError:  # its loop is closed: nothing runs it any more
-                pass
-
-
-def _settled(task: asyncio.Task[Any]) -> None:
-    """Read the outcome of work nobody awaits any more (timed out), so asyncio does not log it as lost."""
-    if not task.cancelled():
-        task.exception()
 
 
 class Metrics:

@@ -16,6 +16,7 @@ from .. import _aio
 from .._lru import LRUCache
 from ..errors import HallucheckError, InputError
 from ..loader import DEFAULT_METHOD
+from .limits import RequestBudget, check_max_tokens, hub_refusal
 from .params import check_request_params
 from .runtime import Metrics, WorkPool, allowed_hosts
 
@@ -33,6 +34,9 @@ class ServeConfig:
     queue_size: int = 16  # requests that may wait for a worker; beyond that: 503
     timeout: float = 120.0  # seconds per request (504 after)
     max_body_bytes: int = 4_000_000  # 413 above
+    max_response_bytes: int = 16_000_000  # a response (or a page of job results) larger than this: 413
+    max_llm_calls: int | None = 500  # LLM calls one request may make (cached replies are free); None: no limit
+    max_tokens: int | None = 2048  # tokens one LLM call may generate (requests asking more are lowered)
     token: str | None = None  # bearer token required for everything but /healthz (and the static page)
     jobs_dir: str | None = None  # where batch jobs write their results (default: a temporary directory)
     max_jobs: int = 8  # batch jobs queued or running; beyond that: 503
@@ -143,7 +147,11 @@ class ServerState:
                 field="method",
             )
         fixed = self.config.method_params.get(name, {})
+        refused = hub_refusal(name, fixed)
+        if refused:
+            raise InputError(refused, field="method")
         check_request_params(name, params, fixed)
+        check_max_tokens(params, self.config.max_tokens)
         params = {**fixed, **params}
         key = json.dumps([name, params], sort_keys=True, default=str)
         pipe = self._pipelines.get(key)
@@ -151,9 +159,23 @@ class ServerState:
             return pipe
         llm = "none" if self.config.llm is None else self.config.llm
         # a first build may load models: off the event loop when a detection runs there
-        pipe, _ = _aio.blocking(MethodSpec.of(name, params=params, llm=llm).build)
+        try:
+            pipe, _ = _aio.blocking(MethodSpec.of(name, params=params, llm=llm).build)
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
+            if isinstance(exc, HallucheckError) or not params:
+                raise
+            # a value of the right JSON type that the method cannot take: the request's, so 422
+            raise InputError(
+                f"params: a value {name!r} cannot take ({type(exc).__name__}: {exc})"[:300], field="params"
+            ) from None
+
         self._pipelines.put(key, pipe)
         return pipe
+
+    def budget(self) -> RequestBudget:
+        """The limits of one request's LLM calls (none without an LLM)."""
+        cfg = self.config
+        return RequestBudget(cfg.max_llm_calls, cfg.max_tokens)
 
     def offered(self) -> list[str]:
         from ..registry import available
@@ -190,7 +212,8 @@ class ServerState:
                             else None
                         ),
                         "default": e.name == self.config.method,
-                        "available": not (needs and self.config.llm is None),
+                        "available": not (needs and self.config.llm is None)
+                        and not hub_refusal(e.name, self.config.method_params.get(e.name, {})),
                     }
                 )
             self._methods = rows
