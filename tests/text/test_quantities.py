@@ -38,7 +38,8 @@ def test_money_percent_and_years_in_one_sentence():
 
 def test_words_that_are_not_numbers():
     assert parse_quantities("You may park here. Check the tyres once in a while.") == []
-    assert parse_quantities("Use the A4 sheet with the 5G modem.") == []
+    # a glued code is no amount, but it is a figure: "5G" is compared with "4G", never with "5 g"
+    assert [(q.text, q.dim) for q in parse_quantities("Use the A4 sheet with the 5G modem.")] == [("5G", "code:g")]
 
 
 def test_the_parts_are_importable_from_here_as_before():

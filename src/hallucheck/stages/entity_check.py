@@ -219,7 +219,8 @@ class EntityCheckVerifier(Verifier):
                 claim, "supported", False, 0.0, "No numbers or names to check in this sentence.",
                 meta={"facts": [], "missing": [], "contradicted": [], "fact_spans": [], "wrong_share": 0.0},
             )  # fmt: skip
-        wrong = [c for c in checks if c.status != "supported"]
+        wrong = [c for c in checks if c.status in ("contradicted", "missing")]
+        unsure = [c for c in checks if c.status == "abstained"]
         contradicted = [c for c in wrong if c.status == "contradicted"]
         missing = [c for c in wrong if c.status == "missing"]
         share = len(wrong) / len(checks)
@@ -268,7 +269,16 @@ class EntityCheckVerifier(Verifier):
         if missing:
             reason = "Not in the reference: " + ", ".join(f"{c.text!r} ({c.kind})" for c in missing)
             return Verdict(claim, "unverifiable", True, score, reason, ev, meta=meta)
-        reason = "All numbers and names occur in the reference: " + ", ".join(repr(c.text) for c in checks)
+        held = [c for c in checks if c.status == "supported"]
+        if unsure:
+            reason = (
+                ("In the reference: " + ", ".join(repr(c.text) for c in held) + ". " if held else "")
+                + "Not compared, as the reference does not say plainly what they are about: "
+                + ", ".join(repr(c.text) for c in unsure)
+                + "."
+            )
+            return Verdict(claim, "supported", False, score, reason, ev, meta={**meta, "abstained": len(unsure)})
+        reason = "In the reference: " + ", ".join(repr(c.text) for c in held) + "."
         return Verdict(claim, "supported", False, score, reason, ev, meta=meta)
 
     def _closest(self, claim: Claim, cands: Sequence[Evidence], checks: Sequence) -> tuple[Evidence, ...]:

@@ -33,6 +33,7 @@ from typing import Sequence
 from ..text.quantities import Quantity, parse_quantities, same_value
 from ..text.segment import Span, split_sentences
 from .clauses import _Clauses, _context, _stem, _words, clause_lists, stems
+from .doubt import FigureDoubt
 
 _ONE = re.compile(r"(?:1|one|un|une|uno|una|ein|eine|einen|一)\b", re.IGNORECASE)
 MAX_FIGURES = 64  # figures of one claim sentence checked in context (the first ones)
@@ -110,8 +111,10 @@ class ReferenceFacts:
         """Each quantity of ``claim`` (written in ``lang``, default: the reference's) checked
         against the reference in context."""
         out: list[FactCheck] = []
-        # (a sentence of hundreds of figures is checked for its first MAX_FIGURES: the work is bounded)
-        claim_qs = parse_quantities(claim, lang=lang or self.lang)[:MAX_FIGURES]
+        # a sentence of hundreds of figures is checked for its first MAX_FIGURES (the work is bounded);
+        # the rest are not compared, and are said to be so (never "supported")
+        parsed = parse_quantities(claim, lang=lang or self.lang)
+        claim_qs, skipped = parsed[:MAX_FIGURES], parsed[MAX_FIGURES:]
         if not claim_qs:
             return out
         claim_clauses = _Clauses(claim, [(q.start, q.end) for q in claim_qs])
@@ -162,7 +165,11 @@ class ReferenceFacts:
                     # one of something is often "a"/"un" in the reference ("un comprimé par jour")
                     or ((q.dim or "").startswith("count:") and _ONE.match(q.text) is not None)
                 )
-                out.append(FactCheck(q.text, q.start, q.end, kind, "supported" if ok else "missing"))
+                out.append(
+                    FactCheck(
+                        q.text, q.start, q.end, kind, "supported" if ok else self._doubt.unsure_or(q, "missing", claim)
+                    )
+                )
                 continue
             cands.sort(key=lambda c: (c[0], c[1]), reverse=True)
             best_score, best_local, bi, br, _ = cands[0]
@@ -186,6 +193,13 @@ class ReferenceFacts:
                         FactCheck(q.text, q.start, q.end, kind, "supported", self._span(mi, mr), self.sentences[mi])
                     )
                     continue
+                if not about_same:
+                    # the reference states this value, and another value is only a little closer to the claim's
+                    # words: not sure which one the claim is about, so no verdict here
+                    out.append(
+                        FactCheck(q.text, q.start, q.end, kind, "abstained", self._span(mi, mr), self.sentences[mi])
+                    )
+                    continue
             elif q.dim is None and not about_same and q.low in self.raw_numbers and q.high in self.raw_numbers:
                 out.append(FactCheck(q.text, q.start, q.end, kind, "supported"))  # a bare number: no context to judge
                 continue
@@ -200,7 +214,12 @@ class ReferenceFacts:
                 # is not judged here
                 out.append(FactCheck(q.text, q.start, q.end, kind, "supported"))
                 continue
-            status = "contradicted" if about_same else "missing"
+            if about_same and q.dim is not None and (best_local >= 1 or not matches):
+                status = self._doubt.unsure_or(q, "contradicted", claim)
+            else:
+                status = self._doubt.unsure_or(
+                    q, "missing", claim
+                )  # not about the same thing: missing only if stated nowhere
             out.append(FactCheck(q.text, q.start, q.end, kind, status, self._span(bi, br), self.sentences[bi]))
             if matches and matches[0][1] > 0:
                 fallback[len(out) - 1] = FactCheck(
@@ -217,7 +236,12 @@ class ReferenceFacts:
             )
             if taken_by_another:
                 out[k] = own_match
-        return self._anchor(claim_qs, out)
+        out = self._anchor(claim_qs, out)
+        return out + [FactCheck(q.text, q.start, q.end, _kind(q), "abstained") for q in skipped]
+
+    @cached_property
+    def _doubt(self) -> FigureDoubt:
+        return FigureDoubt(self.quantities, self.raw_numbers)
 
     def _anchor(self, claim_qs: Sequence[Quantity], checks: list[FactCheck]) -> list[FactCheck]:
         """A value held contradicted is supported after all when a reference sentence that another

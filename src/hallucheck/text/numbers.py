@@ -20,7 +20,7 @@ def _sig_digits(s: str) -> int:
 def parse_number(token: str, *, decimal_comma: bool = False) -> float | None:
     """A number written in digits: "1,000" = 1000, "2.4", "3,0" = 3.0 where ``decimal_comma``
     (and "1.000" = 1000 there), "1 000" with a (narrow) no-break space as thousands separator."""
-    t = token.replace("−", "-").replace("\u00a0", "").replace("\u202f", "").replace("'", "")
+    t = token.replace("−", "-").replace("\u00a0", "").replace("\u202f", "").replace("'", "").replace(" ", "")
     if decimal_comma:
         if re.fullmatch(r"[-+]?\d{1,3}(?:\.\d{3})+(?:,\d+)?", t):
             t = t.replace(".", "").replace(",", ".")
@@ -50,6 +50,7 @@ class _Num:
     value: float
     digits: int
     word: bool = False  # written in words
+    scale: float = 1.0  # the scale word applied ("million": 1e6)
 
 
 def _tokens_after(text: str, pos: int, n: int = 4) -> list[tuple[str, int, int]]:
@@ -69,8 +70,11 @@ def _tokens_after(text: str, pos: int, n: int = 4) -> list[tuple[str, int, int]]
 def _numbers(text: str, decimal_comma: bool) -> list[_Num]:
     """Numbers in digits and in words, with spans, in order; scale words ("2.5 million") applied."""
     nums: list[_Num] = []
+    # where the decimal mark is a comma, a plain space also groups thousands ("1 200 g")
+    space = r"(?<![\w.,])\d{1,3}(?: \d{3})+(?:,\d+)?(?![\d_]|[.,]\d)|" if decimal_comma else ""
     for m in re.finditer(
-        rf"(?<![\w.,])(?:[-+−](?=\d))?\d+(?:[.,\u00a0\u202f']\d+)*(?![\d_])|(?<=[{_CJK}])\d+(?:[.,]\d+)?", text
+        rf"{space}(?<![\w.,])(?:[-+−](?=\d))?\d+(?:[.,\u00a0\u202f']\d+)*(?![\d_])|(?<=[{_CJK}])\d+(?:[.,]\d+)?",
+        text,
     ):
         tok = m.group()
         if m.end() < len(text) and text[m.end()].isalpha() and not re.match(rf"[{_CJK}]", text[m.end()]):
@@ -127,9 +131,9 @@ def _numbers(text: str, decimal_comma: bool) -> list[_Num]:
                 sw = sw.rstrip(".")  # "£1,236 million." ends a sentence
             two = f"{sw} {after[1][0].lower()}" if len(after) > 1 else ""
             if two in _SCALES:
-                n = _Num(n.start, after[1][2], n.value * _SCALES[two], n.digits, n.word)
+                n = _Num(n.start, after[1][2], n.value * _SCALES[two], n.digits, n.word, _SCALES[two])
             elif sw in _SCALES and (len(sw) > 1 or not n.word) and not _unit_here(text, n.start, sw):
-                n = _Num(n.start, after[0][1] + len(sw), n.value * _SCALES[sw], n.digits, n.word)
+                n = _Num(n.start, after[0][1] + len(sw), n.value * _SCALES[sw], n.digits, n.word, _SCALES[sw])
             else:
                 n = _Num(n.start, n.end, n.value, 0, n.word)  # written out in full: exact
         else:

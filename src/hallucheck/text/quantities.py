@@ -30,9 +30,11 @@ from __future__ import annotations
 import re
 
 from .dates import _LETTER_RUN, _date_q, _dates
+from .forms import figure_forms
 from .lang import decimal_comma as uses_decimal_comma
 from .numbers import _numbers, _sig_digits, _tokens_after, parse_number
 from .quantity import Quantity, same_value
+from .stopwords import STOP_WORDS
 from .units import (
     _ARTICLES,
     _CJK,
@@ -52,7 +54,8 @@ _RANGE_SEP = re.compile(
 )
 _NOUN_SKIP = frozenset(
     """more less than of the a an de des du la le les der die das den von mehr weniger als del más menos que
-    additional further extra other different separate full whole consecutive""".split()
+    additional further extra other different separate full whole consecutive equal new large small big single
+    double individual standard regular""".split()
 )
 _NOT_NOUNS = frozenset(
     """and or to in on at for with by from per every each times time is are was were be been it its this that
@@ -97,9 +100,9 @@ def _noun_after(text: str, pos: int, *, skip: bool = True) -> tuple[str, int] | 
             return None  # glued to the number ("5G", "A4"): a name, not a count
         if not re.fullmatch(r"[^\W\d_]+(?:-[^\W\d_]+)*", low):
             return None
-        if low in _NOUN_SKIP:
-            continue
-        if low in _NOT_NOUNS or low in _WORD_NUMBERS or low in _MONTHS:
+        if low in _NOUN_SKIP or (len(low) > 4 and low.endswith("ly") and k < 2):
+            continue  # "8 more tablets", "13 monthly instalments"
+        if low in _NOT_NOUNS or low in _WORD_NUMBERS or low in _MONTHS or low in STOP_WORDS:
             return None
         if len(low) > 4 and low.endswith(("ing", "ed")):
             return None  # a verb form ("children over 12 weighing", "2 opened"): no counted noun
@@ -119,8 +122,17 @@ def _lemma(word: str) -> str:
     return w
 
 
+_BOUNDS = ("just over", "just under", "more than", "over", "less than", "fewer than", "under", "mehr als", "über",
+           "weniger als", "plus de", "moins de", "más de", "menos de")  # fmt: skip
+_NEGATED = re.compile(r"\b(?:not|no|never|nicht|kein\w*|pas|ne|jamais|nunca)\b[^.;,]*$")
+
+
 def _qualifier_before(text: str, pos: int) -> str | None:
     before = text[max(0, pos - 24) : pos].lower().rstrip()
+    for w in _BOUNDS:
+        if before.endswith(w) and (len(before) == len(w) or not before[-len(w) - 1].isalpha()):
+            # "not more than 8" is a maximum; "more than 20" a rounded figure ("21")
+            return "max" if _NEGATED.search(text[max(0, pos - 40) : pos].lower()) else "approx"
     for q, words in _QUALIFIERS.items():
         for w in words:
             if before.endswith(w):
@@ -162,18 +174,26 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
     """Every quantity of ``text`` (see the module's docstring), in order, spans not overlapping.
     ``lang``: an ISO 639-1 code, used for decimal commas and day-first dates (``None``: English
     conventions, but "3,0" with not three digits after the comma still reads as 3.0)."""
-    if not _may_hold_quantity(text):
-        return []  # no digit, no number word, no time word: nothing to read (most sentences of a long text)
     lang = (lang or "en").lower()
+    forms = figure_forms(text, lang=lang)
+    if not forms and not _may_hold_quantity(text):
+        return []  # no digit, no number word, no time word: nothing to read (most sentences of a long text)
     dc = decimal_comma if decimal_comma is not None else uses_decimal_comma(lang)
     dates = _dates(text, day_first=lang != "en")
-    taken = [(q.start, q.end) for q in dates]
-    found: list[Quantity] = list(dates)
-    nums = [n for n in _numbers(text, dc) if not any(a <= n.start < b for a, b in taken)]
+    forms = [f for f in forms if not any(d.start < f.end and f.start < d.end for d in dates)]
+    taken = [(q.start, q.end) for q in (*dates, *forms)]
+    found: list[Quantity] = [*dates, *forms]
+    n_pre = len(found)
+    nums = []
+    for n in _numbers(text, dc):
+        if n.word and nums and text[n.start : n.end].lower() == "cent" and not text[nums[-1].end : n.start].strip():
+            continue  # "18 Cent": the subunit, read below
+        if not any(a <= n.start < b for a, b in taken) and not (nums and n.start < nums[-1].end):
+            nums.append(n)  # (not the scale word of the number before: "720 million")
     i = 0
     while i < len(nums):
         n = nums[i]
-        if found and found[-1].dim != "date" and n.start < found[-1].end:
+        if len(found) > n_pre and n.start < found[-1].end:
             i += 1  # inside the quantity just read ("half an hour": "an" is not one more hour)
             continue
         low = high = n.value
@@ -184,9 +204,13 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
         if i + 1 < len(nums):
             nxt = nums[i + 1]
             gap = text[end : nxt.start]
+            head = start
+            cur_first, cur_next = _currency_before(text, start), _currency_before(text, nxt.start)
+            if cur_first and cur_next and cur_first[0] == cur_next[0]:
+                gap, head = text[end : cur_next[1]], cur_first[1]  # "between $720 million and $740 million"
             is_and = bool(re.fullmatch(r"\s*(?:and|und|et|y|和)\s*", gap, re.IGNORECASE))
             between = re.search(
-                r"(?:between|zwischen|entre|介于|在)\s*$", text[max(0, start - 12) : start], re.IGNORECASE
+                r"(?:between|zwischen|entre|介于|在)\s*$", text[max(0, head - 12) : head], re.IGNORECASE
             )
             if (
                 gap
@@ -197,6 +221,8 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
                 and not re.search(r",\s*$", text[max(0, start - 3) : start])
             ):
                 high, end, digits, consumed = nxt.value, nxt.end, max(digits, nxt.digits), 2
+                if nxt.scale > 1 and n.scale == 1 and low * nxt.scale <= high:
+                    low *= nxt.scale  # "$720-740 million": the scale word covers both ends
             elif re.fullmatch(r"\s*", gap) is None:
                 # "4 hours to 6 hours" / "2 bar to 3 bar": a unit between the two numbers
                 u = _unit_at(text, end)
@@ -204,13 +230,36 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
                     rest = text[u[3] : nxt.start]
                     if _RANGE_SEP.fullmatch(rest) and not re.search(r"[.;:]", rest) and nxt.value >= low:
                         high, end, consumed = nxt.value, nxt.end, 2
-        qual = _qualifier_before(text, start)
+        cur_b = _currency_before(text, start)
+        qual = _qualifier_before(text, cur_b[1] if cur_b else start)  # "about £350": the word before the symbol
+        if (
+            re.match(r"\s+and\s+a\s+half\b", text[end:])
+            and not n.word
+            or (n.word and re.match(r"\s+and\s+a\s+half\b", text[end:]))
+        ):
+            half = re.match(r"\s+and\s+a\s+half\b", text[end:])
+            if half and _unit_at(text, end + half.end()) is not None:  # "four and a half hours"
+                low, high, end = low + 0.5, high + 0.5, end + half.end()
         if qual == "approx" and not digits:
             digits = _sig_digits(text[start:end])
         before = _currency_before(text, start)
         if before:
             cur, sym_start = before
             found.append(Quantity(text[sym_start:end], sym_start, end, low, high, f"money:{cur}", cur, qual, digits))
+            i += consumed
+            continue
+        sub = _SUBUNIT.match(text, end)
+        if sub:  # "84 cents" is $0.84
+            cur = _SUBUNITS.get(sub.group(1).lower(), "EUR")
+            # "cents" takes the currency of the text's other amounts ("€1.47, up 35 cents")
+            others = [c for c in re.findall(r"[€$£¥]|\beuros?\b|\bdollars?\b|\bEUR\b|\bUSD\b", text)]
+            if sub.group(1).lower() == "cents" and others:
+                cur = "EUR" if others[0].lower().startswith(("€", "eur")) else "GBP" if others[0] == "£" else cur
+            found.append(
+                Quantity(
+                    text[start : sub.end()], start, sub.end(), low / 100, high / 100, f"money:{cur}", cur, qual, digits
+                )
+            )
             i += consumed
             continue
         cur_after = _currency_after(text, end)
@@ -286,12 +335,49 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
         elif not n.word or consumed == 2:
             found.append(Quantity(text[start:end], start, end, low, high, None, None, qual, digits))
         i += consumed
+    found = [_qualified(text, q) if k < n_pre and q.dim in ("clock", "percent") else q for k, q in enumerate(found)]
     found.sort(key=lambda q: q.start)
-    return [_with_rate(text, q) for q in _share_list_units(text, found)]
+    return [_with_rate(text, q) for q in _share_list_units(text, _compound_durations(text, found))]
+
+
+def _qualified(text: str, q: Quantity) -> Quantity:
+    """A clock time or fraction with the approximation word before it ("just after midnight", "about
+    two-thirds")."""
+    qual = q.qualifier or _qualifier_before(text, q.start)
+    return q if qual == q.qualifier else Quantity(q.text, q.start, q.end, q.low, q.high, q.dim, q.unit, qual, q.digits)
+
+
+def _compound_durations(text: str, found: list[Quantity]) -> list[Quantity]:
+    """ "2 hours 19 minutes", "3 h 35 min", "1 hour and 40 minutes": one duration, not two."""
+    out: list[Quantity] = []
+    for q in found:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev.dim == q.dim == "time"
+            and not prev.is_range
+            and not q.is_range
+            and q.low < prev.low
+            and re.fullmatch(r"\s*(?:,|and|und|et|y)?\s*", text[prev.end : q.start])
+        ):
+            out[-1] = Quantity(
+                text[prev.start : q.end], prev.start, q.end, prev.low + q.low, prev.high + q.high, "time",
+                prev.unit, prev.qualifier, prev.digits,
+            )  # fmt: skip
+            continue
+        out.append(q)
+    return out
 
 
 _RATE = re.compile(
-    r"\s*(?:(?:per|a|an|each|every|pro|je|par|por|al|a la)\s+|/\s*|每)(?P<unit>[^\W\d_]+)\b", re.IGNORECASE
+    r"\s*(?:(?:per|a|an|each|every|pro|je|par|por|al|a la)\s+|/\s*|每)"
+    r"(?:(?P<adj>diluted|basic|adjusted|ordinary|common|verwässerte|dilué)\s+)?(?P<unit>[^\W\d_]+)\b",
+    re.IGNORECASE,
+)
+_SUBUNITS = {"cents": "USD", "cent": "EUR", "pence": "GBP", "penny": "GBP", "pennies": "GBP", "euro cents": "EUR"}
+_SUBUNITS |= {"céntimos": "EUR", "céntimo": "EUR", "centimes": "EUR", "centime": "EUR", "centavos": "USD", "分": "CNY"}
+_SUBUNIT = re.compile(
+    r"[ \u00a0]?(euro cents|cents|Cent|pence|penny|pennies|céntimos?|centimes?|centavos)\b", re.IGNORECASE
 )
 
 
@@ -305,7 +391,15 @@ def _with_rate(text: str, q: Quantity) -> Quantity:
         return q
     unit = m.group("unit").lower()
     if unit not in _UNITS or _UNITS[unit][0] != "time":
+        if (q.dim or "").startswith("money:") and unit not in STOP_WORDS and unit not in _NOT_NOUNS:
+            # "$1.12 a share", "$0.84 per diluted share": a value per something is not a total
+            dim = f"{q.dim}/{_lemma(unit)}"
+            return Quantity(
+                text[q.start : m.end()], q.start, m.end(), q.low, q.high, dim, q.unit, q.qualifier, q.digits
+            )
         return q
+    if m.group("adj") or _RELATIVE_AFTER.match(text, m.end()):
+        return q  # "$88 million a year earlier": a period for context, not a rate
     per = _UNITS[unit][1]
     return Quantity(
         text[q.start : m.end()],

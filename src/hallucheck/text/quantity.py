@@ -49,13 +49,36 @@ def _rounds_to(exact: float, rounded: float, digits: int) -> bool:
     return abs(exact - rounded) < step / 2
 
 
+def _exact_integer(q: Quantity) -> bool:
+    """A long whole number written in full digits (no scale word, no decimals, no unit conversion)."""
+    return (
+        q.low == q.high
+        and abs(q.low) >= 1e6
+        and q.text[:1].isdigit()
+        and _digits_of(q.text).isdigit()
+        and (q.unit is None and len(_digits_of(q.text)) >= 7)
+    )
+
+
+def _digits_of(text: str) -> str:
+    return "".join(ch for ch in text if ch.isdigit())
+
+
 def same_value(a: Quantity, b: Quantity) -> bool:
-    """``a`` states what ``b`` states, for two quantities of the same ``dim``: equal, one the other
+    """``a`` (a claim's) states what ``b`` (the reference's) states, for two quantities of the same ``dim``: equal, one the other
     rounded, within 3 % when their units differ (a converted value); within 15 % or inside the
     other's range when either is approximate ("about 40", "over a year"); dates when every part
     both give agrees (and they give one part both)."""
     if a.dim != b.dim:
         return False
+    if a.dim == "id":
+        return a.unit == b.unit  # an identifier: every character
+    if a.dim == "clock":
+        # "8:15" may be morning or evening: it states 08:15 and 20:15 alike
+        half_day = "12h" in (a.unit, b.unit)
+        slack = 15 if "approx" in (a.qualifier, b.qualifier) else 0  # "just after midnight" is 00:04
+        diff = min(abs(a.low - b.low), 1440 - abs(a.low - b.low))
+        return diff <= slack or (half_day and min(diff % 720, 720 - diff % 720) <= slack)
     if a.dim == "date":
         return all(x is None or y is None or x == y for x, y in zip(a.date or (), b.date or ())) and any(
             x is not None and y is not None for x, y in zip(a.date or (), b.date or ())
@@ -68,9 +91,11 @@ def same_value(a: Quantity, b: Quantity) -> bool:
         )
         return inside or abs(hi - lo) <= 0.15 * max(abs(hi), abs(lo))
     if a.is_range != b.is_range:
-        # one value inside a stated range ("an 8-year-old" where "children of 6 to 12 years") is consistent
-        single, rng = (a, b) if b.is_range else (b, a)
-        return rng.low <= single.low <= rng.high
+        # one value inside a stated range ("an 8-year-old" where "children of 6 to 12 years") is consistent;
+        # a range is not stated by one value inside it ("10 to 500 mg" says more than "50 mg")
+        return b.is_range and b.low <= a.low <= b.high
+    if a.digits == b.digits == 0 and _exact_integer(a) and _exact_integer(b):
+        return _digits_of(a.text) == _digits_of(b.text)  # identifiers, account numbers, years: every digit
     converted = (
         a.unit is not None
         and b.unit is not None

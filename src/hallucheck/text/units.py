@@ -88,7 +88,7 @@ _add(
     "millimètres",
     "毫米",
 )
-_add("length", 1609.34, "mile", "miles", "mi")
+_add("length", 1609.34, "mile", "miles", "mi", "英里")
 _add("length", 0.3048, "ft", "foot", "feet")
 _add("length", 0.0254, "in.", "inch", "inches")
 # speed (km/h)
@@ -267,7 +267,9 @@ _QUALIFIERS = {
     ),
     "min": ("at least", "no less than", "minimum", "a minimum of", "min.", "mindestens", "au moins", "al menos", "至少"),
     "approx": ("about", "around", "approximately", "roughly", "nearly", "almost", "circa", "ca.", "etwa", "ungefähr",
-               "environ", "aproximadamente", "unos", "unas", "大约", "约"),
+               "environ", "aproximadamente", "unos", "unas", "大约", "约", "rund", "knapp", "fast",
+               "près de", "presque", "casi", "cerca de", "alrededor de", "just after",
+               "just before", "shortly after", "shortly before", "超过", "近"),
 }  # fmt: skip
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -329,7 +331,7 @@ def _currency_before(text: str, pos: int) -> tuple[str, int] | None:
 
 
 def _currency_after(text: str, pos: int) -> tuple[str, int] | None:
-    m = re.compile(r"[ \u00a0\u202f]*([€$£¥元￥]|[^\W\d_]+(?: us)?)", re.UNICODE).match(text, pos)
+    m = re.compile(r"[ \u00a0\u202f]*(?:d[e']\s?)?([€$£¥元￥]|[^\W\d_]+(?: us)?)", re.UNICODE).match(text, pos)
     if not m:
         return None
     tok = m.group(1).lower()

@@ -1,0 +1,213 @@
+"""When the figure check is not sure, it says nothing: the doubts of :mod:`.facts`.
+
+The figure check speaks only when it is sure (its contract, in :mod:`.facts`). :class:`FigureDoubt`
+holds what makes it unsure about a claim's figure, read off the reference's figures once:
+
+* a bare number (no unit, no counted noun) has no kind to compare, so it is never *contradicted*;
+* a value the reference gives on another basis ("76 cents" where it says "$0.76 per share"; "39,99 €
+  par mois" where it says "39,99 € TTC") is neither contradicted nor missing;
+* a frequency, count, position or label the reference gives in no such form ("four times a day"
+  where it says "every 6 hours") is not *missing*;
+* a value that one step of arithmetic on the reference's figures gives (a difference or sum of two
+  figures of one sentence after a word of change, a percentage change or share, a duration between
+  two clock times, a half or a double, a product with a count the claim itself states: "eight tablets
+  a day, that is 4 g") is neither, unless the reference states that value of that kind elsewhere,
+  in which case the context decides.
+
+Each doubt turns a would-be *contradicted* or *missing* into ``"abstained"``: the sentence goes to the
+verifier and the judge, and the reason says the figure was not compared. The work is bounded: at
+most :data:`DERIVED_CAP` figures of a kind, and of a sentence, are tried in pairs.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import cached_property
+
+from ..text.quantities import Quantity, parse_quantities, same_value
+
+DERIVED_CAP = 40  # figures of one kind (and of one sentence) tried in pairs for a derived value
+
+# hours in a day, a week, a month and a year: a rate ("per day") is kept per hour
+_PERIODS = (24.0, 168.0, 730.5, 8766.0)
+# kinds of figure a reference often gives in another form ("every 6 hours" for "four times a day")
+_SOFT_DIMS = ("freq:", "count:", "ordinal", "label:", "code:", "ratio")
+# words that announce a figure derived from two others ("up $17 million", "a combined 40 tablets")
+_CHANGE_CUE = re.compile(
+    r"\b(?:up(?!\s+to\b)|down|rose|risen|rise|fell|fallen|fall|grew|grown|gain(?:ed)?|los[st]|drop(?:ped)?|"
+    r"jump(?:ed)?|climb(?:ed)?|increase[ds]?|decrease[ds]?|declined?|more|less|fewer|higher|lower|difference|"
+    r"combined|total|together|altogether|in all|change[ds]?|plus|by|sum|net|added|each|per|apart|half|halve[ds]?|"
+    r"double[ds]?|twice|triple[ds]?|third|quarter|cheaper|dearer|longer|shorter|later|earlier|quieter|louder|"
+    r"saves?|saving|discount|off|extra|another|"
+    r"gestiegen|gesunken|wuchs|stieg|sank|mehr|weniger|insgesamt|zusammen|je|pro|leiser|billiger|teurer|"
+    r"hausse|baisse|augment\w*|diminu\w*|progress\w*|recul\w*|moins|total|chacun\w*|par|"
+    r"aumento|aument\w*|subió|bajó|más|menos|cada|en total)\b|增加|减少|增长|下降|共|合计|比|半",
+    re.IGNORECASE,
+)
+
+
+def _shown(q: Quantity) -> str:
+    m = re.search(r"\d+(?:[.,\s]\d+)*", q.text)
+    return re.sub(r"[.,\s]", "", m.group()) if m else q.text.lower()
+
+
+def _close(q: Quantity, x: float) -> bool:
+    """``x`` is ``q``'s value as written: within half of its last written digit (or 15 % for an
+    approximate value)."""
+    v = q.low
+    if q.qualifier == "approx":
+        return abs(v - x) <= 0.15 * max(abs(v), abs(x))
+    m = re.search(r"\d+(?:[.,]\d+)?", q.text)
+    if not m or v == 0:
+        return abs(v - x) <= 1e-9
+    mantissa = m.group()
+    dec = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    try:
+        shown = float(mantissa.replace(",", "."))
+    except ValueError:
+        return False
+    scale = v / shown if shown else 1.0
+    return abs(v - x) <= 0.5 * 10 ** (-dec) * abs(scale) + 1e-9 * abs(v)
+
+
+class FigureDoubt:
+    """The doubts about claim figures that one reference's figures raise (see the module's docstring)."""
+
+    def __init__(self, quantities: list[list[Quantity]], raw_numbers: set[float]) -> None:
+        self.quantities = quantities
+        self.raw_numbers = raw_numbers
+
+    @cached_property
+    def _values(self) -> dict[str | None, list[float]]:
+        """Every value the reference states, by dimension (ends of ranges included)."""
+        by_dim: dict[str | None, list[float]] = {}
+        for qs in self.quantities:
+            for r in qs:
+                by_dim.setdefault(r.dim, []).extend({r.low, r.high})
+        return by_dim
+
+    @cached_property
+    def _shown_numbers(self) -> set[tuple[str, str, bool]]:
+        """(base dimension, number as written, whether a rate) of every reference figure: "39,99 € TTC"
+        and "39,99 € par mois" state the same number of the same kind."""
+        return {((r.dim or "").split("/")[0], _shown(r), "/" in (r.dim or "")) for qs in self.quantities for r in qs}
+
+    def unsure_or(self, q: Quantity, status: str, claim: str) -> str:
+        """``status`` when the check is sure of it, else ``"abstained"`` (the sentence is left to the
+        verifier and judge). Not sure: a bare number (no kind to compare) said to contradict; a value the
+        reference states somewhere, as anything, said to be missing; a value the reference's own figures
+        give by subtraction, addition or as a percentage change ("up $17 million" from 171 to 188)."""
+        if status == "contradicted" and q.dim is None:
+            return "abstained"
+        base = (q.dim or "").split("/")[0]
+        if q.dim not in (None, "date", "clock") and (
+            # the claim leaves out what the reference's value is per ("76 cents" for "$0.76 per share"), or gives a
+            # per-unit kind the reference never gives
+            ("/" not in q.dim or q.dim not in self._values)
+            and any(
+                d is not None
+                and d != q.dim
+                and d.split("/")[0] == base
+                and ("/" in d) != ("/" in q.dim)
+                and q.low in xs
+                for d, xs in self._values.items()
+            )
+            or (base, _shown(q), "/" not in q.dim) in self._shown_numbers
+        ):
+            return "abstained"  # "76 cents" where the reference says "$0.76 per share": the value, of another basis
+        kinds = {d.split("/")[0] for d in self._values if d}
+        if status == "missing" and q.dim is not None and base not in kinds and q.dim.startswith(_SOFT_DIMS):
+            return "abstained"  # a frequency, count or position the reference gives in no such form
+        if status == "missing" and (q.dim is None or q.dim.startswith("count:")):
+            # a bare number or a count of a loosely named thing: missing only when no figure has its value
+            stated = {v for vs in self._values.values() for v in vs} | self.raw_numbers
+            if q.low in stated and q.high in stated:
+                return "abstained"
+        # a value the reference states of this kind is judged by its context, never by arithmetic
+        if any(same_value(q, r) for qs in self.quantities for r in qs if r.dim == q.dim):
+            return status
+        # a word of change or arithmetic around the value ("up $17 million", "EUR 25 less", "in total")
+        cue = _CHANGE_CUE.search(claim[max(0, q.start - 40) : min(len(claim), q.end + 30)]) is not None
+        return "abstained" if self._derived(q, cue, claim) else status
+
+    def _derived(self, q: Quantity, cue: bool, claim: str = "") -> bool:
+        """``q`` is what figures of the reference give by one step of arithmetic: a difference or a sum
+        of two of its kind, one of its kind times or over a count (of the reference or of the claim
+        itself: "8 tablets" of "500 mg" is 4 g), a half, a third or a double, a share per month or per
+        quarter, a percentage change or share, a duration between two clock times. A small whole count
+        (12 or less) counts only after a word of change ("a net five stores", "up 3"): small numbers are
+        too easily made."""
+        if q.is_range or q.dim in ("date", "clock") or q.low == 0:
+            return False
+        loose = q.dim is None or q.dim.startswith("count:")
+        shown = re.search(r"\d+(?:[.,]\d+)?", q.text)
+        small = q.low <= 12 if shown is None else (shown.group().isdigit() and int(shown.group()) <= 12)
+        if loose and small and not cue:
+            return False
+        v = q.low
+
+        per = _PERIODS if "/time" in (q.dim or "") else (1.0,)  # "1.2 g a day" is a rate, kept per hour
+
+        def close(x: float) -> bool:
+            # within the value's rounding and never more than 1 % off (5 % for "about"): a loose match on
+            # a value written with one digit would let arithmetic explain away a wrong unit
+            return any(
+                abs(v - x / p) <= 0.05 * abs(v)
+                if q.qualifier == "approx"
+                else _close(q, x / p) and abs(v - x / p) <= 0.01 * abs(v)
+                for p in per
+            )
+
+        # a value written with three or more significant digits is rarely a half or a double by chance
+        precise = shown is not None and len(shown.group().replace(",", "").replace(".", "").strip("0")) >= 3
+
+        base = (q.dim or "").split("/")[0]
+
+        def of_kind(d: str | None) -> bool:
+            if loose:
+                return d is None or d.startswith("count:") or (q.dim is None and d not in ("date", "clock"))
+            return d is not None and d.split("/")[0] == base
+
+        same = sorted({x for d, xs in self._values.items() if of_kind(d) for x in xs})[:DERIVED_CAP]
+        # the multipliers the claim itself states ("eight tablets a day, that is 4 g"; "four instalments of
+        # EUR 12,000"); never a power of ten, which is what a wrong unit or scale looks like
+        counted = [
+            c.low * p
+            for c in parse_quantities(claim)
+            if c != q and (c.dim is None or c.dim.startswith(("count:", "freq:")))
+            for p in (_PERIODS if "/time" in (c.dim or "") else (1.0,))
+        ]
+        counts = sorted({x for x in counted if x > 0 and math.log10(x) % 1 != 0})[:DERIVED_CAP]
+        for a in same:
+            if (cue or precise) and (close(a / 2) or close(a / 3) or close(a / 4) or close(a / 12) or close(a * 2)):
+                return True  # a half, a third, a quarter, a month's share, a double
+            if any(close(a * n) or close(a / n) for n in counts):
+                return True
+        # a difference, sum, change or share of two figures of one reference sentence ("rose to $188 million
+        # from $171 million": up $17 million, up 9.9 %), a duration between two of its clock times
+        for qs in self.quantities:
+            for a_i, a in enumerate(qs[:DERIVED_CAP]):
+                for b in qs[a_i + 1 : DERIVED_CAP]:
+                    if a.dim in ("date", "id") or a.dim != b.dim or a.is_range or b.is_range:
+                        continue
+                    x, y = a.low, b.low
+                    if cue and of_kind(a.dim) and (close(abs(y - x)) or close(x + y)):
+                        return True
+                    if q.dim == "percent" and a.dim not in ("percent", "clock") and min(x, y) > 0:
+                        if (
+                            close(abs(y - x) / x * 100)
+                            or close(abs(y - x) / y * 100)
+                            or close(min(x, y) / max(x, y) * 100)
+                        ):
+                            return True
+                    if (
+                        q.dim == "time"
+                        and a.dim == "clock"
+                        and (close(abs(y - x) / 60) or close((1440 - abs(y - x)) / 60))
+                    ):
+                        return True
+        return False
+
+
+__all__ = ["DERIVED_CAP", "FigureDoubt"]
