@@ -74,9 +74,10 @@ def _close(q: Quantity, x: float) -> bool:
 class FigureDoubt:
     """The doubts about claim figures that one reference's figures raise (see the module's docstring)."""
 
-    def __init__(self, quantities: list[list[Quantity]], raw_numbers: set[float]) -> None:
+    def __init__(self, quantities: list[list[Quantity]], raw_numbers: set[float], reference: str = "") -> None:
         self.quantities = quantities
         self.raw_numbers = raw_numbers
+        self.reference = reference
 
     @cached_property
     def _values(self) -> dict[str | None, list[float]]:
@@ -116,6 +117,13 @@ class FigureDoubt:
             or (base, _shown(q), "/" not in q.dim) in self._shown_numbers
         ):
             return "abstained"  # "76 cents" where the reference says "$0.76 per share": the value, of another basis
+        if status == "missing" and q.unit and self._said_with_words_between(q):
+            return "abstained"  # "two days a week" where the reference says "two remote days a week"
+        if status == "missing" and q.dim == "age":
+            # "an 8-year-old" where the reference speaks of "children of 6 to 12 years"
+            years = [r for qs in self.quantities for r in qs if r.dim == "time" and r.is_range]
+            if any(r.low <= q.low <= r.high for r in years):
+                return "abstained"
         kinds = {d.split("/")[0] for d in self._values if d}
         if status == "missing" and q.dim is not None and base not in kinds and q.dim.startswith(_SOFT_DIMS):
             return "abstained"  # a frequency, count or position the reference gives in no such form
@@ -130,6 +138,14 @@ class FigureDoubt:
         # a word of change or arithmetic around the value ("up $17 million", "EUR 25 less", "in total")
         cue = _CHANGE_CUE.search(claim[max(0, q.start - 40) : min(len(claim), q.end + 30)]) is not None
         return "abstained" if self._derived(q, cue, claim) else status
+
+    def _said_with_words_between(self, q: Quantity) -> bool:
+        """The reference writes ``q``'s number and unit as the claim does, with a word or two between."""
+        first = q.text.split()[0] if q.text.split() else ""
+        if not first or not q.unit or first.lower() == q.unit.lower():
+            return False
+        pattern = rf"(?<!\w){re.escape(first)}(?:\s+[^\W\d_]+){{1,2}}\s+{re.escape(q.unit)}(?!\w)"
+        return re.search(pattern, self.reference, re.IGNORECASE) is not None
 
     def _derived(self, q: Quantity, cue: bool, claim: str = "") -> bool:
         """``q`` is what figures of the reference give by one step of arithmetic: a difference or a sum

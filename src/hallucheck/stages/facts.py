@@ -37,6 +37,7 @@ from .doubt import FigureDoubt
 
 _ONE = re.compile(r"(?:1|one|un|une|uno|una|ein|eine|einen|一)\b", re.IGNORECASE)
 MAX_FIGURES = 64  # figures of one claim sentence checked in context (the first ones)
+SWAP_MARGIN = 0.6  # how much better two values' words fit each other's places, together, to be called swapped
 _NAME_WINDOW = 3  # a name's role: the few words right beside it
 _NAME_FAMILY = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT"})
 
@@ -236,12 +237,49 @@ class ReferenceFacts:
             )
             if taken_by_another:
                 out[k] = own_match
-        out = self._anchor(claim_qs, out)
+        out = self._swapped(claim_clauses, claim_qs, self._anchor(claim_qs, out))
         return out + [FactCheck(q.text, q.start, q.end, _kind(q), "abstained") for q in skipped]
+
+    def _swapped(self, claim_clauses: _Clauses, claim_qs: Sequence[Quantity], checks: list[FactCheck]) -> list[FactCheck]:
+        """Two values of one kind that a reference sentence states, each in the other's place ("2.2 bar
+        for the front tyres and 2.4 bar for the rear" where the front takes 2.4 bar): each is
+        contradicted by the other's counterpart when the words around each fit the other's place better,
+        and both together by :data:`SWAP_MARGIN`."""
+        out = list(checks)
+        where = {}  # check index -> (sentence, value index) of its counterpart
+        for k, c in enumerate(checks):
+            if c.status == "supported" and c.counterpart is not None and c.sentence is not None:
+                i = next((n for n, sp in enumerate(self.sentences) if sp.start == c.sentence.start), None)
+                if i is None:
+                    continue
+                j = next((n for n, r in enumerate(self.quantities[i]) if self._span(i, r) == c.counterpart), None)
+                if j is not None:
+                    where[k] = (i, j)
+        keys = sorted(where)[:MAX_FIGURES]
+        for a_n, k1 in enumerate(keys):
+            for k2 in keys[a_n + 1 :]:
+                (i1, j1), (i2, j2) = where[k1], where[k2]
+                q1, q2 = claim_qs[k1], claim_qs[k2]
+                if i1 != i2 or j1 == j2 or q1.dim != q2.dim or same_value(q1, q2):
+                    continue
+                c1, c2 = _context(claim_clauses, claim_qs, k1), _context(claim_clauses, claim_qs, k2)
+
+                def fit(ctx: dict[str, float], j: int, i: int = i1) -> float:
+                    # the words only (not the other values the sentences state, which pair them as they stand)
+                    ref_ctx = self._ref_context(i, j)
+                    return sum(w * ref_ctx[word] for word, w in ctx.items() if word in ref_ctx and word[0] != "#")
+
+                gain1, gain2 = fit(c1, j2) - fit(c1, j1), fit(c2, j1) - fit(c2, j2)
+                if gain1 > 0 and gain2 > 0 and gain1 + gain2 >= SWAP_MARGIN:
+                    r1, r2 = self.quantities[i1][j1], self.quantities[i1][j2]
+                    sent = self.sentences[i1]
+                    out[k1] = FactCheck(q1.text, q1.start, q1.end, _kind(q1), "contradicted", self._span(i1, r2), sent)
+                    out[k2] = FactCheck(q2.text, q2.start, q2.end, _kind(q2), "contradicted", self._span(i1, r1), sent)
+        return out
 
     @cached_property
     def _doubt(self) -> FigureDoubt:
-        return FigureDoubt(self.quantities, self.raw_numbers)
+        return FigureDoubt(self.quantities, self.raw_numbers, self.reference)
 
     def _anchor(self, claim_qs: Sequence[Quantity], checks: list[FactCheck]) -> list[FactCheck]:
         """A value held contradicted is supported after all when a reference sentence that another

@@ -31,7 +31,7 @@ _MONTH_NAMES = frozenset(_MONTHS)
 
 _CLOCK = re.compile(
     r"(?<![\w.,:])(?P<h>[01]?\d|2[0-4])(?:(?P<sep>:|\s?h\s?)(?P<m>[0-5]\d)|\.(?P<dm>[0-5]\d)(?=\s*(?:[ap]\.?m\b|uhr\b|h\b)))"
-    r"(?:\s*(?P<ap>[ap])\.?m\.?(?!\w))?(?![\d:]|\.\d)",
+    r"(?:\s*(?P<ap>[ap])(?:\.m\.|m)(?!\w))?(?![\d:]|\.\d)",
     re.IGNORECASE,
 )
 _CLOCK_AFTER_AT = re.compile(
@@ -39,7 +39,7 @@ _CLOCK_AFTER_AT = re.compile(
     r"(?!\d|[.,]\d|\s*(?:%|per|[^\W\d_]*\s*(?:kg|mg|km|m|g|l|ml)\b))",
     re.IGNORECASE,
 )
-_HOUR_AMPM = re.compile(r"(?<![\w.,:])(?P<h>1[0-2]|0?[1-9])\s*(?P<ap>[ap])\.?m\.?(?!\w)", re.IGNORECASE)
+_HOUR_AMPM = re.compile(r"(?<![\w.,:])(?P<h>1[0-2]|0?[1-9])\s*(?P<ap>[ap])(?:\.m\.|m)(?!\w)", re.IGNORECASE)
 _HOUR_WORD = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|noon|midnight|1[0-2]|0?[1-9]"
 _MINUTE_WORDS = (
     "twenty-(?:one|two|three|four|five|six|seven|eight|nine)|twenty|one|two|three|four|five|six|seven|eight|nine|"

@@ -28,6 +28,7 @@ as before.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from .dates import _LETTER_RUN, _date_q, _dates
 from .forms import figure_forms
@@ -48,6 +49,8 @@ from .units import (
     _unit_at,
 )
 
+_TO_ASCII = {**{0x0660 + d: str(d) for d in range(10)}, **{0x06F0 + d: str(d) for d in range(10)}, 0x066B: ".", 0x066C: ","}
+_OTHER_DIGITS = re.compile("[\u0660-\u0669\u06f0-\u06f9]")
 _RANGE_SEP = re.compile(
     r"\s*(?:-|–|—|~|to|bis|à|a|al|y|and|und|et|or|oder|ou|o|至|到|～|~|和|或)\s*",
     re.IGNORECASE,
@@ -175,6 +178,11 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
     ``lang``: an ISO 639-1 code, used for decimal commas and day-first dates (``None``: English
     conventions, but "3,0" with not three digits after the comma still reads as 3.0)."""
     lang = (lang or "en").lower()
+    if _OTHER_DIGITS.search(text):
+        # Arabic-Indic digits and separators ("٢٫٢ bar") read as their ASCII twins, one character for one
+        original = text
+        found = parse_quantities(text.translate(_TO_ASCII), lang=lang, decimal_comma=decimal_comma)
+        return [replace(q, text=original[q.start : q.end]) for q in found]
     forms = figure_forms(text, lang=lang)
     if not forms and not _may_hold_quantity(text):
         return []  # no digit, no number word, no time word: nothing to read (most sentences of a long text)

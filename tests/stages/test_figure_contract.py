@@ -1,0 +1,122 @@
+"""The figure check's precision contract (stages/facts.py, stages/doubt.py): it says contradicted or
+missing only when it is sure, and abstains otherwise; and the changed figures it must never let
+pass as supported. Each case is one a user or a probe met; no model runs except the two
+end-to-end detections of the default method."""
+
+from __future__ import annotations
+
+import pytest
+
+import hallucheck
+from hallucheck.stages.facts import ReferenceFacts
+
+EARNINGS_REF = (
+    "Net earnings were $97 million, or $1.12 per diluted share, compared with $88 million, or $1.01 per "
+    "diluted share, in the prior-year quarter. Revenue rose to $1.42 billion."
+)
+EARNINGS = "Net earnings rose to $97 million, or $1.12 a share, from $88 million a year earlier."
+TIMETABLE_REF = (
+    "Weekday timetable. The 07:12 service from York calls at Leeds. The train departs Leeds at 08:15 and "
+    "reaches Newcastle at 09:45. A later service leaves Leeds at 12:30."
+)
+TIMETABLE = "The train departs Leeds at 08:15 and reaches Newcastle at 09:45."
+
+
+def statuses(reference: str, claim: str, lang: str | None = None) -> dict[str, str]:
+    return {c.text: c.status for c in ReferenceFacts(reference, lang=lang).check_quantities(claim, lang=lang)}
+
+
+@pytest.mark.parametrize(
+    "reference, claim",
+    [
+        (EARNINGS_REF, EARNINGS),  # "a year earlier" is the period, not "$88 million a year"
+        (TIMETABLE_REF, TIMETABLE),  # a clock time is one figure, not two numbers
+        ("Earnings per share were $0.84, up from $0.61.", "Earnings per share were 84 cents."),
+        ("Children aged 10 to 15 should take one tablet.", "Children aged 10 to 15 should take one tablet daily."),
+        ("About 66.3 % of patients responded; the hazard ratio was 0.95.", "About two-thirds of patients responded."),
+        ("About 66.3 % of patients responded; the hazard ratio was 0.95.", "About 66 percent of patients responded."),
+        ("Revenue was between $720 million and $740 million.", "Revenue was $720–740 million."),
+        ("It costs 1,420 million dollars.", "It costs $1.42bn."),
+        ("The last train leaves at 19:30.", "The last train leaves at 7.30 pm."),
+        ("The last train leaves at 7:30 in the evening.", "The last train leaves at half past seven."),
+        ("Take one tablet two times daily.", "Take one tablet twice a day."),
+        ("It is for children of 6 to 12 years.", "It is suitable for an 8-year-old."),
+        ("Inflate the tyres to 2.2 bar.", "Inflate the tyres to ٢٫٢ bar."),
+        ("The company was founded in 1989.", "The company was founded in nineteen eighty-nine."),
+        ("Staff may work two remote days a week. Book four weeks before departure.", "Staff work two days a week."),
+        ("Net income rose to $188 million from $171 million.", "Net income was up $17 million."),
+        ("Patients were randomised 1:1; those aged 70 or over were excluded.", "Patients aged 70 or over were excluded."),
+    ],
+)
+def test_a_correct_paraphrase_is_never_a_conflict(reference, claim):
+    got = statuses(reference, claim)
+    assert got and not {s for s in got.values()} & {"contradicted", "missing"}, got
+
+
+@pytest.mark.parametrize(
+    "reference, claim, wrong",
+    [
+        (
+            "The recommended cold pressure is 2.4 bar for the front tyres and 2.2 bar for the rear tyres.",
+            "The recommended cold pressure is 2.2 bar for the front tyres and 2.4 bar for the rear tyres.",
+            {"2.2 bar", "2.4 bar"},
+        ),
+        ("Your card number is 4111111111111111.", "Your card number is 4111111111111112.", {"4111111111111112"}),
+        ("The usual dose is 50 mg per day.", "The usual dose is 10 to 500 mg per day.", {"10 to 500 mg per day"}),
+        ("Take one tablet twice daily.", "Take one tablet three times a day.", {"three times a day"}),
+        ("Take the syrup 2x daily.", "Take the syrup 3x daily.", {"3x daily"}),
+        ("The modem supports 4G networks.", "The modem supports 5G networks.", {"5G"}),
+        ("The 3rd dose is given at 12 months.", "The 4th dose is given at 12 months.", {"4th dose"}),
+        ("The drug is in a Phase II trial.", "The drug is in a Phase III trial.", {"Phase III"}),
+        ("Half of the patients (50 %) improved.", "A third of the patients improved.", {"A third"}),
+        ("The last train leaves at 19:30.", "The last train leaves at 8.30 pm.", {"8.30 pm"}),
+        (
+            "Pay to IBAN DE89 3704 0044 0532 0130 00 by 5 May.",
+            "Pay to IBAN DE89 3704 0044 0532 0130 01 by 5 May.",
+            {"DE89 3704 0044 0532 0130 01"},
+        ),
+        ("The watch needs iOS 15 or later.", "The watch needs iOS 14 or later.", {"iOS 14"}),
+    ],
+)
+def test_a_changed_figure_is_never_supported(reference, claim, wrong):
+    got = statuses(reference, claim)
+    assert {t for t, s in got.items() if s in ("contradicted", "missing")} == wrong, got
+
+
+def test_non_english_forms_are_compared():
+    assert statuses("Die Kaution beträgt 1.000,50 Euro.", "Die Kaution beträgt 1.000 Euro.", "de") == {
+        "1.000 Euro": "contradicted"
+    }
+    assert set(statuses("每天服用两次。", "每天服用三次。", "zh").values()) & {"contradicted", "missing"}
+    assert statuses("Comptez 1 200 g de bœuf.", "Comptez 1,2 kg de bœuf.", "fr") == {"1,2 kg": "supported"}
+
+
+def test_a_value_on_another_basis_abstains_instead_of_conflicting():
+    # the total, not the per-share figure: nothing in the reference says it is wrong, nor that it is right
+    got = statuses("Net income was $171 million, or $0.76 per diluted share.", "Net income was 76 cents.")
+    assert got == {"76 cents": "abstained"}
+
+
+def test_arithmetic_explains_a_figure_only_when_it_is_not_a_stated_value_of_another_thing():
+    ref = "Cars must check in 45 minutes before departure and coaches 60 minutes before."
+    assert statuses(ref, "Cars must check in 60 minutes before departure.") == {"60 minutes": "contradicted"}
+
+
+def test_the_evidence_shown_is_the_value_about_the_same_referent():
+    ref = (
+        "Adults: take 1 or 2 tablets every 4 hours, up to 8 tablets in 24 hours. Children aged 6 to 11: take "
+        "1 tablet every 6 hours, up to 4 tablets in 24 hours."
+    )
+    (check,) = [
+        c
+        for c in ReferenceFacts(ref).check_quantities("Adults can take up to 12 tablets in 24 hours.")
+        if c.text == "12 tablets"
+    ]
+    assert check.status == "contradicted" and check.counterpart.text == "8 tablets"
+    assert check.sentence.text.startswith("Adults")
+
+
+@pytest.mark.parametrize("answer, reference", [(EARNINGS, EARNINGS_REF), (TIMETABLE, TIMETABLE_REF)])
+def test_the_default_calls_the_earnings_and_timetable_answers_grounded(answer, reference):
+    det = hallucheck.detect(answer, reference, llm="none")
+    assert det.hallucinated is False, [v.reason for v in det.verdicts]
