@@ -39,8 +39,9 @@ _CHANGE_CUE = re.compile(
     r"jump(?:ed)?|climb(?:ed)?|increase[ds]?|decrease[ds]?|declined?|more|less|fewer|higher|lower|difference|"
     r"combined|total|together|altogether|in all|change[ds]?|plus|by|sum|net|added|each|per|apart|half|halve[ds]?|"
     r"double[ds]?|twice|triple[ds]?|third|quarter|cheaper|dearer|longer|shorter|later|earlier|quieter|louder|"
-    r"saves?|saving|discount|off|extra|another|"
-    r"gestiegen|gesunken|wuchs|stieg|sank|mehr|weniger|insgesamt|zusammen|je|pro|leiser|billiger|teurer|"
+    r"saves?|saving|discount|off|extra|another|adds? up|namely|that is|which is|i\.e|"
+    r"gestiegen|gesunken|wuchs|stieg|sank|mehr|weniger|insgesamt|zusammen|je|pro|leiser|billiger|teurer|nämlich|"
+    r"später|früher|soit|plus tard|es decir|más tarde|"
     r"hausse|baisse|augment\w*|diminu\w*|progress\w*|recul\w*|moins|total|chacun\w*|par|"
     r"aumento|aument\w*|subió|bajó|más|menos|cada|en total)\b|增加|减少|增长|下降|共|合计|比|半",
     re.IGNORECASE,
@@ -99,8 +100,8 @@ class FigureDoubt:
         verifier and judge). Not sure: a bare number (no kind to compare) said to contradict; a value the
         reference states somewhere, as anything, said to be missing; a value the reference's own figures
         give by subtraction, addition or as a percentage change ("up $17 million" from 171 to 188)."""
-        if status == "contradicted" and q.dim is None:
-            return "abstained"
+        if status == "contradicted" and q.dim in (None, "ordinal"):
+            return "abstained"  # a bare number or position: no kind to compare
         base = (q.dim or "").split("/")[0]
         if q.dim not in (None, "date", "clock") and (
             # the claim leaves out what the reference's value is per ("76 cents" for "$0.76 per share"), or gives a
@@ -154,7 +155,13 @@ class FigureDoubt:
         quarter, a percentage change or share, a duration between two clock times. A small whole count
         (12 or less) counts only after a word of change ("a net five stores", "up 3"): small numbers are
         too easily made."""
-        if q.is_range or q.dim in ("date", "clock") or q.low == 0:
+        own = [c for c in parse_quantities(claim) if c != q and not c.is_range]
+        if q.dim == "clock":
+            # "20 minutes later ... at 13:01": a stated time moved by a duration the claim gives
+            moves = [c.low * 60 for c in own if c.dim == "time"]
+            clocks = [r.low for qs in self.quantities for r in qs if r.dim == "clock"][:DERIVED_CAP]
+            return cue and any((r + d) % 1440 == q.low or (r - d) % 1440 == q.low for r in clocks for d in moves)
+        if q.is_range or q.dim == "date" or q.low == 0:
             return False
         loose = q.dim is None or q.dim.startswith("count:")
         shown = re.search(r"\d+(?:[.,]\d+)?", q.text)
@@ -190,11 +197,20 @@ class FigureDoubt:
         # EUR 12,000"); never a power of ten, which is what a wrong unit or scale looks like
         counted = [
             c.low * p
-            for c in parse_quantities(claim)
-            if c != q and (c.dim is None or c.dim.startswith(("count:", "freq:")))
+            for c in own
+            if c.dim is None or c.dim.startswith(("count:", "freq:"))
             for p in (_PERIODS if "/time" in (c.dim or "") else (1.0,))
         ]
         counts = sorted({x for x in counted if x > 0 and math.log10(x) % 1 != 0})[:DERIVED_CAP]
+        if cue:
+            # the claim's own figures: "EUR 1,365 in all, namely EUR 1,120 rent plus EUR 245 for charges"
+            mine = [c.low for c in own if c.dim == q.dim][:DERIVED_CAP]
+            if any(close(a + b) or close(abs(a - b)) for a in mine for b in [*mine, *same] if a != b):
+                return True
+            if q.dim == "percent" and any(
+                close((1 - x) * 100) or close(x * 100) for x in self._values.get(None, ()) if 0 < x < 1
+            ):
+                return True  # "a 36 % lower risk" from a hazard ratio of 0.64
         for a in same:
             if (cue or precise) and (close(a / 2) or close(a / 3) or close(a / 4) or close(a / 12) or close(a * 2)):
                 return True  # a half, a third, a quarter, a month's share, a double

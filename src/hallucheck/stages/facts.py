@@ -1,19 +1,34 @@
 """Facts of a claim compared with the reference *in context*: the gate behind ``entity_check``.
 
 A number is not checked as a bare string against the whole document. Each quantity of the claim
-(:func:`hallucheck.text.quantities.parse_quantities`: value, unit or counted noun, range) is
-compared with the reference quantities of the same kind (same dimension, currency or noun), and
-among those with the ones *about the same thing*: the words around the two values (their clauses,
-nearer words weighing more, the rest of the sentence less), the sentence's share of what the claim
-says about the value, and the sentence the claim's other values are found in. Then
+(:func:`hallucheck.text.quantities.parse_quantities`: value, unit or counted noun, range, clock time,
+frequency, position, identifier) is compared with the reference quantities of the same kind (same
+dimension, currency, basis such as "per share" or "a day", or noun), and among those with the ones
+*about the same thing*: the words around the two values (their clauses, nearer words weighing more,
+the rest of the sentence less), the sentence's share of what the claim says about the value, and the
+sentence the claim's other values are found in.
 
-* a counterpart with the same value (rounded, converted, or a range written another way) about the
-  same thing -> **supported**;
-* the closest counterpart about the same thing says another value -> **contradicted**, with that
-  reference span as the evidence ("12 tablets; the reference says 8 tablets: 'Do not take more than
-  8 tablets in 24 hours.'");
-* no counterpart of that kind in the reference -> **missing** (unsupported), unless the value is
-  there as a bare number or a count of something (then nothing here can judge it, and it passes).
+**The contract: the check speaks only when it is sure; otherwise it abstains** (status
+``"abstained"``: the figure is not compared, the sentence is left to the verifier and the judge, and
+the verdict's reason says so). It says
+
+* **supported** when a reference figure of the same kind about the same thing has the same value
+  (rounded, converted, approximate within its word's slack, or a point inside a stated range);
+* **contradicted** only when a reference figure of the same kind and basis, about the same thing
+  (its clause's words fit the claim's), says another value beyond rounding, and the claim's value
+  is not one the reference also states of something the claim may mean; two values of one reference
+  sentence each put in the other's place ("2.2 bar front, 2.4 bar rear" for the reverse) are both
+  contradicted;
+* **missing** only when the figure is one (a unit, currency, date, time or identifier, not a bare
+  number or a loosely counted word) and the reference gives its kind but not its value, in no form
+  and by no one step of arithmetic.
+
+What makes it unsure is listed in :mod:`.doubt`: bare numbers, values on another basis ("76 cents"
+for "$0.76 per share"), kinds the reference gives in another form ("four times a day" for "every 6
+hours"), values that one step of arithmetic on the reference's figures gives ("up $17 million").
+Exact integers (identifiers, account numbers) compare digit for digit; a range is no support for a
+point value outside what the reference states; a sentence's figures past :data:`MAX_FIGURES` are not
+compared and are never called supported.
 
 Names get the same treatment: a name that the reference never mentions is missing; a name the
 reference mentions, in a claim whose closest reference sentence (sharing most of the claim's other
@@ -240,7 +255,9 @@ class ReferenceFacts:
         out = self._swapped(claim_clauses, claim_qs, self._anchor(claim_qs, out))
         return out + [FactCheck(q.text, q.start, q.end, _kind(q), "abstained") for q in skipped]
 
-    def _swapped(self, claim_clauses: _Clauses, claim_qs: Sequence[Quantity], checks: list[FactCheck]) -> list[FactCheck]:
+    def _swapped(
+        self, claim_clauses: _Clauses, claim_qs: Sequence[Quantity], checks: list[FactCheck]
+    ) -> list[FactCheck]:
         """Two values of one kind that a reference sentence states, each in the other's place ("2.2 bar
         for the front tyres and 2.4 bar for the rear" where the front takes 2.4 bar): each is
         contradicted by the other's counterpart when the words around each fit the other's place better,
@@ -267,7 +284,9 @@ class ReferenceFacts:
                 def fit(ctx: dict[str, float], j: int, i: int = i1) -> float:
                     # the words only (not the other values the sentences state, which pair them as they stand)
                     ref_ctx = self._ref_context(i, j)
-                    return sum(w * ref_ctx[word] for word, w in ctx.items() if word in ref_ctx and word[0] != "#")
+                    return sum(
+                        w * ref_ctx[word] for word, w in ctx.items() if word in ref_ctx and not word.startswith("#")
+                    )
 
                 gain1, gain2 = fit(c1, j2) - fit(c1, j1), fit(c2, j1) - fit(c2, j2)
                 if gain1 > 0 and gain2 > 0 and gain1 + gain2 >= SWAP_MARGIN:

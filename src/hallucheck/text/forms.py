@@ -80,7 +80,7 @@ _CJK_FREQ = re.compile(
 )
 _CJK_PERIOD = {"天": "day", "日": "day", "周": "week", "星期": "week", "月": "month", "年": "year"}
 _ORDINAL = re.compile(
-    r"(?<![\w.])(?P<n>\d+)(?:st|nd|rd|th|\.?(?:er|ème|e|º|ª|o|a))(?!\w)(?:\s+(?P<noun>[^\W\d_]+))?", re.IGNORECASE
+    r"(?<![\w.])(?P<n>\d+)(?:st|nd|rd|th|\.?(?:er|ème|e|º|ª|o|a))(?!\w)(?:[\s-]+(?P<noun>[^\W\d_]+))?", re.IGNORECASE
 )
 _ROMAN = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10}
 _LABEL = re.compile(
@@ -112,8 +112,14 @@ def _q(text: str, s: int, e: int, value: float, dim: str, unit: str | None = Non
     return Quantity(text[s:e], s, e, float(value), float(value), dim, unit, qual, 2 if qual == "approx" else 0)
 
 
+_HMS = re.compile(r"(?<![\w.,:])(?P<h>\d{1,2}):(?P<m>[0-5]\d):(?P<s>[0-5]\d)(?![\d:])")
+
+
 def _clocks(text: str) -> list[Quantity]:
     out = []
+    for m in _HMS.finditer(text):  # "2:06:41" is a time taken, in hours
+        hours = int(m.group("h")) + int(m.group("m")) / 60 + int(m.group("s")) / 3600
+        out.append(Quantity(m.group(), m.start(), m.end(), hours, hours, "time", "h"))
     for m in _CLOCK.finditer(text):
         h, mins = int(m.group("h")), int(m.group("m") or m.group("dm"))
         ap = (m.group("ap") or "").lower()
@@ -260,7 +266,7 @@ def _ordinals_and_labels(text: str, lang: str) -> list[Quantity]:
         if value is not None:
             out.append(_q(text, m.start(), m.end(), value, f"label:{m.group('word').lower()}"))
     for m in _ORDINAL.finditer(text):
-        suffix = m.group()[len(m.group("n")) :].split()[0].lower() if m.group() != m.group("n") else ""
+        suffix = re.split(r"[\s-]", m.group()[len(m.group("n")) :])[0].lower()
         if lang == "en" and suffix not in ("st", "nd", "rd", "th"):
             continue
         if lang != "en" and suffix.startswith(".") and not m.group("noun"):
@@ -316,12 +322,34 @@ def _fractions(text: str) -> list[Quantity]:
     return out
 
 
+def _compound_durations(text: str, found: list[Quantity]) -> list[Quantity]:
+    """ "2 hours 19 minutes", "3 h 35 min", "1 hour and 40 minutes": one duration, not two."""
+    out: list[Quantity] = []
+    for q in found:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev.dim == q.dim == "time"
+            and not prev.is_range
+            and not q.is_range
+            and q.low < prev.low
+            and re.fullmatch(r"\s*(?:,|and|und|et|y)?\s*", text[prev.end : q.start])
+        ):
+            out[-1] = Quantity(
+                text[prev.start : q.end], prev.start, q.end, prev.low + q.low, prev.high + q.high, "time",
+                prev.unit, prev.qualifier, prev.digits,
+            )  # fmt: skip
+            continue
+        out.append(q)
+    return out
+
+
 def figure_forms(text: str, *, lang: str = "en") -> list[Quantity]:
     """Clock times, ratios, frequencies, ordinals, labels, codes and fractions of ``text``, in order,
     spans not overlapping (the earlier and then the longer one kept)."""
     if not any(ch.isdigit() for ch in text) and not re.search(
         r"(?i)\b(?:once|twice|thrice|times|half|halves|thirds?|quarters?|fifths?|tenths?|noon|midnight|o'?clock|"
-        r"phase|stage|grade|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|erste|zweite|dritte|"
+        r"phase|stage|grade|out of|in every|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|erste|zweite|dritte|"
         r"vierte|fünfte|premier|deuxième|troisième|primero|segundo|tercero)|[次]",
         text,
     ):

@@ -31,7 +31,7 @@ import re
 from dataclasses import replace
 
 from .dates import _LETTER_RUN, _date_q, _dates
-from .forms import figure_forms
+from .forms import _compound_durations, figure_forms
 from .lang import decimal_comma as uses_decimal_comma
 from .numbers import _numbers, _sig_digits, _tokens_after, parse_number
 from .quantity import Quantity, same_value
@@ -40,16 +40,21 @@ from .units import (
     _ARTICLES,
     _CJK,
     _MONTHS,
-    _QUALIFIERS,
     _UNITS,
     _WORD_NUMBERS,
     _currency_after,
     _currency_before,
+    _qualifier_before,
     _to_base,
     _unit_at,
 )
 
-_TO_ASCII = {**{0x0660 + d: str(d) for d in range(10)}, **{0x06F0 + d: str(d) for d in range(10)}, 0x066B: ".", 0x066C: ","}
+_TO_ASCII = {
+    **{0x0660 + d: str(d) for d in range(10)},
+    **{0x06F0 + d: str(d) for d in range(10)},
+    0x066B: ".",
+    0x066C: ",",
+}
 _OTHER_DIGITS = re.compile("[\u0660-\u0669\u06f0-\u06f9]")
 _RANGE_SEP = re.compile(
     r"\s*(?:-|–|—|~|to|bis|à|a|al|y|and|und|et|or|oder|ou|o|至|到|～|~|和|或)\s*",
@@ -123,24 +128,6 @@ def _lemma(word: str) -> str:
         if w.endswith(suf) and len(w) > len(suf) + 3 and not w.endswith("ss"):
             return w[: -len(suf)]
     return w
-
-
-_BOUNDS = ("just over", "just under", "more than", "over", "less than", "fewer than", "under", "mehr als", "über",
-           "weniger als", "plus de", "moins de", "más de", "menos de")  # fmt: skip
-_NEGATED = re.compile(r"\b(?:not|no|never|nicht|kein\w*|pas|ne|jamais|nunca)\b[^.;,]*$")
-
-
-def _qualifier_before(text: str, pos: int) -> str | None:
-    before = text[max(0, pos - 24) : pos].lower().rstrip()
-    for w in _BOUNDS:
-        if before.endswith(w) and (len(before) == len(w) or not before[-len(w) - 1].isalpha()):
-            # "not more than 8" is a maximum; "more than 20" a rounded figure ("21")
-            return "max" if _NEGATED.search(text[max(0, pos - 40) : pos].lower()) else "approx"
-    for q, words in _QUALIFIERS.items():
-        for w in words:
-            if before.endswith(w):
-                return q
-    return None
 
 
 _AND_A_HALF = re.compile(r"\s+(?:and a half|und ein halb|et demie?|y medio|y media|半)\b", re.IGNORECASE)
@@ -343,7 +330,9 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
         elif not n.word or consumed == 2:
             found.append(Quantity(text[start:end], start, end, low, high, None, None, qual, digits))
         i += consumed
-    found = [_qualified(text, q) if k < n_pre and q.dim in ("clock", "percent") else q for k, q in enumerate(found)]
+    found = [
+        _qualified(text, q) if k < n_pre and q.dim in ("clock", "percent", "time") else q for k, q in enumerate(found)
+    ]
     found.sort(key=lambda q: q.start)
     return [_with_rate(text, q) for q in _share_list_units(text, _compound_durations(text, found))]
 
@@ -353,28 +342,6 @@ def _qualified(text: str, q: Quantity) -> Quantity:
     two-thirds")."""
     qual = q.qualifier or _qualifier_before(text, q.start)
     return q if qual == q.qualifier else Quantity(q.text, q.start, q.end, q.low, q.high, q.dim, q.unit, qual, q.digits)
-
-
-def _compound_durations(text: str, found: list[Quantity]) -> list[Quantity]:
-    """ "2 hours 19 minutes", "3 h 35 min", "1 hour and 40 minutes": one duration, not two."""
-    out: list[Quantity] = []
-    for q in found:
-        prev = out[-1] if out else None
-        if (
-            prev is not None
-            and prev.dim == q.dim == "time"
-            and not prev.is_range
-            and not q.is_range
-            and q.low < prev.low
-            and re.fullmatch(r"\s*(?:,|and|und|et|y)?\s*", text[prev.end : q.start])
-        ):
-            out[-1] = Quantity(
-                text[prev.start : q.end], prev.start, q.end, prev.low + q.low, prev.high + q.high, "time",
-                prev.unit, prev.qualifier, prev.digits,
-            )  # fmt: skip
-            continue
-        out.append(q)
-    return out
 
 
 _RATE = re.compile(

@@ -345,3 +345,26 @@ def _currency_after(text: str, pos: int) -> tuple[str, int] | None:
     if first in _CURRENCY_WORDS:
         return _CURRENCY_WORDS[first], m.start(1) + len(first)
     return None
+
+
+_BOUNDS = ("just over", "just under", "more than", "over", "less than", "fewer than", "under", "mehr als", "über",
+           "weniger als", "plus de", "moins de", "más de", "menos de")  # fmt: skip
+_BELOW = frozenset({"less than", "fewer than", "under", "weniger als", "moins de", "menos de"})
+_NEGATED = re.compile(r"\b(?:not|no|never|nicht|kein\w*|pas|ne|jamais|nunca)\b[^.;,]*$")
+
+
+def _qualifier_before(text: str, pos: int) -> str | None:
+    before = text[max(0, pos - 24) : pos].lower().rstrip()
+    for w in _BOUNDS:
+        if before.endswith(w) and (len(before) == len(w) or not before[-len(w) - 1].isalpha()):
+            # "not more than 8" is a maximum; "more than 20" a rounded figure ("21")
+            if _NEGATED.search(text[max(0, pos - 40) : pos].lower()):
+                return "max"  # "not more than 8": a limit
+            if w.startswith("just"):
+                return "approx"
+            return "below" if w in _BELOW else "above"  # "under half an hour" holds 25 minutes
+    for q, words in _QUALIFIERS.items():
+        for w in words:
+            if before.endswith(w):
+                return q
+    return None
