@@ -9,6 +9,7 @@ touches the network beyond the loopback interface.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -21,7 +22,10 @@ class Reply:
 
     ``body`` may be a dict/list (sent as JSON), ``bytes``/``str`` (sent as is);
     ``delay`` seconds are waited before answering (interrupted at teardown);
-    ``raw`` bytes are written to the socket without any HTTP framing.
+    ``raw`` bytes are written to the socket without any HTTP framing;
+    ``chunks`` (e.g. from :func:`sse`) are written one at a time, ``chunk_delay`` seconds apart,
+    as a streamed body (no Content-Length; the connection closes after the last);
+    ``cut`` with ``chunks``: the connection drops after them, mid-body (an upstream that fails).
     """
 
     status: int = 200
@@ -29,6 +33,9 @@ class Reply:
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
     raw: bytes | None = None
+    chunks: list[bytes] | None = None
+    chunk_delay: float = 0.0
+    cut: bool = False
 
 
 def completion(
@@ -63,6 +70,31 @@ def completion(
             "total_tokens": prompt_tokens + completion_tokens,
         },
     }
+
+
+def stream_chunks(
+    text: str, *, model: str = "served-model", finish_reason: str = "stop", usage: bool = False
+) -> list[dict[str, Any]]:
+    """The chunks an OpenAI-compatible server streams for ``text``, word by word: a role chunk,
+    one content chunk per word (with its leading space), a finish chunk, and a usage chunk if asked."""
+    head = {"id": "chatcmpl-stream", "object": "chat.completion.chunk", "created": 1700000000, "model": model}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {**head, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
+
+    words = [w for w in re.split(r"(?<=\S)(?=\s)", text) if w]
+    out = [chunk({"role": "assistant", "content": ""})]
+    out += [chunk({"content": w}) for w in words]
+    out.append(chunk({}, finish_reason))
+    if usage:
+        out.append({**head, "choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": len(words)}})
+    return out
+
+
+def sse(chunks: list[Any], *, done: bool = True) -> list[bytes]:
+    """Server-sent events of ``chunks`` (dicts sent as JSON), ending with ``data: [DONE]``."""
+    out = [f"data: {json.dumps(c) if not isinstance(c, str) else c}\n\n".encode() for c in chunks]
+    return out + ([b"data: [DONE]\n\n"] if done else [])
 
 
 class _Listener(ThreadingHTTPServer):
@@ -164,8 +196,10 @@ class FakeOpenAIServer:
             self.requests.append(rec)
         return rec
 
-    @staticmethod
-    def _write(h: BaseHTTPRequestHandler, reply: Reply) -> None:
+    def _write(self, h: BaseHTTPRequestHandler, reply: Reply) -> None:
+        if reply.chunks is not None:
+            self._write_chunks(h, reply)
+            return
         if reply.raw is not None:
             h.wfile.write(reply.raw)
             h.wfile.flush()
@@ -187,6 +221,25 @@ class FakeOpenAIServer:
         h.send_header("Connection", "close")
         h.end_headers()
         h.wfile.write(data)
+        h.wfile.flush()
+        h.close_connection = True
+
+    def _write_chunks(self, h: BaseHTTPRequestHandler, reply: Reply) -> None:
+        h.send_response(reply.status)
+        h.send_header("Content-Type", reply.headers.get("Content-Type", "text/event-stream"))
+        for k, v in reply.headers.items():
+            if k != "Content-Type":
+                h.send_header(k, v)
+        h.send_header("Transfer-Encoding", "chunked")
+        h.send_header("Connection", "close")
+        h.end_headers()
+        for i, data in enumerate(reply.chunks or ()):
+            if i and reply.chunk_delay and self.stopping.wait(reply.chunk_delay):
+                return
+            h.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            h.wfile.flush()
+        if not reply.cut:
+            h.wfile.write(b"0\r\n\r\n")
         h.wfile.flush()
         h.close_connection = True
 
