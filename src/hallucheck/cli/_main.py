@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "generate": "hallucheck.cli.generate:cmd_generate_answer",
     "train": "hallucheck.cli.train:cmd_train",
     "serve": "hallucheck.cli.serve:cmd_serve",
+    "proxy": "hallucheck.cli.proxy:cmd_proxy",
     "compare": "hallucheck.cli.compare:cmd_compare",
     "methods": "hallucheck.cli.methods:cmd_methods",
     "cache": "hallucheck.cli.cache:cmd_cache",

@@ -1,0 +1,172 @@
+"""``hallucheck proxy``: arguments and the command (uvicorn is imported only when it runs)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from ..errors import InputError, MissingDependencyError
+from ._common import ERROR_EXITS, add_llm_options
+
+HELP = "OpenAI-compatible pass-through that checks answers as they stream (needs the serve extra)"
+POLICIES = ("annotate", "hold", "block", "repair")
+EPILOG = f"""\
+examples:
+  hallucheck proxy --upstream http://127.0.0.1:8080/v1                  # annotate, on 127.0.0.1:8001
+  hallucheck proxy --upstream http://127.0.0.1:8080/v1 --policy hold    # release checked sentences only
+  hallucheck proxy --upstream https://api.openai.com/v1 --upstream-key-env OPENAI_API_KEY \\
+      --token-env PROXY_TOKEN --policy block
+
+  A client sends its reference in the request body: "hallucheck": {{"reference": "..."}} (or
+  {{"documents": [...]}}, and optionally "policy"); the OpenAI SDKs send it with extra_body.
+
+exit codes:
+  0  stopped cleanly
+{ERROR_EXITS}"""
+
+
+def _env(name: str, option: str) -> str:
+    value = os.environ.get(name, "")
+    if not value.strip():
+        raise InputError(f"{option} {name}: the environment variable {name} is not set or empty", field=option[2:])
+    return value
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from ..loader import DEFAULT_METHOD
+
+    p.add_argument("--upstream", required=True, help="the upstream's base URL, e.g. http://127.0.0.1:8080/v1")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8001, help="port (default 8001)")
+    p.add_argument(
+        "--method", default=DEFAULT_METHOD, help=f"the method that checks answers (default {DEFAULT_METHOD})"
+    )
+    p.add_argument("--policy", choices=POLICIES, default="annotate", help="policy of requests that choose none")
+    p.add_argument(
+        "--policies",
+        metavar="A,B,...",
+        help="the policies a request may choose with hallucheck.policy (default: all four)",
+    )
+    p.add_argument(
+        "--upstream-key-env",
+        metavar="NAME",
+        help="send the key in environment variable NAME to the upstream instead of the client's Authorization "
+        "header (clients then send the proxy token, see --token-env)",
+    )
+    p.add_argument(
+        "--token-env",
+        metavar="NAME",
+        help="require 'Authorization: Bearer <token>' (the value of NAME) from clients; only with --upstream-key-env",
+    )
+    p.add_argument(
+        "--allow-no-token",
+        action="store_true",
+        help="bind a non-loopback --host with --upstream-key-env but no --token-env (anyone who can reach the "
+        "port could spend the upstream key)",
+    )
+    p.add_argument("--workers", type=int, default=2, help="threads that run checks (default 2)")
+    p.add_argument("--queue-size", type=int, default=16, help="checks that may wait for a worker (default 16)")
+    p.add_argument("--max-streams", type=int, default=64, help="requests proxied at once; beyond: 503 (default 64)")
+    p.add_argument("--upstream-timeout", type=float, default=300.0, help="seconds the upstream may take (default 300)")
+    p.add_argument(
+        "--check-timeout",
+        type=float,
+        default=60.0,
+        help="seconds one check may take; then the sentence could not be verified (default 60)",
+    )
+    p.add_argument("--max-body-mb", type=float, default=4.0, help="largest request body in MB (default 4)")
+    p.add_argument(
+        "--allowed-host",
+        dest="allowed_hosts",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="a Host name the proxy answers (repeatable; '*' for any; default: loopback names and --host)",
+    )
+    add_llm_options(p)
+    for action in p._actions:  # the proxy checks with the trained verifier alone unless told otherwise
+        if action.dest == "llm":
+            action.default = "none"
+            action.help = "none (default: the method's trained verifier decides alone), embedded, openai:MODEL ..."
+
+
+def _config(args: argparse.Namespace) -> Any:
+    from ..registry import entry
+    from ..serve.proxy_check import ProxyConfig
+    from ..serve.state import ServeConfig
+    from ._common import _make_llm
+    from .serve import is_loopback
+
+    for name, value, low in (("--workers", args.workers, 1), ("--queue-size", args.queue_size, 0)):
+        if value < low:
+            raise InputError(f"{name} must be >= {low}; got {value}", field=name[2:])
+    if args.max_streams < 1 or not args.upstream_timeout > 0 or not args.check_timeout > 0:
+        raise InputError("--max-streams must be >= 1, the timeouts > 0", field="max_streams")
+    key = _env(args.upstream_key_env, "--upstream-key-env") if args.upstream_key_env else None
+    token = _env(args.token_env, "--token-env") if args.token_env else None
+    if token and not key:
+        raise InputError(
+            "--token-env needs --upstream-key-env: without it the client's Authorization header is the "
+            "upstream's key, passed on unchanged",
+            field="token_env",
+        )
+    if key and not token and not is_loopback(args.host) and not args.allow_no_token:
+        raise InputError(
+            f"--host {args.host} is reachable from other machines and the upstream key is the proxy's: set "
+            "--token-env NAME, or pass --allow-no-token if the network is yours alone",
+            field="host",
+        )
+    method = entry("method", args.method).name
+    if args.llm == "none":
+        from ..loader import load_method
+
+        load_method(method, llm="none")  # a method that needs an LLM: a usage error now
+    policies = tuple(p.strip() for p in (args.policies or ",".join(POLICIES)).split(",") if p.strip())
+    serve = ServeConfig(
+        method=method,
+        llm=None if args.llm == "none" else _make_llm(args),
+        llm_spec=args.llm,
+        workers=args.workers,
+        queue_size=args.queue_size,
+        max_body_bytes=int(args.max_body_mb * 1_000_000),
+        host=args.host,
+        allowed_hosts=tuple(args.allowed_hosts) or None,
+        quiet=args.quiet,
+    )
+    return ProxyConfig(
+        upstream=args.upstream,
+        policy=args.policy,
+        policies=policies,
+        upstream_key=key,
+        token=token,
+        upstream_timeout=args.upstream_timeout,
+        check_timeout=args.check_timeout,
+        max_streams=args.max_streams,
+        serve=serve,
+    )
+
+
+def cmd_proxy(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from ..serve.proxy import create_proxy
+    except ImportError as exc:
+        raise MissingDependencyError(
+            f"hallucheck proxy needs FastAPI, uvicorn and httpx ({exc.name} is missing), which",
+            "pip install 'hallucheck[serve]'",
+        ) from None
+    config = _config(args)
+    app = create_proxy(config)
+    if not args.quiet:
+        print(
+            f"hallucheck proxy: http://{args.host}:{args.port}/v1  (method {config.serve.method}, llm {args.llm}, "
+            f"policy {config.policy}" + (", token required" if config.token else "") + ")",
+            file=sys.stderr,
+        )
+    uvicorn.run(
+        app, host=args.host, port=args.port, log_level="warning" if args.quiet else "info", access_log=not args.quiet
+    )
+    return 0
