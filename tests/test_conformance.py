@@ -403,7 +403,13 @@ def test_mitigator_edits_apply_to_the_answer_and_are_rechecked(kind, name):
         text = text[: edit.start] + edit.replacement + text[edit.end :]
         last = edit.start
     assert text == mit.revised
-    assert FABRICATED not in mit.revised
+    if registry.entry(kind, name).needs_llm:
+        # fixed, or (where the scripted judge's calibration leaves the re-check unable to judge the
+        # fixed sentence) the fix was made and refused, saying why
+        refused = [n for n in mit.notes if n.startswith("refused:") and "the re-check could not judge" in n]
+        assert FABRICATED not in mit.revised or any("Delhi" in n for n in refused), mit.notes
+    else:  # a mitigator without an LLM repairs contradicted figures only: the name stays, and it says so
+        assert mit.revised == ANSWER and any("needs an LLM" in n for n in mit.notes), mit.notes
     assert mit.after is not None and mit.after.answer == mit.revised
 
 

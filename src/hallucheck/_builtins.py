@@ -268,6 +268,12 @@ BUILTINS: tuple[dict[str, Any], ...] = (
     ),
     _stage(
         "mitigator",
+        "figure_repair",
+        f"{_S}.figure_repair:FigureRepairMitigator",
+        "No LLM: a contradicted figure takes the reference's value, written in the answer's format.",
+    ),
+    _stage(
+        "mitigator",
         "prompt_rewrite",
         f"{_S}.piece_repair:PromptRewriteMitigator",
         "Rewrite the whole answer (A.5).",

@@ -322,19 +322,22 @@ class Pipeline(Component):
     # -- mitigation -------------------------------------------------------------------------
     def mitigate(self, answer: str, reference: str | Sequence[str], *, question: str | None = None) -> Mitigation:
         """Detect, revise the flagged claims, and re-check the revision with the same detector."""
+        from dataclasses import replace
+
+        from .stages.repair_contract import repair_answer
+
         if self.mitigator is None:
             raise ConfigError(no_mitigator_message(self.name))
         with usage_scope() as tally:
             before = self.run(answer, reference, question=question)
             if not before.flagged:
                 return Mitigation(answer, answer, (), before, before, before.usage)
-            result = self.mitigator.mitigate(before)
-            after = (
-                self.run(result.revised, reference, question=question)
-                if any(ch.isalnum() for ch in result.revised)
-                else None
+            result = repair_answer(
+                before,
+                self.mitigator,
+                lambda text: self.run(text, reference, question=question) if any(ch.isalnum() for ch in text) else None,
             )
-        return Mitigation(result.original, result.revised, result.edits, before, after, tally.usage, result.notes)
+        return replace(result, usage=tally.usage)
 
     async def amitigate(
         self, answer: str, reference: str | Sequence[str], *, question: str | None = None

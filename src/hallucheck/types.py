@@ -364,16 +364,25 @@ class Detection(_Serialisable):
 
 @dataclass(frozen=True)
 class Edit(_Serialisable):
-    """Replace ``original[start:end]`` with ``replacement`` (empty = deletion)."""
+    """Replace ``original[start:end]`` with ``replacement`` (empty = deletion). ``source``: the
+    ``reference[start:end]`` the replacement was taken from, when it was (a figure repair)."""
 
     start: int
     end: int
     replacement: str
     reason: str = ""
+    source: tuple[int, int] | None = None
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Edit":
-        return cls(start=d["start"], end=d["end"], replacement=d["replacement"], reason=d.get("reason", ""))
+        src = d.get("source")
+        return cls(
+            start=d["start"],
+            end=d["end"],
+            replacement=d["replacement"],
+            reason=d.get("reason", ""),
+            source=(int(src[0]), int(src[1])) if src else None,
+        )
 
 
 @dataclass(frozen=True)

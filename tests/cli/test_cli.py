@@ -172,7 +172,8 @@ def test_mitigate_prints_diff_and_rechecked_verdicts(tmp_path, monkeypatch, caps
         "Inflate the front tyres to 2.4 bar."
     )
     assert code == 0  # the revision is grounded
-    assert len(llm.requests) == 3
+    # the wrong figure is taken from the reference, not rewritten by the LLM: only the re-check's judge asks it
+    assert len(llm.requests) == 2 and not any("[Sentence to Fix]" in r.messages[0].content for r in llm.requests)
 
 
 def test_mitigate_leaves_a_grounded_answer_unchanged(tmp_path, monkeypatch, capsys):

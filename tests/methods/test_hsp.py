@@ -208,9 +208,9 @@ def test_mitigation_replaces_exactly_the_flagged_sentence():
     method = hallucheck.load_method("hsp", llm=llm, levels="sent")
     mit = method.mitigate(answer, REF)
     assert mit.before.hallucinated is True
-    (edit,) = mit.edits
-    assert answer[edit.start : edit.end] == "Python was developed in 1989."
-    assert edit.replacement == "Python was developed in 1991." and "The reference says 1991." in edit.reason
+    (edit,) = mit.edits  # the sentence's repair, cut down to the words it changes
+    assert answer[edit.start : edit.end] == "1989" and answer[: edit.start].endswith("Python was developed in ")
+    assert edit.replacement == "1991" and "The reference says 1991." in edit.reason
     assert mit.revised == answer.replace("1989", "1991")
     assert mit.after is not None and mit.after.hallucinated is False
     (repair,) = requests_of(llm, "hsp_repair")
@@ -231,7 +231,9 @@ def test_locate_source_repairs_the_sentence_the_piece_came_from():
     )
     mit = hallucheck.load_method("hsp", llm=llm, levels="sent", locate="source").mitigate(answer, REF)
     (edit,) = mit.edits
-    assert answer[edit.start : edit.end] == "Python was developed in 1989." and mit.revised.endswith("in 1991.")
+    assert (
+        answer[edit.start : edit.end] == "1989" and edit.start > answer.index(". ") and mit.revised.endswith("in 1991.")
+    )
     spans = split_sentences(answer)
     flagged = mit.before.flagged[0]
     assert PieceRepairMitigator(locate="source").find_sentence(flagged, [s.text for s in spans], spans) == 1
@@ -266,7 +268,7 @@ def test_several_pieces_of_one_sentence_are_repaired_in_turn():
     mit = hallucheck.load_method("hsp", llm=llm).mitigate(answer, REF + " Python runs on computers.")
     assert len(mit.before.flagged) == 2
     (edit,) = mit.edits
-    assert answer[edit.start : edit.end] == "It runs on Mars." and edit.replacement == "It runs on computers."
+    assert answer[edit.start : edit.end] == "Mars" and edit.replacement == "computers"
     second = requests_of(llm, "hsp_repair")[1].messages[0].content
     assert "[Sentence to Fix]\nIt runs on Earth." in second  # the second fix starts from the first
     assert mit.revised == "Python was developed by Guido van Rossum. It runs on computers."

@@ -1,6 +1,7 @@
-"""``serve --llm none``: a method whose repair rewrites with the LLM (the default ``ce_cascade``)
-says "repairing needs an LLM" -- on the page's Repair button (through ``/v1/methods``) and in the
-``/v1/mitigate`` error -- instead of "has no mitigator" (issue 25, item 5)."""
+"""``serve --llm none``: a method whose repair only rewrites with the LLM says "repairing needs an
+LLM" -- on the page's Repair button (through ``/v1/methods``) and in the ``/v1/mitigate`` error --
+instead of "has no mitigator"; the default ``ce_cascade`` repairs contradicted figures there without
+one, and says what needs an LLM."""
 
 from __future__ import annotations
 
@@ -28,28 +29,41 @@ def client(**kw) -> TestClient:
     return TestClient(create_app(ServeConfig(**kw)), base_url="http://127.0.0.1:8000")
 
 
-def test_the_method_list_says_repairing_needs_an_llm_without_one():
-    with client(method="ce_cascade") as c:
+def test_the_method_list_says_which_methods_repair_without_an_llm(monkeypatch):
+    from hallucheck import registry
+
+    cascade = registry.entry("method", "cascade")
+    with client(method="ce_cascade", methods=["ce_cascade", "cascade", "sim_overlap"]) as c:
         rows = {m["name"]: m for m in c.get("/v1/methods").json()["methods"]}
         page = c.get("/").text
     ce = rows["ce_cascade"]
-    assert ce["mitigates"] and not ce["repairs"]  # it repairs with an LLM, not on this server
-    assert "repairing needs an LLM" in ce["repair_note"]
+    assert ce["mitigates"] and ce["repairs"] and ce["repair_note"] is None  # figures, from the reference
+    assert cascade.needs_llm and not cascade.llm_optional
+    assert rows["cascade"]["repairs"] is False and "repairing needs an LLM" in rows["cascade"]["repair_note"]
     assert rows["sim_overlap"]["repairs"] is False and rows["sim_overlap"]["repair_note"] is None  # no mitigator at all
     assert "repair_note" in page and 'id="repair-why"' in page  # the page shows the server's reason
 
 
-def test_mitigate_without_an_llm_says_repairing_needs_an_llm():
-    with client(method="ce_cascade") as c:  # no LLM: ce_cascade loads without its mitigator (no model runs)
-        r = c.post("/v1/mitigate", json={"answer": "The rear tyres take 3.1 bar.", "reference": REF})
+def test_mitigate_without_an_llm_repairs_a_contradicted_figure_and_names_the_rest():
+    answer = "The rear tyres take 3.1 bar. Tighten the valve caps to 5 Nm."
+    with client(method="ce_cascade") as c:  # no LLM: ce_cascade repairs figures only (no LLM, no rewrite)
+        r = c.post("/v1/mitigate", json={"answer": answer, "reference": REF})
     body = r.json()
-    assert r.status_code == 422 and body["field"] == "method", body
-    assert "repairing needs an LLM" in body["error"] and "no mitigator" not in body["error"]
+    assert r.status_code == 200, body
+    mit = body["mitigation"]
+    (edit,) = mit["edits"]
+    assert mit["revised"] == "The rear tyres take 2.2 bar. Tighten the valve caps to 5 Nm."
+    assert edit["replacement"] == "2.2 bar" and REF[edit["source"][0] : edit["source"][1]] == "2.2 bar"
+    # the missing figure has no counterpart to take: it stays, and the notes say it needs an LLM
+    (note,) = mit["notes"]
+    assert note.startswith("answer[29:60] needs an LLM") and "5 Nm" in note
+    assert body["status"] == "hallucinated"
 
 
 def test_the_message_names_the_llm_only_for_methods_that_repair_with_one():
     assert "repairing needs an LLM" in no_mitigator_message("ce_cascade")
     assert "has no mitigator" in no_mitigator_message("sim_overlap")
     assert "has no mitigator" in no_mitigator_message("my_own_pipeline")
-    with pytest.raises(ConfigError, match="repairing needs an LLM"):
-        hallucheck.load_method("ce_cascade", llm="none").mitigate("The rear tyres take 3.1 bar.", REF)
+    pipe = hallucheck.load_method("sim_overlap")
+    with pytest.raises(ConfigError, match="has no mitigator"):
+        pipe.mitigate("The rear tyres take 3.1 bar.", REF)

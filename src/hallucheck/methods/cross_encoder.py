@@ -25,6 +25,7 @@ from ..stages.ce_cascade import CECascadeVerifier
 from ..stages.claims import SentenceExtractor
 from ..stages.cross_encoder import CrossEncoderVerifier
 from ..stages.evidence import CompactRetriever, LexicalRetriever
+from ..stages.figure_repair import FigureRepairMitigator
 from ..stages.piece_repair import PieceRepairMitigator
 
 # the verifier alone: P(unsupported) above this flags a sentence
@@ -105,6 +106,11 @@ def ce_cascade(
             premise=premise,
             verbatim=verbatim,
         ),
-        mitigator=PieceRepairMitigator(llm=llm, embedder=embedder, locate="source") if llm is not None else None,
+        # without an LLM, only contradicted figures are repaired (from the reference, no rewrite)
+        mitigator=(
+            PieceRepairMitigator(llm=llm, embedder=embedder, locate="source")
+            if llm is not None
+            else FigureRepairMitigator()
+        ),
         llm=llm,
     )

@@ -196,8 +196,9 @@ class ServerState:
                     continue
                 needs = not e.runs_without_llm
                 repairs_with_llm = mitigates(e.name)
-                # a method whose repair rewrites with the LLM cannot repair on a server without one
-                repair_needs_llm = repairs_with_llm and e.needs_llm and self.config.llm is None
+                # a method whose repair rewrites with the LLM cannot repair on a server without one;
+                # one that also runs without an LLM repairs contradicted figures from the reference there
+                repair_needs_llm = repairs_with_llm and e.needs_llm and not e.llm_optional and self.config.llm is None
                 rows.append(
                     {
                         "name": e.name,

@@ -160,8 +160,11 @@ class PieceRepairMitigator(Mitigator):
         self.locate = locate
         self.max_tokens = max_tokens
 
-    def find_sentence(self, verdict: Verdict, sentences: Sequence[str], spans: Sequence[Any] = ()) -> int:
-        """Index of the sentence to repair for a flagged piece (see ``locate``)."""
+    def find_sentence(
+        self, verdict: Verdict, sentences: Sequence[str], spans: Sequence[Any] = (), among: Sequence[int] = ()
+    ) -> int:
+        """Index of the sentence to repair for a flagged piece (see ``locate``); ``among``: the
+        sentences it may be (the flagged ones: a grounded sentence is never sent to the LLM)."""
         if self.locate == "source" and spans:
             hit = [j for j, s in enumerate(spans) if s.start <= verdict.claim.start < s.end]
             if hit:
@@ -169,12 +172,13 @@ class PieceRepairMitigator(Mitigator):
         from ..models.embeddings import get_embedder
         from .similarity import embed_cached
 
-        if len(sentences) == 1:
-            return 0
+        candidates = list(among) or list(range(len(sentences)))
+        if len(candidates) == 1:
+            return candidates[0]
         piece = str(verdict.claim.meta.get("sentence_text") or verdict.claim.text)
         emb = get_embedder(self.embedder)
         sims = embed_cached(emb, list(sentences)) @ embed_cached(emb, [piece])[0]
-        return int(max(range(len(sentences)), key=lambda j: (float(sims[j]), -j)))
+        return int(max(candidates, key=lambda j: (float(sims[j]), -j)))
 
     def mitigate(self, detection: Detection) -> Mitigation:
         answer = detection.answer
@@ -186,9 +190,13 @@ class PieceRepairMitigator(Mitigator):
         current = [s.text for s in spans]
         notes: list[list[str]] = [[] for _ in spans]
         failed: list[bool] = [False] * len(spans)
+        # the sentences a flagged piece comes from (a piece without offsets may be any of them)
+        among = [
+            j for j, s in enumerate(spans) if any(v.claim.start < s.end and s.start < v.claim.end for v in flagged)
+        ]
         with usage_scope() as tally:
             for v in flagged:
-                i = self.find_sentence(v, current, spans)
+                i = self.find_sentence(v, current, spans, among)
                 premises = format_premise(v.evidence) if v.evidence else detection.reference.strip()
                 r = _ask(llm, self.prompt, premises, current[i], self.max_tokens)
                 label = f"piece {v.claim.text!r}"
