@@ -107,3 +107,38 @@ def final_chunk(evs: list[Any]) -> dict[str, Any]:
     assert len(finals) == 1, evs
     assert finals[0]["choices"] == []
     return finals[0]["hallucheck"]
+
+
+class LiveProxy:
+    """The proxy served by uvicorn on a free loopback port, in a thread (for real clients)."""
+
+    def __init__(self, config: Any) -> None:
+        import socket
+
+        import uvicorn
+
+        from hallucheck.serve.proxy import create_proxy
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        app = create_proxy(config)
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> "LiveProxy":
+        self.thread.start()
+        for _ in range(1200):
+            if self.server.started or not self.thread.is_alive():
+                break
+            threading.Event().wait(0.05)
+        assert self.server.started, "the proxy did not start"
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.server.should_exit = True
+        self.thread.join(30)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"

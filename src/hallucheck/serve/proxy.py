@@ -131,8 +131,14 @@ def create_proxy(config: ProxyConfig) -> Any:
         await upstream.close()
         state.close()
 
-    app = FastAPI(title="hallucheck proxy", version=__version__, lifespan=lifespan, docs_url=None, redoc_url=None)
-    app.openapi_url = None
+    app = FastAPI(
+        title="hallucheck proxy",
+        version=__version__,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+    )
     app.state.hallucheck = state
 
     def busy() -> Response:
