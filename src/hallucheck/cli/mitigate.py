@@ -13,8 +13,13 @@ HELP = "check an answer, repair what is unsupported, and re-check"
 # examples and exit codes, printed at the end of --help as written
 EPILOG = f"""\
 examples:
+  hallucheck mitigate --reference doc.txt --answer ans.txt --llm none       # contradicted figures only
   hallucheck mitigate --reference doc.txt --answer ans.txt --llm embedded
   hallucheck mitigate --reference doc.txt --answer ans.txt --method hsp --llm openai:MODEL --base-url URL
+
+A contradicted figure takes the reference's value without an LLM; the LLM rewrites the rest of what
+is flagged. A revision is kept only when the re-check finds it better and it is the answer's own
+text; a refused one is named in a note ("refused: ...") and its sentence stays as it was.
 
 exit codes (of the re-check of the repaired answer):
   0  grounded
@@ -71,6 +76,13 @@ def cmd_mitigate(args: argparse.Namespace) -> int:
                 else "(none: the answer is unchanged)"
             )
         )
+        for e in result.edits:
+            if e.source is not None:
+                start, end = e.source
+                print(
+                    f"  answer[{e.start}:{e.end}] {result.original[e.start : e.end]!r} -> {e.replacement!r}: "
+                    f"from reference[{start}:{end}]"
+                )
         for note in result.notes:
             print(f"  note: {note}")
         if result.after is not None and result.changed:

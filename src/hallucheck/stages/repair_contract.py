@@ -39,7 +39,7 @@ from .figure_repair import NEEDS_LLM, FigureRepairMitigator
 from .repair_checks import revision_problem
 
 MAX_RECHECKS = 3  # re-checks of one round before every change of the round is refused
-_TOKENS = re.compile(r"\w+|[^\w\s]|\s+")
+_TOKENS = re.compile(r"\d+(?:[.,]\d+)*|\w+|[^\w\s]|\s+")  # a number with its separators is one token
 
 Recheck = Callable[[str], "Detection | None"]  # None: the revision has no text left to check
 
@@ -72,9 +72,17 @@ def narrow(text: str, edits: Sequence[Edit]) -> list[Edit]:
         pos_a = [0]
         for tok in a:
             pos_a.append(pos_a[-1] + len(tok))
+        hunks: list[list[int]] = []
         for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
-            if op != "equal":
-                out.append(Edit(e.start + pos_a[i1], e.start + pos_a[i2], "".join(b[j1:j2]), e.reason))
+            if op == "equal":
+                continue
+            # changes apart only by spaces or punctuation are one change ("to 5 Nm" -> "by hand")
+            if hunks and not any(re.search(r"\w", t) for t in a[hunks[-1][1] : i1]):
+                hunks[-1][1], hunks[-1][3] = i2, j2
+            else:
+                hunks.append([i1, i2, j1, j2])
+        for i1, i2, j1, j2 in hunks:
+            out.append(Edit(e.start + pos_a[i1], e.start + pos_a[i2], "".join(b[j1:j2]), e.reason))
     return out
 
 
