@@ -92,6 +92,19 @@ def test_non_streaming_with_the_default_method_adds_the_verdict_and_header(upstr
     assert [v["claim"]["text"] for v in hc["verdicts"] if v["hallucinated"]] == [BAD]
 
 
+def test_each_streamed_sentence_is_judged_as_in_the_whole_answer(upstream):
+    """A sentence is read with the one before it: "It is 330 metres tall." alone after the
+    question would be a one-sentence answer; in the stream it is judged as the whole check does."""
+    streams(upstream)
+    upstream.script(Reply(body=completion(ANSWER)))
+    with proxy(upstream) as client:
+        streamed = verdict_chunks(events(client.post("/v1/chat/completions", json=ask(stream=True)).text))
+        whole = client.post("/v1/chat/completions", json=ask()).json()["hallucheck"]["verdicts"]
+    assert [v["hallucinated"] for v in streamed] == [v["hallucinated"] for v in whole] == [False, True, False]
+    assert [v["verdicts"][0]["claim"]["text"] for v in streamed] == [GOOD, BAD, TAIL]
+    assert streamed[2]["verdicts"][0]["claim"]["start"] == 0  # offsets into the sentence itself
+
+
 def test_a_grounded_answer_says_false(upstream):
     upstream.script(Reply(body=completion(GOOD)))
     with proxy(upstream) as client:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 from urllib.parse import urlsplit
 
+from ..base import aggregate_any
 from ..errors import HallucheckError, InputError
 from ..llm.base import call_guard
 from ..types import Claim, Detection, Mitigation, Verdict
@@ -187,6 +188,20 @@ def combined(answer: str, parts: Sequence[tuple[int, Detection]], ask: Ask, meth
     )
 
 
+def own_part(det: Detection, cut: int, text: str) -> Detection:
+    """The detection of the part of ``det.answer`` from ``cut`` on (``text``): its claims'
+    verdicts, moved to offsets in ``text``, and the verdict they make together."""
+    if det.status == "error":
+        return replace(det, answer=text)
+    kept = tuple(shifted(v, -cut) for v in det.verdicts if v.claim.start >= cut)
+    if not kept:
+        meta = {**det.meta, "no_claims": True, "note": "The sentence has no checkable claims: nothing was verified."}
+        return replace(det, answer=text, verdicts=(), hallucinated=None, score=None, meta=meta)
+    hallucinated, score = aggregate_any(kept)
+    meta = {k: v for k, v in det.meta.items() if k not in ("no_claims", "note")}
+    return replace(det, answer=text, verdicts=kept, hallucinated=hallucinated, score=score, meta=meta)
+
+
 def nothing_to_check(text: str, ask: Ask, method: str) -> Detection:
     return Detection(
         answer=text,
@@ -242,18 +257,22 @@ class Checker:
                 on_timeout=lambda: budget.stop(f"the check took longer than {timeout:g} s"),
             )
 
-    async def detect(self, text: str, ask: Ask) -> Detection:
+    async def detect(self, text: str, ask: Ask, context: str = "") -> Detection:
         """The detection of ``text`` against the request's reference; a failure is an error
-        detection (could not verify), never an exception."""
+        detection (could not verify), never an exception. ``context``: the answer's text just
+        before ``text``, read with it (a sentence is judged as part of an answer, as when the
+        whole answer is checked) but not judged itself."""
         if not _has_words(text):
             return nothing_to_check(text, ask, self.method)
         budget = self.state.budget()
+        context = context if _has_words(context) else ""
 
         def work() -> Detection:
             pipe = self.pipeline()
             try:
                 with call_guard(budget):
-                    return pipe.run(text, ask.reference, question=ask.question)
+                    det = pipe.run(context + text, ask.reference, question=ask.question)
+                return own_part(det, len(context), text) if context else det
             except Exception as exc:
                 return pipe.error_detection({"answer": text, "reference": ask.reference}, exc)
 

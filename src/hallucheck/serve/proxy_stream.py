@@ -122,6 +122,7 @@ class StreamGuard:
         self.policy = ask.policy
         self.repair_note = repair_note if ask.policy == "repair" else None
         self.buffer = SentenceBuffer()
+        self.last = 0  # where the last checked sentence starts
         self.envelope: dict[str, Any] = {"id": "chatcmpl-hallucheck", "created": 0, "model": ""}
         self.pending: collections.deque[_Step] = collections.deque()
         self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
@@ -184,7 +185,10 @@ class StreamGuard:
     def _schedule(self, segments: list[Segment]) -> None:
         for seg in segments:
             if seg.sentence:
-                task: asyncio.Future[Any] = asyncio.ensure_future(self.checker.detect(seg.sentence, self.ask))
+                context = self.buffer.text[self.last : seg.offset]  # the sentence before, read with it
+                self.last = seg.offset
+                check = self.checker.detect(seg.sentence, self.ask, context)
+                task: asyncio.Future[Any] = asyncio.ensure_future(check)
             else:
                 task = asyncio.get_running_loop().create_future()
                 task.set_result(None)
