@@ -223,15 +223,25 @@ def test_parse_llm_labels_counts_entries():
         parse_llm_labels("[false, true]", 3)
 
 
-def test_no_labelled_triplet_is_flagged_for_review():
+def test_a_row_without_a_hallucinated_triplet_is_generated_again_or_dropped():
     same_t = json.dumps({"triplets": FAITHFUL_T})
 
     def reply(req):
         return sample_reply(hallucinated=FAITHFUL + " Indeed.") if req.prompt.startswith("generate") else same_t
 
-    report = generate_dataset(ROWS[:1], "absolute", FakeLLM(reply))
-    meta = report.rows[0]["meta"]
-    assert meta["hallucinated_triplets"] == 0 and "check this row by hand" in meta["warning"]
+    llm = FakeLLM(reply)
+    report = generate_dataset(ROWS[:1], "absolute", llm)
+    # no sample had a triplet the faithful answer lacks: nothing is labelled hallucinated
+    assert report.rows == [] and report.dropped == ["q1-absolute_fabrication"] and report.regenerated == 0
+    assert sum(r.prompt.startswith("generate") for r in llm.requests) == 2  # generated once more, then dropped
+
+
+def test_a_second_sample_with_a_hallucinated_triplet_is_kept_and_counted():
+    samples = iter([sample_reply(hallucinated=FAITHFUL + " Indeed."), sample_reply()])
+    report = generate_dataset(ROWS[:1], "absolute", generator_llm(sample=lambda req: next(samples)))
+    (row,) = report.rows
+    assert row["label"] == 1 and row["meta"]["hallucinated_triplets"] == 1 and row["meta"]["attempts"] == 2
+    assert report.regenerated == 1 and report.dropped == []
 
 
 def test_generate_data_command(tmp_path, capsys, monkeypatch):

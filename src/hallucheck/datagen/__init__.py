@@ -16,7 +16,9 @@ in the faithful answer's triplets (light stemming: "regulates" = "regulated"). S
 also holds for the faithful answer is never labelled; a triplet only the hallucinated answer
 has is. With ``confirm_with_llm=True`` the thesis' Appendix A.2.2 prompt also judges each
 triplet and a triplet is labelled only when both agree (fewer false labels from extraction
-noise; never more labels).
+noise; never more labels). A row is labelled hallucinated only when this check finds at least one
+hallucinated triplet: otherwise the sample is generated once more, and if that one has none either
+the (row, type) is dropped; the report counts both (``regenerated``, ``dropped``).
 
 Each output row follows the shared JSONL schema (``id, dataset, task, question, reference,
 answer, label, meta``) with ``answer`` = the hallucinated answer, ``label`` = 1, and the triplet
@@ -36,7 +38,7 @@ from __future__ import annotations
 
 from .command import add_generate_data_arguments, main_generate_data, read_input_rows
 from .labels import detail_words, label_schema, label_triplets, llm_labels, novel_details, parse_llm_labels
-from .rows import GenerationReport, generate_dataset, generate_rows, read_ids
+from .rows import GenerationReport, Unconfirmed, generate_dataset, generate_rows, read_ids
 from .sample import (
     GENERATE_PROMPT,
     GENERATION_SCHEMA,
@@ -59,6 +61,7 @@ __all__ = [
     "GENERATION_SCHEMA",
     "HALLUCINATION_TYPES",
     "GenerationReport",
+    "Unconfirmed",
     "HallucinatedSample",
     "add_generate_data_arguments",
     "detail_words",

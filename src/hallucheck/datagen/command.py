@@ -107,6 +107,8 @@ def main_generate_data(args: argparse.Namespace, *, llm: LLMClient) -> int:
     print(
         f"generate-data: wrote {len(report.rows)} rows to {args.out}; skipped {report.skipped} already there"
         + (f", {report.duplicates} repeated (question, reference) inputs" if report.duplicates else "")
+        + (f"; {report.regenerated} generated again (no hallucinated triplet at first)" if report.regenerated else "")
+        + (f"; {len(report.dropped)} dropped (no sample had a hallucinated triplet)" if report.dropped else "")
         + (f"; {len(report.failed)} failed (rerun to retry)" if report.failed else "")
         + ".",
         file=sys.stderr,

@@ -39,13 +39,49 @@ def generate_rows(
     max_triplets: int = 24,
     dataset: str | None = None,
     extract_prompt: str = EXTRACT_PROMPT,
+    attempts: int = 2,
 ) -> list[dict[str, Any]]:
     """The output row(s) for one input row and one hallucination type: the hallucinated answer
-    (label 1) and, with ``include_faithful``, the faithful answer (label 0)."""
+    (label 1) and, with ``include_faithful``, the faithful answer (label 0).
+
+    A row is labelled hallucinated only when its triplet check finds at least one hallucinated
+    triplet; otherwise the sample is generated again, up to ``attempts`` samples in all, and then
+    :class:`Unconfirmed` is raised (the row is dropped). ``meta["attempts"]`` says how many it took."""
     htype = normalise_types([htype])[0]
     src_id = str(row.get("id"))
     reference = _field(row, "reference", f"Input row {src_id!r}")
     question = row.get("question") if isinstance(row.get("question"), str) else None
+    for attempt in range(1, max(attempts, 1) + 1):
+        rows = _sample_rows(
+            row, htype, llm, src_id, reference, question, include_faithful, confirm_with_llm, max_triplets,
+            dataset, extract_prompt,
+        )  # fmt: skip
+        if rows[0]["meta"]["hallucinated_triplets"]:
+            rows[0]["meta"]["attempts"] = attempt
+            return rows
+    raise Unconfirmed(
+        f"{src_id}-{htype}: no triplet of the hallucinated answer was found hallucinated in {attempt} "
+        f"sample(s); the row is dropped."
+    )
+
+
+class Unconfirmed(Exception):
+    """No sample of a (row, type) had a hallucinated triplet: nothing to label hallucinated."""
+
+
+def _sample_rows(
+    row: Mapping[str, Any],
+    htype: str,
+    llm: LLMClient,
+    src_id: str,
+    reference: str,
+    question: str | None,
+    include_faithful: bool,
+    confirm_with_llm: bool,
+    max_triplets: int,
+    dataset: str | None,
+    extract_prompt: str,
+) -> list[dict[str, Any]]:
     sample = generate_sample(question, reference, htype, llm)
     faithful_t = extract_triplets(
         llm, sample.faithful_answer, question=question, prompt=extract_prompt, max_triplets=max_triplets
@@ -96,11 +132,6 @@ def generate_rows(
         "labelling": "novel-details" + ("+llm" if confirm_with_llm else ""),
         "generator": generator,
     }
-    if not n_h:
-        meta["warning"] = (
-            "No triplet of the hallucinated answer has a detail missing from the faithful answer; "
-            "check this row by hand."
-        )
     rows = [{"id": f"{src_id}-{htype}", **base, "answer": sample.hallucinated_answer, "label": 1, "meta": meta}]
     if include_faithful:
         sentences_f = split_sentences(sample.faithful_answer)
@@ -133,12 +164,15 @@ def generate_rows(
 @dataclass
 class GenerationReport:
     """What one :func:`generate_dataset` call did: the rows it wrote, how many (input, type)
-    pairs it skipped because their ids were already in the output, and the failures."""
+    pairs it skipped because their ids were already in the output, the failures, the pairs dropped
+    because no sample had a hallucinated triplet, and how many rows took a new sample."""
 
     rows: list[dict[str, Any]] = field(default_factory=list)
     skipped: int = 0
     duplicates: int = 0
     failed: list[tuple[str, str]] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)  # (row, type) ids no sample of which had a hallucinated triplet
+    regenerated: int = 0  # rows written from a second or later sample
 
 
 def read_ids(path: str | os.PathLike[str]) -> set[str]:
@@ -228,6 +262,11 @@ def generate_dataset(
                     report.failed.append((rid, str(exc)))
                     say(f"{rid}: failed: {exc}")
                     continue
+                except Unconfirmed as exc:
+                    report.dropped.append(rid)
+                    say(str(exc))
+                    continue
+                report.regenerated += produced[0]["meta"]["attempts"] > 1
                 for r in produced:
                     if sink is not None:
                         sink.write(json.dumps(r, ensure_ascii=False) + "\n")
