@@ -290,3 +290,40 @@ def test_without_any_reference_the_request_passes_unchecked(upstream):
     assert r.headers["x-hallucheck-checked"] == "false" and r.json() == completion(ANSWER)
     assert s.headers["x-hallucheck-checked"] == "false" and "hallucheck" not in s.text
     assert content(events(s.text)) == ANSWER
+
+
+# -- DRAD on the stream ----------------------------------------------------------------------------
+def with_logprobs(chunks, unsure):
+    """The chunks with a log-probability per word: -4.0 (p ~ 0.02) for words in ``unsure``, else -0.01."""
+    out = []
+    for c in chunks:
+        delta = c["choices"][0]["delta"] if c.get("choices") else {}
+        word = delta.get("content")
+        if word:
+            lp = -4.0 if word.strip(" .") in unsure else -0.01
+            entry = {"token": word, "logprob": lp, "top_logprobs": [{"token": word, "logprob": lp}]}
+            c = {**c, "choices": [{**c["choices"][0], "logprobs": {"content": [entry]}}]}
+        out.append(c)
+    return out
+
+
+def test_with_logprobs_each_sentence_verdict_has_the_rhd_of_its_entities(upstream):
+    pytest.importorskip("spacy")
+    upstream.script(Reply(chunks=sse(with_logprobs(stream_chunks(f"{GOOD} {BAD}"), {"1925"}))))
+    with proxy(upstream, standin()) as client:
+        r = client.post("/v1/chat/completions", json=ask(stream=True, policy="hold", logprobs=True))
+    first, second = verdict_chunks(events(r.text))
+    if "error" in first["rhd"]:
+        pytest.skip(f"no NER model here: {first['rhd']['error']}")
+    assert first["rhd"]["hallucinated"] is False and second["rhd"]["hallucinated"] is True
+    (flagged,) = [e for e in second["rhd"]["entities"] if e["hallucinated"]]
+    assert "1925" in flagged["text"] and flagged["probability"] < 0.1
+    assert BAD[flagged["start"] : flagged["end"]] == flagged["text"]  # offsets in the sentence
+    assert upstream.bodies[0]["logprobs"] is True
+
+
+def test_without_logprobs_there_is_no_rhd(upstream):
+    streams(upstream)
+    with proxy(upstream, standin()) as client:
+        r = client.post("/v1/chat/completions", json=ask(stream=True))
+    assert all("rhd" not in v for v in verdict_chunks(events(r.text)))

@@ -257,6 +257,16 @@ class Checker:
                 on_timeout=lambda: budget.stop(f"the check took longer than {timeout:g} s"),
             )
 
+    async def offload(self, fn: Any) -> Any:
+        """``fn()`` on the work pool (local work such as NER), with the checks' timeout; its result
+        or, when it failed or timed out, ``{"error": ...}``."""
+        try:
+            return await self._pooled(fn, self.state.budget())
+        except asyncio.TimeoutError:
+            return {"error": f"not done within {self.config.check_timeout:g} s"}
+        except Exception as exc:
+            return {"error": f"{type(exc).__name__}: {exc}"[:300]}
+
     async def detect(self, text: str, ask: Ask, context: str = "") -> Detection:
         """The detection of ``text`` against the request's reference; a failure is an error
         detection (could not verify), never an exception. ``context``: the answer's text just

@@ -28,6 +28,7 @@ from typing import Any, AsyncIterator
 from ..text.segment import split_sentences
 from ..types import Detection
 from .proxy_check import Ask, Checker, blocks, combined, summary
+from .proxy_rhd import StreamTokens, score_sentence
 
 HELD = ("hold", "block", "repair")
 ENVELOPE = ("id", "created", "model", "system_fingerprint")
@@ -111,6 +112,7 @@ def _first_choice(chunk: dict[str, Any]) -> dict[str, Any] | None:
 class _Step:
     seg: Segment
     task: asyncio.Future[Detection | None]
+    rhd: asyncio.Future[dict[str, Any]] | None = None
 
 
 class StreamGuard:
@@ -123,6 +125,8 @@ class StreamGuard:
         self.repair_note = repair_note if ask.policy == "repair" else None
         self.buffer = SentenceBuffer()
         self.last = 0  # where the last checked sentence starts
+        self.tokens = StreamTokens()  # choice 0's log-probabilities, when the upstream sends them
+        self.rhd: Any = None
         self.envelope: dict[str, Any] = {"id": "chatcmpl-hallucheck", "created": 0, "model": ""}
         self.pending: collections.deque[_Step] = collections.deque()
         self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
@@ -161,6 +165,7 @@ class StreamGuard:
         delta = (choice or {}).get("delta") or {}
         content = delta.get("content") if isinstance(delta.get("content"), str) else ""
         finished = bool(choice and choice.get("finish_reason"))
+        self.tokens.add((choice or {}).get("logprobs"))
         if self.policy == "annotate":
             self.queue.put_nowait(("out", event(chunk)))
         else:
@@ -193,7 +198,18 @@ class StreamGuard:
                 task = asyncio.get_running_loop().create_future()
                 task.set_result(None)
             task.add_done_callback(lambda _: self.queue.put_nowait(("tick", None)))
-            self.pending.append(_Step(seg, task))
+            self.pending.append(_Step(seg, task, self._rhd(seg) if seg.sentence and self.tokens else None))
+
+    def _rhd(self, seg: Segment) -> asyncio.Future[dict[str, Any]]:
+        """DRAD's RHD of the sentence from the tokens so far, on the work pool."""
+        if self.rhd is None:
+            from ..generation.rhd import RHDDetector
+
+            self.rhd = RHDDetector()
+        text, tokens, end = self.buffer.text, tuple(self.tokens.tokens), seg.offset + len(seg.sentence)
+        return asyncio.ensure_future(
+            self.checker.offload(lambda: score_sentence(self.rhd, text, tokens, seg.offset, end))
+        )
 
     # -- releasing in answer order ------------------------------------------------------------
     async def run(self, events: AsyncIterator[str]) -> AsyncIterator[bytes]:
@@ -219,6 +235,8 @@ class StreamGuard:
             reader.cancel()
             for step in self.pending:
                 step.task.cancel()
+                if step.rhd is not None:
+                    step.rhd.cancel()
 
     async def _finish(self, kind: str, item: Any) -> AsyncIterator[bytes]:
         if kind == "end":
@@ -236,7 +254,8 @@ class StreamGuard:
         while self.pending and (wait or self.pending[0].task.done()) and self.blocked is None:
             step = self.pending.popleft()
             det = await step.task
-            async for out in self._emit(step.seg, det):
+            rhd = await step.rhd if step.rhd is not None else None
+            async for out in self._emit(step.seg, det, rhd):
                 yield out
 
     def _piece(self, text: str) -> bytes:
@@ -249,7 +268,7 @@ class StreamGuard:
         obj = {"sentence": where, "policy": self.policy, **body}
         return event({**self.envelope, "object": "chat.completion.chunk", "choices": [], "hallucheck": obj})
 
-    async def _emit(self, seg: Segment, det: Detection | None) -> AsyncIterator[bytes]:
+    async def _emit(self, seg: Segment, det: Detection | None, rhd: Any = None) -> AsyncIterator[bytes]:
         text = self.buffer.text[seg.start : seg.end]
         if det is None:  # whitespace between sentences, or no words: nothing to check
             if self.policy in HELD:
@@ -263,6 +282,8 @@ class StreamGuard:
             return
         self.parts.append((seg.offset, det))
         body = summary(det, action="annotated" if self.policy == "annotate" else "released", text=seg.sentence)
+        if rhd is not None:
+            body["rhd"] = rhd
         if self.policy == "repair" and det.hallucinated:
             text, body = await self._repair(seg, det, text, body)
         if self.policy in HELD:
