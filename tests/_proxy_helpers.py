@@ -30,6 +30,8 @@ class NumbersVerifier(Verifier):
     def __init__(self, *, gate: threading.Event | None = None) -> None:
         self.gate = gate
         self.calls: list[str] = []
+        self.entered = 0  # calls begun (before the gate)
+        self.lock = threading.Lock()
 
     def verify(
         self,
@@ -40,6 +42,8 @@ class NumbersVerifier(Verifier):
         question: str | None = None,
         answer: str | None = None,
     ) -> list[Verdict]:
+        with self.lock:
+            self.entered += 1
         if self.gate is not None:
             assert self.gate.wait(20), "the test never released the check"
         out = []
