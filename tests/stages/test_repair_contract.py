@@ -166,7 +166,10 @@ def test_llm_none_repairs_a_german_answer_in_its_own_format():
         ("45 psi", "2.6 bar", "Increase it to 2.6 bar (38 psi).", ("en", "en"), "38 psi"),
         ("1.200 Euro", "1,450.50 euros", "It costs 1,450.50 euros.", ("de", "en"), "1.450,50 Euro"),
         ("12 tablets", "8 tablets", "Take at most 8 tablets.", ("en", "en"), "8 tablets"),
-        ("3 Stunden", "2 hours", "Wait 2 hours.", ("de", "en"), None),
+        ("3 Stunden", "2 hours", "Wait 2 hours.", ("de", "en"), "2 Stunden"),
+        ("80%", "100 per cent", "Set the limit to 100 per cent.", ("en", "en"), "100%"),
+        ("5 years", "12 months", "For 12 months after it ends.", ("en", "en"), "12 months"),
+        ("5 Jahre", "12 months", "For 12 months after it ends.", ("de", "en"), None),
     ],
 )
 def test_the_reference_value_is_written_as_the_answer_writes_figures(

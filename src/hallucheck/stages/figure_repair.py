@@ -97,42 +97,48 @@ def rewrite_figure(
     same_lang = _same_language(answer_lang, ref_lang)
     aq = parse_quantities(answer_span, lang=al)
     rq = parse_quantities(ref_span, lang=rl)
-    if len(aq) == 1 and len(rq) == 1:
-        if aq[0].date is not None or rq[0].date is not None:
-            if same_lang:
-                return ref_span, ""
-            return None, "a date of the reference cannot be written in the answer's language without an LLM"
-        if aq[0].unit != rq[0].unit:
-            other = _in_answer_unit(aq[0], rq[0], ref_sentence, rl)
-            if other is not None:
-                ref_span, rq = other, parse_quantities(other, lang=rl)
-            elif not same_lang:
-                return None, "the reference gives the value in another unit, in another language"
-    a_nums, r_nums = _numbers(answer_span, al), _numbers(ref_span, rl)
-    if not a_nums or not r_nums or len(a_nums) != len(r_nums):
+    one = len(aq) == 1 and len(rq) == 1
+    if one and (aq[0].date is not None or rq[0].date is not None):
         if same_lang:
             return ref_span, ""
-        return None, "the reference writes the value in a form the answer's language does not share"
-    # the answer's words around the number stay; the reference's are used where its unit differs
-    same_unit = len(aq) == 1 and len(rq) == 1 and (aq[0].dim, aq[0].unit) == (rq[0].dim, rq[0].unit)
-    if same_unit or _unit_words(_DIGITS.sub("#", answer_span)) == _unit_words(_DIGITS.sub("#", ref_span)):
-        template, slots = answer_span, a_nums
-    elif same_lang:
-        template, slots = ref_span, r_nums
-    else:
+        return None, "a date of the reference cannot be written in the answer's language without an LLM"
+    if one and aq[0].unit != rq[0].unit:
+        other = _in_answer_unit(aq[0], rq[0], ref_sentence, rl)
+        if other is not None:
+            ref_span, rq = other, parse_quantities(other, lang=rl)
+    a_nums, r_nums = _numbers(answer_span, al), _numbers(ref_span, rl)
+    if a_nums and r_nums and len(a_nums) == len(r_nums):
+        dec_sep, group_sep = _answer_style(a_nums[0][0].group(), al)
+        # the answer's own words around the reference's numbers, kept when they read back as the
+        # reference's value ("2,6 bar", "100%" for "100 per cent", "2 Stunden" for "2 hours")
+        mine = _fill(answer_span, a_nums, r_nums, dec_sep, group_sep)
+        back = parse_quantities(mine, lang=al)
+        if len(rq) == 1 and len(back) == 1 and back[0].dim == rq[0].dim and same_value(back[0], rq[0]):
+            return mine, ""
+        if same_lang:  # the reference's words, the answer's way of writing numbers
+            return _fill(ref_span, r_nums, r_nums, dec_sep, group_sep), ""
         return None, "the reference writes the figure with words of another language"
-    dec_sep, group_sep = _answer_style(a_nums[0][0].group(), al)
+    if same_lang:
+        return ref_span, ""
+    return None, "the reference writes the value in a form the answer's language does not share"
+
+
+def _fill(
+    template: str,
+    slots: Sequence[tuple[re.Match[str], float]],
+    values: Sequence[tuple[re.Match[str], float]],
+    dec_sep: str,
+    group_sep: str | None,
+) -> str:
+    """``template`` with the number at each slot replaced by the matching value, written with the
+    given separators and as many decimals as the value's own text has."""
     out, pos = [], 0
-    for (m, _), (rm, value) in zip(slots, r_nums):
+    for (m, _), (vm, value) in zip(slots, values):
         out.append(template[pos : m.start()])
-        out.append(write_number(value, _decimals(rm.group(), value), dec_sep, group_sep))
+        out.append(write_number(value, _decimals(vm.group(), value), dec_sep, group_sep))
         pos = m.end()
     out.append(template[pos:])
-    return "".join(out), ""
-
-
-def _unit_words(rest: str) -> str:
-    return " ".join(re.findall(r"[^\W\d_]+|[%°$€£¥]", rest.lower()))
+    return "".join(out)
 
 
 def _sentence_of(text: str, start: int, end: int) -> tuple[int, int]:
