@@ -115,6 +115,17 @@ def test_no_request_changes_the_upstream(upstream):
         other.close()
 
 
+def test_a_redirect_from_the_upstream_is_not_followed(upstream):
+    other = FakeOpenAIServer()
+    try:
+        upstream.script(Reply(status=307, body=b"", headers={"Location": other.url}))
+        with proxy(upstream.base_url) as client:
+            r = client.post("/v1/chat/completions", json=ask(), follow_redirects=False)
+        assert r.status_code == 307 and other.requests == []
+    finally:
+        other.close()
+
+
 @pytest.mark.parametrize("stream", [False, True])
 def test_an_upstream_error_is_passed_through(upstream, stream):
     error = {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}
