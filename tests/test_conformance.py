@@ -353,11 +353,7 @@ def test_a_reply_the_verifier_cannot_parse_is_an_error_verdict(kind, name):
 
 
 # (kind, name) -> why it fails a check today; each is listed in the report of the change that added this suite
-KNOWN_FAILURES = {
-    ("extractor", "triplets"): "TripletExtractor raises ParseError when the answer's triplets never parse, so the "
-    "whole detection fails (an exception from detect, status=error in a batch) instead of error verdicts "
-    "as hsp_pieces gives; the fix spans the extractor and both triplet verifiers",
-}
+KNOWN_FAILURES: dict[tuple[str, str], str] = {}
 
 
 def _known(kind: str, name: str) -> None:

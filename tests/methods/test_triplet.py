@@ -23,8 +23,12 @@ def test_extraction_that_never_parses_raises_with_both_raw_replies():
     with pytest.raises(ParseError) as err:
         extract_triplets(llm, "text")
     assert "still not json" in err.value.raw and len(llm.requests) == 2
-    det = hallucheck.load_method("triplet", llm=FakeLLM(["", "nope"])).run_batch([{"answer": "x", "reference": REF}])[0]
-    assert det.status == "error" and "could not be parsed" in det.error
+    # in a method: the answer is one error verdict with both replies, no verifier or reference request
+    llm = FakeLLM(["", "nope"])
+    det = hallucheck.load_method("triplet", llm=llm).run_batch([{"answer": "x", "reference": REF}])[0]
+    (v,) = det.verdicts
+    assert det.status == "ok" and det.hallucinated is None and len(llm.requests) == 2
+    assert v.status == "error" and "could not be extracted" in v.reason and "nope" in v.raw
 
 
 # -- batched check ---------------------------------------------------------------------------------

@@ -255,14 +255,23 @@ class TripletExtractor(ClaimExtractor):
         self.use_question = use_question
 
     def extract(self, answer: str, *, question: str | None = None) -> list[Claim]:
-        result = extract_triplets(
-            self.llm,
-            answer,
-            question=question if self.use_question else None,
-            prompt=self.prompt,
-            max_triplets=self.max_triplets,
-            max_tokens=self.max_tokens,
-        )
+        """The answer's triplets as claims; when the replies never parse, one claim of the whole
+        answer whose ``meta["error"]`` (and ``raw``) says why, which the verifiers give an error
+        verdict without asking the LLM (as HSP's extractor does with a sentence it cannot split)."""
+        try:
+            result = extract_triplets(
+                self.llm,
+                answer,
+                question=question if self.use_question else None,
+                prompt=self.prompt,
+                max_triplets=self.max_triplets,
+                max_tokens=self.max_tokens,
+            )
+        except ParseError as exc:
+            text = answer.strip()
+            start = answer.find(text) if text else 0
+            meta = {"error": f"The answer's triplets could not be extracted: {exc}", "raw": exc.raw}
+            return [Claim(text=text, start=start, end=start + len(text), kind="triplet", id="t0", meta=meta)]
         return [
             Claim(
                 text=triplet_text(t),
@@ -325,7 +334,7 @@ class TripletRetriever(EvidenceRetriever):
         return value
 
     def retrieve(self, claims: Sequence[Claim], reference: str, *, question: str | None = None) -> list[list[Evidence]]:
-        if not claims:
-            return []  # nothing to check: do not pay for the reference's extraction
+        if all(c.meta.get("error") for c in claims):
+            return [[] for _ in claims]  # nothing to check: do not pay for the reference's extraction
         items = self.reference_triplets(reference)
         return [list(items) for _ in claims]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ...base import BOOL, NONE, POSITIVE_INT, Verifier
 from ...errors import BackendError
@@ -130,6 +130,8 @@ class BatchedTripletVerifier(Verifier):
         question: str | None = None,
         answer: str = "",
     ) -> list[Verdict]:
+        if any(c.meta.get("error") for c in claims):
+            return _around_failed(self.verify, claims, evidence, reference=reference, question=question, answer=answer)
         refs = _unique_evidence(evidence)
         ref_triplets = [_evidence_triplet(e) for e in refs]
         answers = [claim_triplet(c) or (c.text,) for c in claims]
@@ -358,6 +360,8 @@ class SingleTripletVerifier(Verifier):
         question: str | None = None,
         answer: str = "",
     ) -> list[Verdict]:
+        if any(c.meta.get("error") for c in claims):
+            return _around_failed(self.verify, claims, evidence, reference=reference, question=question, answer=answer)
         block = f"### Question:\n{question.strip()}\n\n" if question and question.strip() else ""
         template = load_prompt(self.prompt)
         verdicts = []
@@ -394,3 +398,19 @@ class SingleTripletVerifier(Verifier):
                 )
             )
         return verdicts
+
+
+def _around_failed(
+    verify: Callable[..., list[Verdict]],
+    claims: Sequence[Claim],
+    evidence: Sequence[Sequence[Evidence]],
+    **kw: Any,
+) -> list[Verdict]:
+    """Error verdicts for the claims the extractor could not produce (``meta["error"]``), no LLM
+    asked; ``verify`` for the others."""
+    ok = [i for i, c in enumerate(claims) if not c.meta.get("error")]
+    judged = iter(verify([claims[i] for i in ok], [evidence[i] for i in ok], **kw) if ok else [])
+    return [
+        next(judged) if i in ok else Verdict.failed(c, str(c.meta["error"]), raw=c.meta.get("raw"))
+        for i, c in enumerate(claims)
+    ]
