@@ -215,3 +215,15 @@ def test_revision_problem_accepts_a_plain_sentence_and_a_removal():
     assert revision_problem(MISSING, "", facts=facts, answer_lang="en", lang="en") is None
     got = revision_problem(MISSING, "Tighten the valve caps to 7 Nm.", facts=facts, answer_lang="en", lang="en")
     assert got and "7 Nm" in got
+
+
+def test_second_round_notes_name_offsets_of_the_original_answer():
+    ref = "The rear tyres take 2.25 bar. The front tyres take 2.4 bar."
+    answer = f"The rear tyres take 3 bar. {MISSING}"
+    mit = detector(PieceRepairMitigator(llm=piece_llm(f"Corrected sentence: {FIXED}"), locate="source")).mitigate(
+        answer, ref
+    )
+    assert mit.revised == f"The rear tyres take 2.25 bar. {MISSING}"  # the figure is one character longer
+    (refusal,) = [n for n in mit.notes if n.startswith("refused:")]
+    start = answer.index(MISSING)
+    assert refusal.startswith(f"refused: answer[{start}:{len(answer)}] {MISSING!r}"), refusal

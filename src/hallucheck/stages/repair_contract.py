@@ -39,6 +39,7 @@ from .figure_repair import NEEDS_LLM, FigureRepairMitigator
 from .repair_checks import revision_problem
 
 MAX_RECHECKS = 3  # re-checks of one round before every change of the round is refused
+_OFFSETS = re.compile(r"answer\[(\d+):(\d+)\]")
 _TOKENS = re.compile(r"\d+(?:[.,]\d+)*|\w+|[^\w\s]|\s+")  # a number with its separators is one token
 
 Recheck = Callable[[str], "Detection | None"]  # None: the revision has no text left to check
@@ -267,6 +268,15 @@ def _unshift(first: Sequence[Edit], pos: int, *, end: bool = False) -> int:
     return pos - delta
 
 
+def _in_original(note: str, first: Sequence[Edit]) -> str:
+    """A second-round note with its ``answer[a:b]`` offsets moved onto the original answer."""
+    if not first:
+        return note
+    return _OFFSETS.sub(
+        lambda m: f"answer[{_unshift(first, int(m.group(1)))}:{_unshift(first, int(m.group(2)), end=True)}]", note
+    )
+
+
 def repair_answer(before: Detection, mitigator: Mitigator, recheck: Recheck) -> Mitigation:
     """Repair ``before``'s flagged sentences under the contract (see the module doc)."""
     figures = mitigator if isinstance(mitigator, FigureRepairMitigator) else FigureRepairMitigator()
@@ -281,7 +291,7 @@ def repair_answer(before: Detection, mitigator: Mitigator, recheck: Recheck) -> 
     second = mitigator.mitigate(det)
     round2 = _Round(det, recheck)
     edits2, after = round2.run(second)
-    notes += [*second.notes, *round2.notes]
+    notes += [_in_original(n, edits1) for n in (*second.notes, *round2.notes)]
     edits = compose(before.answer, edits1, edits2) if edits1 else edits2
     return Mitigation(before.answer, apply_edits(before.answer, edits), tuple(edits), before, after, notes=tuple(notes))
 
