@@ -118,7 +118,7 @@ def concurrent(proxy_url: str, streams: int) -> dict:
     with ThreadPoolExecutor(streams) as pool:
         results = list(pool.map(lambda _: _safe(proxy_url), range(streams)))
     codes: dict[str, int] = {}
-    for code, text in results:
+    for code, _ in results:
         codes[str(code)] = codes.get(str(code), 0) + 1
     complete = sum(1 for code, text in results if code == 200 and text == ANSWER)
     return {"streams": streams, "codes": codes, "complete_answers": complete, "wall_s": time.perf_counter() - t0}
