@@ -223,6 +223,7 @@ class Checker:
         self.config = config
         self.state = state
         self._turns: asyncio.Semaphore | None = None
+        self._turns_loop: asyncio.AbstractEventLoop | None = None
 
     def pipeline(self) -> Any:
         return self.config.pipeline if self.config.pipeline is not None else self.state.pipeline(None, {})
@@ -246,8 +247,9 @@ class Checker:
             return f"the method's repair is not available here ({type(exc).__name__})"
 
     async def _pooled(self, fn: Any, budget: Any) -> Any:
-        if self._turns is None:
-            self._turns = asyncio.Semaphore(max(1, self.state.pool.capacity))
+        loop = asyncio.get_running_loop()
+        if self._turns is None or self._turns_loop is not loop:  # one per event loop
+            self._turns, self._turns_loop = asyncio.Semaphore(max(1, self.state.pool.capacity)), loop
         timeout = self.config.check_timeout
         async with self._turns:
             return await self.state.pool.run(
