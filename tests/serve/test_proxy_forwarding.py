@@ -271,3 +271,31 @@ def test_curl(upstream, live):
     )
     evs = events(out.stdout)
     assert content(evs) == f"{GOOD} " and final_chunk(evs)["hallucinated"] is True and evs[-1] == "[DONE]"
+
+
+# -- timeouts --------------------------------------------------------------------------------------
+def test_an_upstream_slower_than_its_timeout_is_504(upstream):
+    upstream.script(Reply(body=completion(GOOD), delay=30))
+    with proxy(upstream.base_url, upstream_timeout=0.5) as client:
+        r = client.post("/v1/chat/completions", json=ask())
+    assert r.status_code == 504 and r.json()["error"]["type"] == "upstream_error"
+
+
+@pytest.mark.parametrize("policy", ["hold", "block"])
+def test_a_check_slower_than_its_timeout_could_not_verify(upstream, policy):
+    gate = threading.Event()  # never opened while the request runs: every check outlives its timeout
+    upstream.script(Reply(chunks=sse(stream_chunks(GOOD))))
+    try:
+        with proxy(upstream.base_url, standin(gate=gate), check_timeout=0.5) as client:
+            r = client.post(
+                "/v1/chat/completions", json={**ask(stream=True), "hallucheck": {"reference": REF, "policy": policy}}
+            )
+    finally:
+        gate.set()
+    evs = events(r.text)
+    final = final_chunk(evs)
+    assert final["outcome"] == "could_not_verify" and evs[-1] == "[DONE]"
+    if policy == "hold":  # released, marked as not verified
+        assert content(evs) == GOOD and "not checked within 0.5 s" in final["error"]
+    else:  # block fails closed
+        assert content(evs) == "" and final["blocked"]["outcome"] == "could_not_verify"
