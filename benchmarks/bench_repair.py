@@ -5,9 +5,10 @@
 
 Each case runs once, without its question, through ``method.mitigate`` (detect, repair under the
 repair contract, re-check). Printed as markdown: answers flagged; of those, answers the re-check
-finds grounded after the repair; answers changed; edits and where they fall against the set's
-sentence labels (an edit inside a sentence labelled supported changed a right sentence); edits
-inside a sentence the detection did not flag (must be 0); revisions refused; seconds per answer.
+finds grounded after the repair; answers changed; contradicted figures (with their reference
+counterpart) the repair replaced; edits and where they fall against the set's sentence labels (an
+edit inside a sentence labelled supported changed a right sentence); edits inside a sentence the
+detection did not flag (must be 0); revisions refused; seconds per answer.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ def main() -> None:
     method.mitigate(rows[0]["answer"], rows[0]["reference"])  # warm-up: loads the models
     n = flagged = grounded_after = changed = refused = figure_edits = 0
     in_supported = in_unsupported = in_unflagged = 0
+    contradicted = repaired = 0
     seconds = 0.0
     for row in rows:
         n += 1
@@ -49,6 +51,12 @@ def main() -> None:
         grounded_after += bool(mit.after is not None and mit.after.hallucinated is False)
         changed += mit.changed
         refused += sum(1 for note in mit.notes if note.startswith("refused:"))
+        sources = {(e.start, e.end) for e in mit.edits if e.source is not None}
+        for v in mit.before.flagged:
+            for f in v.meta.get("fact_spans") or ():
+                if f.get("status") == "contradicted" and f.get("reference"):
+                    contradicted += 1
+                    repaired += (f["start"], f["end"]) in sources
         spans = split_sentences(row["answer"])
         hit = [
             any(v.hallucinated and v.claim.start < s.end and s.start < v.claim.end for v in mit.before.verdicts)
@@ -63,13 +71,13 @@ def main() -> None:
             in_unsupported += "unsupported" in labels
     edits = in_supported + in_unsupported
     print(
-        "| method | LLM | answers | flagged | grounded after repair | changed | edits (figures) | "
+        "| method | LLM | answers | flagged | grounded after repair | changed | contradicted figures repaired | edits (figures) | "
         "in a sentence labelled unsupported / supported | in an unflagged sentence | refused | s/answer |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     print(
         f"| {args.method} | {args.llm} | {n} | {flagged} | {grounded_after} ({grounded_after / max(flagged, 1):.0%}) "
-        f"| {changed} | {edits} ({figure_edits}) | {in_unsupported} / {in_supported} | {in_unflagged} | {refused} "
+        f"| {changed} | {repaired} of {contradicted} | {edits} ({figure_edits}) | {in_unsupported} / {in_supported} | {in_unflagged} | {refused} "
         f"| {seconds / max(n, 1):.2f} |"
     )
 
