@@ -25,6 +25,7 @@ import math
 import re
 from functools import cached_property
 
+from ..text.numbers import _numbers
 from ..text.quantities import Quantity, parse_quantities, same_value
 
 DERIVED_CAP = 40  # figures of one kind (and of one sentence) tried in pairs for a derived value
@@ -37,7 +38,7 @@ _SOFT_DIMS = ("freq:", "count:", "ordinal", "label:", "code:", "ratio")
 _CHANGE_CUE = re.compile(
     r"\b(?:up(?!\s+to\b)|down|rose|risen|rise|fell|fallen|fall|grew|grown|gain(?:ed)?|los[st]|drop(?:ped)?|"
     r"jump(?:ed)?|climb(?:ed)?|increase[ds]?|decrease[ds]?|declined?|more|less|fewer|higher|lower|difference|"
-    r"combined|total|together|altogether|in all|change[ds]?|plus|by|sum|net|added|each|per|apart|half|halve[ds]?|"
+    r"combined|total|together|altogether|in all|change[ds]?|plus|by|sum|net|added|each|per(?!\s*cent)|apart|half|halve[ds]?|"
     r"double[ds]?|twice|triple[ds]?|third|quarter|cheaper|dearer|longer|shorter|later|earlier|quieter|louder|"
     r"saves?|saving|discount|off|extra|another|adds? up|namely|that is|which is|i\.e|"
     r"gestiegen|gesunken|wuchs|stieg|sank|mehr|weniger|insgesamt|zusammen|je|pro|leiser|billiger|teurer|nämlich|"
@@ -130,7 +131,7 @@ class FigureDoubt:
             return "abstained"  # a frequency, count or position the reference gives in no such form
         if status == "missing" and (q.dim is None or q.dim.startswith("count:")):
             # a bare number or a count of a loosely named thing: missing only when no figure has its value
-            stated = {v for vs in self._values.values() for v in vs} | self.raw_numbers
+            stated = {v for vs in self._values.values() for v in vs} | self._all_numbers
             if q.low in stated and q.high in stated:
                 return "abstained"
         # a value the reference states of this kind is judged by its context, never by arithmetic
@@ -139,6 +140,11 @@ class FigureDoubt:
         # a word of change or arithmetic around the value ("up $17 million", "EUR 25 less", "in total")
         cue = _CHANGE_CUE.search(claim[max(0, q.start - 40) : min(len(claim), q.end + 30)]) is not None
         return "abstained" if self._derived(q, cue, claim) else status
+
+    @cached_property
+    def _all_numbers(self) -> set[float]:
+        """Every number the reference writes, in digits or in words ("number two", "four-match")."""
+        return self.raw_numbers | {n.value for n in _numbers(self.reference, False)}
 
     def _said_with_words_between(self, q: Quantity) -> bool:
         """The reference writes ``q``'s number and unit as the claim does, with a word or two between."""
@@ -182,9 +188,6 @@ class FigureDoubt:
                 for p in per
             )
 
-        # a value written with three or more significant digits is rarely a half or a double by chance
-        precise = shown is not None and len(shown.group().replace(",", "").replace(".", "").strip("0")) >= 3
-
         base = (q.dim or "").split("/")[0]
 
         def of_kind(d: str | None) -> bool:
@@ -212,8 +215,10 @@ class FigureDoubt:
             ):
                 return True  # "a 36 % lower risk" from a hazard ratio of 0.64
         for a in same:
-            if (cue or precise) and (close(a / 2) or close(a / 3) or close(a / 4) or close(a / 12) or close(a * 2)):
-                return True  # a half, a third, a quarter, a month's share, a double
+            if cue and (close(a / 2) or close(a / 3) or close(a / 4) or close(a * 2)):
+                return True  # a half, a third, a quarter, a double, said so
+            if cue and base.startswith("money:") and close(a / 12):
+                return True  # a month's share of a yearly amount
             if any(close(a * n) or close(a / n) for n in counts):
                 return True
         # a difference, sum, change or share of two figures of one reference sentence ("rose to $188 million

@@ -52,6 +52,7 @@ from .doubt import FigureDoubt
 
 _ONE = re.compile(r"(?:1|one|un|une|uno|una|ein|eine|einen|一)\b", re.IGNORECASE)
 MAX_FIGURES = 64  # figures of one claim sentence checked in context (the first ones)
+BARE_LOCAL = 2.0  # how closely a bare number's words must fit another bare number's for a contradiction
 SWAP_MARGIN = 0.6  # how much better two values' words fit each other's places, together, to be called swapped
 _NAME_WINDOW = 3  # a name's role: the few words right beside it
 _NAME_FAMILY = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT"})
@@ -230,8 +231,9 @@ class ReferenceFacts:
                 # is not judged here
                 out.append(FactCheck(q.text, q.start, q.end, kind, "supported"))
                 continue
-            if about_same and q.dim is not None and (best_local >= 1 or not matches):
-                status = self._doubt.unsure_or(q, "contradicted", claim)
+            bare_sure = q.dim is None and br.dim is None and best_local >= BARE_LOCAL and not matches
+            if bare_sure or (about_same and q.dim is not None and (best_local >= 1 or not matches)):
+                status = "contradicted" if bare_sure else self._doubt.unsure_or(q, "contradicted", claim)
             else:
                 status = self._doubt.unsure_or(
                     q, "missing", claim

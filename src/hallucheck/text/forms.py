@@ -256,7 +256,7 @@ def _ordinals_and_labels(text: str, lang: str) -> list[Quantity]:
         out.append(Quantity(m.group(), m.start(), m.end(), float(len(ident)), float(len(ident)), "id", ident))
     for m in _ORDINAL_WORD.finditer(text):
         noun = m.group("noun").lower()
-        if noun in STOP_WORDS or noun in ("quarter", "half"):
+        if noun in STOP_WORDS or noun in ("quarter", "half") or noun in _WORD_NUMBERS or noun.isdigit():
             continue  # "the third quarter" is a period, "first of all" no position
         noun = noun[:-1] if len(noun) > 3 and noun.endswith("s") else noun
         out.append(_q(text, m.start(), m.end(), _ORDINAL_WORDS[m.group("w").lower()], f"ordinal:{noun}"))

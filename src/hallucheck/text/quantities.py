@@ -223,7 +223,16 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
                 u = _unit_at(text, end)
                 if u is not None:
                     rest = text[u[3] : nxt.start]
-                    if _RANGE_SEP.fullmatch(rest) and not re.search(r"[.;:]", rest) and nxt.value >= low:
+                    u2 = _unit_at(text, nxt.end)
+                    same_unit = u2 is not None and u2[0].lower() == u[0].lower()
+                    and_only = re.fullmatch(r"\s*(?:and|und|et|y|和)\s*", rest, re.IGNORECASE)
+                    if (
+                        _RANGE_SEP.fullmatch(rest)
+                        and not re.search(r"[.;:]", rest)
+                        and nxt.value >= low
+                        and same_unit  # "38 mm and 42 mm"; never "3 days and 55 minutes"
+                        and (between or not and_only)
+                    ):
                         high, end, consumed = nxt.value, nxt.end, 2
         cur_b = _currency_before(text, start)
         qual = _qualifier_before(text, cur_b[1] if cur_b else start)  # "about £350": the word before the symbol
