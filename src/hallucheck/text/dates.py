@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .quantity import Quantity
+from .quantity import Quantity, non_overlapping
 from .units import _AMBIGUOUS_MONTHS, _MONTHS
 
 _LETTER_RUN = re.compile(r"[^\W\d_]+")
@@ -65,13 +65,7 @@ def _dates(text: str, *, day_first: bool) -> list[Quantity]:
         if d and not 1 <= int(d) <= 31:
             continue
         out.append(_date_q(text, m.start(), m.end(), int(y) if y else None, _MONTHS[mw], int(d) if d else None))
-    out.sort(key=lambda q: (q.start, -(q.end - q.start)))
-    kept: list[Quantity] = []
-    for q in out:
-        if kept and q.start < kept[-1].end:
-            continue
-        kept.append(q)
-    return kept
+    return non_overlapping(out)
 
 
 def _date_q(text: str, s: int, e: int, y: int | None, mo: int | None, d: int | None) -> Quantity:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from .quantity import Quantity
+from .quantity import Quantity, non_overlapping
 from .stopwords import STOP_WORDS
 from .units import _CJK, _MONTHS, _WORD_NUMBERS, _unit_at
 
@@ -359,13 +359,7 @@ def figure_forms(text: str, *, lang: str = "en") -> list[Quantity]:
     for m in _RATIO.finditer(text):
         if not any(a < m.end() and m.start() < b for a, b in taken_clock) and int(m.group("b")) > 0:
             found.append(_q(text, m.start(), m.end(), int(m.group("a")) / int(m.group("b")), "ratio"))
-    found.sort(key=lambda q: (q.start, -(q.end - q.start)))
-    kept: list[Quantity] = []
-    for q in found:
-        if kept and q.start < kept[-1].end:
-            continue
-        kept.append(q)
-    return kept
+    return non_overlapping(found)
 
 
 __all__ = ["figure_forms"]

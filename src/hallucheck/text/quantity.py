@@ -118,4 +118,14 @@ def same_value(a: Quantity, b: Quantity) -> bool:
     return True
 
 
-__all__ = ["Quantity", "same_value"]
+def non_overlapping(found: list[Quantity]) -> list[Quantity]:
+    """``found`` in text order with no two spans overlapping: of two that overlap, the earlier one is
+    kept, and of two that start together, the longer."""
+    kept: list[Quantity] = []
+    for q in sorted(found, key=lambda q: (q.start, -(q.end - q.start))):
+        if not kept or q.start >= kept[-1].end:
+            kept.append(q)
+    return kept
+
+
+__all__ = ["Quantity", "non_overlapping", "same_value"]
