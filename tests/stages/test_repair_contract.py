@@ -227,3 +227,14 @@ def test_second_round_notes_name_offsets_of_the_original_answer():
     (refusal,) = [n for n in mit.notes if n.startswith("refused:")]
     start = answer.index(MISSING)
     assert refusal.startswith(f"refused: answer[{start}:{len(answer)}] {MISSING!r}"), refusal
+
+
+@pytest.mark.parametrize(
+    "text, start, end, expected",
+    [("A. B. C.", 3, 5, "A. C."), ("A. B.", 3, 5, "A."), ("B. A.", 0, 2, "A."), ("a very big", 1, 6, "a big")],
+)
+def test_a_removal_takes_its_whitespace(text, start, end, expected):
+    from hallucheck.stages.repair_contract import _with_gaps
+    from hallucheck.text.edits import apply_edits
+
+    assert apply_edits(text, _with_gaps(text, [Edit(start, end, "")])) == expected

@@ -223,12 +223,31 @@ class _Round:
                 return [], self.det
             worse = self.judge(units, after)
             if not worse:
-                return [e for u in units for e in u.edits], after
+                return _with_gaps(self.text, [e for u in units for e in u.edits]), after
             units = [u for u in units if u not in worse]
         else:
             for u in units:
                 self.refuse(u.start, u.end, "the re-checks did not settle")
         return [], self.det
+
+
+def _with_gaps(text: str, edits: Sequence[Edit]) -> list[Edit]:
+    """Each removal of text also takes the whitespace after it (or, at the end, before it), where no
+    other edit is, so that no double or trailing space is left."""
+    out = sorted(edits, key=lambda e: (e.start, e.end))
+    for k, e in enumerate(out):
+        gone = text[e.start : e.end]
+        if e.replacement.strip() or not gone.strip() or gone[0].isspace() or gone[-1].isspace():
+            continue  # not a removal, or one that already takes its whitespace
+        lo = out[k - 1].end if k else 0
+        hi = out[k + 1].start if k + 1 < len(out) else len(text)
+        after = len(text[e.end : hi]) - len(text[e.end : hi].lstrip())
+        before = len(text[lo : e.start]) - len(text[lo : e.start].rstrip())
+        if after and text[e.end + after :].strip():
+            out[k] = replace(e, end=e.end + after)
+        elif before:
+            out[k] = replace(e, start=e.start - before)
+    return out
 
 
 def compose(text: str, first: Sequence[Edit], second: Sequence[Edit]) -> list[Edit]:
