@@ -218,7 +218,8 @@ def test_params_with_llm_none_show_only_what_runs_without_an_llm():
     assert "retriever compact.v1" in with_llm and "mitigator piece_repair.v1" in with_llm
     assert {"k", "embedder", "band", "judge_threshold"} <= set(_table_rows(with_llm, "method parameters"))
     # without: the stages built without one, and only the parameters that reach them
-    assert "compact.v1" not in none and "mitigator" not in none.replace("the mitigator)", "")
+    assert "compact.v1" not in none and "piece_repair" not in none
+    assert "mitigator figure_repair.v1 (FigureRepairMitigator)" in none  # contradicted figures, no LLM
     assert "retriever lexical_topk.v1 (LexicalRetriever)" in none
     assert _table_rows(none, "method parameters") == [
         "gate",

@@ -371,7 +371,8 @@ def describe_parameters(name: str, *, llm: str | None = None) -> str:
         lines += _rows(rows, "    ")
     if no_llm:
         lines.append(
-            "  (without an LLM there is no repair; run with --llm to see the LLM's parameters and the mitigator)"
+            "  (without an LLM the only repair is of contradicted figures, from the reference; run with --llm "
+            "to see the LLM's parameters and its repair)"
         )
     return "\n".join(lines)
 

@@ -139,6 +139,8 @@ def test_amitigate_gives_what_mitigate_gives():
         return "[Reason] The reference gives 2.2 bar.\n[Final Sentence] The rear tyres take 2.2 bar."
 
     def scores(messages, labels):
+        if "tyres" not in messages[-1].content:  # the content-free input ("N/A"): no prior
+            return {x: -1.0 for x in labels}
         return {"Entailment": -0.05, "Neutral": -4.0, "Contradiction": -4.0}
 
     answer, reference = "The rear tyres take 3.1 bar.", "The rear tyres take 2.2 bar."
