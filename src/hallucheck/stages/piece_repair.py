@@ -15,11 +15,13 @@ flagged piece, in order:
 3. take the ``[Final Sentence]`` part of the reply and put it in place of the sentence.
 
 A reply without a usable ``[Final Sentence]`` part (or a backend failure) leaves the sentence
-as it is and is recorded. ``Mitigation`` has no field for notes, so each touched sentence
-becomes one :class:`Edit` of the *original* answer (``answer[start:end]`` -> replacement),
-whose ``reason`` says which pieces were fixed and why; a sentence that could not be repaired
-is kept and reported in the Mitigation's ``notes`` (starting ``"not repaired:"``, with the raw
-reply). A final sentence of "Correct" (the editor found
+as it is and is recorded. Each touched sentence becomes one :class:`Edit` of the *original*
+answer (``answer[start:end]`` -> replacement), whose ``reason`` says which pieces were fixed and
+why; a sentence that could not be repaired is kept and reported in the Mitigation's ``notes``
+(starting ``"not repaired:"``, with the raw reply). Only sentences a flagged piece comes from are
+sent to the LLM. Through :meth:`~hallucheck.pipeline.Pipeline.mitigate` every revision then goes
+through the repair contract (:mod:`hallucheck.stages.repair_contract`): cut to the words it
+changes, and kept only when it is the answer's own text and the re-check finds it better. A final sentence of "Correct" (the editor found
 nothing to fix) or equal to the sentence changes nothing. Nothing flagged: the answer is
 returned unchanged with no edits.
 

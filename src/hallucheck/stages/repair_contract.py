@@ -305,14 +305,21 @@ def repair_answer(before: Detection, mitigator: Mitigator, recheck: Recheck) -> 
     notes = [n for n in first.notes if mitigator is figures or NEEDS_LLM not in n] + round1.notes
     if mitigator is figures or not det.flagged:
         return Mitigation(
-            before.answer, apply_edits(before.answer, edits1), tuple(edits1), before, det, notes=tuple(notes)
+            before.answer,
+            apply_edits(before.answer, edits1),
+            tuple(edits1),
+            before,
+            det,
+            notes=tuple(dict.fromkeys(notes)),
         )
     second = mitigator.mitigate(det)
     round2 = _Round(det, recheck)
     edits2, after = round2.run(second)
     notes += [_in_original(n, edits1) for n in (*second.notes, *round2.notes)]
     edits = compose(before.answer, edits1, edits2) if edits1 else edits2
-    return Mitigation(before.answer, apply_edits(before.answer, edits), tuple(edits), before, after, notes=tuple(notes))
+    return Mitigation(
+        before.answer, apply_edits(before.answer, edits), tuple(edits), before, after, notes=tuple(dict.fromkeys(notes))
+    )
 
 
 __all__ = ["MAX_RECHECKS", "compose", "narrow", "repair_answer"]
