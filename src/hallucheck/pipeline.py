@@ -321,7 +321,11 @@ class Pipeline(Component):
 
     # -- mitigation -------------------------------------------------------------------------
     def mitigate(self, answer: str, reference: str | Sequence[str], *, question: str | None = None) -> Mitigation:
-        """Detect, revise the flagged claims, and re-check the revision with the same detector."""
+        """Detect, revise the flagged claims, and re-check the revision with the same detector.
+
+        Contradicted figures are repaired from the reference first (no LLM), then the mitigator
+        revises what is still flagged; a revision is kept only under the repair contract
+        (:func:`hallucheck.stages.repair_contract.repair_answer`), else ``notes`` say why not."""
         from dataclasses import replace
 
         from .stages.repair_contract import repair_answer

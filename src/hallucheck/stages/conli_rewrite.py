@@ -25,7 +25,10 @@ needs similarity > 0.5). Then:
   :attr:`RewriteResult.dropped`).
 
 So the revision differs from the original only inside flagged sentences, and every change is
-an :class:`~hallucheck.types.Edit` with the detection reason. A removal also takes the
+an :class:`~hallucheck.types.Edit` with the detection reason. Through
+:meth:`~hallucheck.pipeline.Pipeline.mitigate` each change then goes through the repair contract
+(:mod:`hallucheck.stages.repair_contract`: no meta-text, the answer's language, no new figure the
+reference lacks, better on re-check). A removal also takes the
 whitespace that separated the sentence from its neighbour. Nothing flagged: no LLM call, the
 answer is returned unchanged.
 """
