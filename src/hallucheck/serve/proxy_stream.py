@@ -113,6 +113,7 @@ class _Step:
     seg: Segment
     task: asyncio.Future[Detection | None]
     rhd: asyncio.Future[dict[str, Any]] | None = None
+    after: int = 0  # the upstream chunks passed on before it: its verdict goes out after them
 
 
 class StreamGuard:
@@ -135,6 +136,7 @@ class StreamGuard:
         self.repaired: list[dict[str, Any]] = []
         self.blocked: tuple[Segment, Detection] | None = None
         self.tail: list[dict[str, Any]] = []  # held finish and usage chunks, sent after the text
+        self.queued = self.sent = 0  # upstream chunks queued to be passed on, and passed on
 
     # -- reading the upstream -----------------------------------------------------------------
     async def _read(self, events: AsyncIterator[str]) -> None:
@@ -167,7 +169,7 @@ class StreamGuard:
         finished = bool(choice and choice.get("finish_reason"))
         self.tokens.add((choice or {}).get("logprobs"))
         if self.policy == "annotate":
-            self.queue.put_nowait(("out", event(chunk)))
+            self._out(chunk)
         else:
             self._hold(chunk, choice, finished)
         segments = self.buffer.add(content) if content else []
@@ -185,7 +187,11 @@ class StreamGuard:
         if finished or not chunk.get("choices"):
             self.tail.append(chunk)
         else:
-            self.queue.put_nowait(("out", event(chunk)))
+            self._out(chunk)
+
+    def _out(self, chunk: dict[str, Any]) -> None:
+        self.queued += 1
+        self.queue.put_nowait(("out", event(chunk)))
 
     def _schedule(self, segments: list[Segment]) -> None:
         for seg in segments:
@@ -198,7 +204,8 @@ class StreamGuard:
                 task = asyncio.get_running_loop().create_future()
                 task.set_result(None)
             task.add_done_callback(lambda _: self.queue.put_nowait(("tick", None)))
-            self.pending.append(_Step(seg, task, self._rhd(seg) if seg.sentence and self.tokens else None))
+            rhd = self._rhd(seg) if seg.sentence and self.tokens else None
+            self.pending.append(_Step(seg, task, rhd, self.queued))
 
     def _rhd(self, seg: Segment) -> asyncio.Future[dict[str, Any]]:
         """DRAD's RHD of the sentence from the tokens so far, on the work pool."""
@@ -218,6 +225,7 @@ class StreamGuard:
             while True:
                 kind, item = await self.queue.get()
                 if kind == "out":
+                    self.sent += 1
                     yield item
                     continue
                 end = kind in ("end", "error", "upstream_error")
@@ -251,12 +259,16 @@ class StreamGuard:
             yield b"data: [DONE]\n\n"
 
     async def _release(self, wait: bool) -> AsyncIterator[bytes]:
-        while self.pending and (wait or self.pending[0].task.done()) and self.blocked is None:
+        while self.pending and self.blocked is None and (wait or self._ready(self.pending[0])):
             step = self.pending.popleft()
             det = await step.task
             rhd = await step.rhd if step.rhd is not None else None
             async for out in self._emit(step.seg, det, rhd):
                 yield out
+
+    def _ready(self, step: _Step) -> bool:
+        """Checked, and the chunks that came before its sentence ended have been passed on."""
+        return step.task.done() and step.after <= self.sent
 
     def _piece(self, text: str) -> bytes:
         self.released.append(text)
