@@ -190,7 +190,10 @@ def test_triplet_unparseable_reply_exits_3_could_not_verify(ref_file, monkeypatc
     code = main(
         ["detect", "--reference", ref_file, "--answer", "The Oberoi Group is based in Mumbai.", "--method", "triplet"]
     )
-    assert code == 3 and "could not be parsed" in one_line_error(capsys.readouterr().err)
+    out = capsys.readouterr().out
+    # the answer's claim is not verified (an error verdict with the replies), not a failed run
+    assert code == 3 and out.startswith("COULD NOT VERIFY")
+    assert "triplets could not be extracted" in out and "I cannot do that {{{" in out
 
 
 @pytest.mark.parametrize(
