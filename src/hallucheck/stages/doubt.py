@@ -38,13 +38,13 @@ _SOFT_DIMS = ("freq:", "count:", "ordinal", "label:", "code:", "ratio")
 _CHANGE_CUE = re.compile(
     r"\b(?:up(?!\s+to\b)|down|rose|risen|rise|fell|fallen|fall|grew|grown|gain(?:ed)?|los[st]|drop(?:ped)?|"
     r"jump(?:ed)?|climb(?:ed)?|increase[ds]?|decrease[ds]?|declined?|more|less|fewer|higher|lower|difference|"
-    r"combined|total|together|altogether|in all|change[ds]?|plus|by|sum|net|added|each|per(?!\s*cent)|apart|half|halve[ds]?|"
+    r"combined|total|together|altogether|in all|change[ds]?|plus|by|sum|net|added|apart|half|halve[ds]?|"
     r"double[ds]?|twice|triple[ds]?|third|quarter|cheaper|dearer|longer|shorter|later|earlier|quieter|louder|"
     r"saves?|saving|discount|off|extra|another|adds? up|namely|that is|which is|i\.e|"
-    r"gestiegen|gesunken|wuchs|stieg|sank|mehr|weniger|insgesamt|zusammen|je|pro|leiser|billiger|teurer|nämlich|"
+    r"gestiegen|gesunken|wuchs|stieg|sank|mehr|weniger|insgesamt|zusammen|leiser|billiger|teurer|nämlich|"
     r"später|früher|soit|plus tard|es decir|más tarde|"
-    r"hausse|baisse|augment\w*|diminu\w*|progress\w*|recul\w*|moins|total|chacun\w*|par|"
-    r"aumento|aument\w*|subió|bajó|más|menos|cada|en total)\b|增加|减少|增长|下降|共|合计|比|半",
+    r"hausse|baisse|augment\w*|diminu\w*|progress\w*|recul\w*|moins|total|"
+    r"aumento|aument\w*|subió|bajó|más|menos|en total)\b|增加|减少|增长|下降|共|合计|比|半",
     re.IGNORECASE,
 )
 

@@ -231,7 +231,12 @@ class ReferenceFacts:
                 # is not judged here
                 out.append(FactCheck(q.text, q.start, q.end, kind, "supported"))
                 continue
-            bare_sure = q.dim is None and br.dim is None and best_local >= BARE_LOCAL and not matches
+            bare_sure = (
+                q.dim is None
+                and br.dim is None
+                and best_local >= BARE_LOCAL
+                and (not matches or best_local >= matches[0][1] + BARE_LOCAL / 2)
+            )
             if bare_sure or (about_same and q.dim is not None and (best_local >= 1 or not matches)):
                 status = "contradicted" if bare_sure else self._doubt.unsure_or(q, "contradicted", claim)
             else:

@@ -83,14 +83,13 @@ def same_value(a: Quantity, b: Quantity) -> bool:
         return all(x is None or y is None or x == y for x, y in zip(a.date or (), b.date or ())) and any(
             x is not None and y is not None for x, y in zip(a.date or (), b.date or ())
         )
-    bound = next((q for q in (a, b) if q.qualifier in ("below", "above")), None)
-    if bound is not None and not (a.is_range or b.is_range):
-        # "under half an hour" states 25 minutes; "more than 20" states 21: a bound holds a value on its
-        # side, not far from it (within half of it)
-        other = b if bound is a else a
-        if bound.qualifier == "below":
-            return 0.5 * bound.low <= other.low <= bound.low
-        return bound.low <= other.low <= 1.5 * bound.low
+    if a.qualifier in ("below", "above") and b.qualifier is None and not (a.is_range or b.is_range):
+        # the claim's "under half an hour" states the reference's 25 minutes, its "more than 20" the
+        # reference's 21: a bound holds a value on its side, not far from it. (A bound in the reference
+        # is a condition - "weighing less than 2 kg" - and states no value the claim may give.)
+        if a.qualifier == "below":
+            return 0.5 * a.low <= b.low <= a.low
+        return a.low <= b.low <= 1.5 * a.low
     if a.qualifier == "approx" or b.qualifier == "approx":
         # "about 40", "over a year": within 15 %, or inside the other's range
         lo, hi = min(a.low, b.low), max(a.high, b.high)
