@@ -120,3 +120,18 @@ def test_the_evidence_shown_is_the_value_about_the_same_referent():
 def test_the_default_calls_the_earnings_and_timetable_answers_grounded(answer, reference):
     det = hallucheck.detect(answer, reference, llm="none")
     assert det.hallucinated is False, [v.reason for v in det.verdicts]
+
+
+def test_the_comparison_reads_a_bounded_share_of_a_large_reference():
+    from hallucheck.stages.fact_index import MAX_CANDIDATES
+
+    filler = " ".join(f"Valve {i} of the cooling loop is rated {i % 90 + 3}.5 bar." for i in range(400))
+    reference = filler + " The rear tyre pressure for a fully loaded car is 2.6 bar."
+    ref = ReferenceFacts(reference)
+    claim = "The rear tyre pressure for a fully loaded car is 3.0 bar."
+    (q,) = ref.quantities[-1]
+    cands = ref._index.candidates(q, {"rear": 1.0, "tyre": 1.0, "pressu": 1.0, "load": 1.0}, {})
+    assert len({i for i, _, _ in cands}) <= MAX_CANDIDATES < 401
+    # the value about the same thing is still found among many of its kind
+    assert statuses(reference, claim) == {"3.0 bar": "contradicted"}
+    assert statuses(reference, "The rear tyre pressure for a fully loaded car is 2.6 bar.") == {"2.6 bar": "supported"}

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Iterable
 from functools import cached_property
 
 from ..text.numbers import _numbers
@@ -76,10 +77,18 @@ def _close(q: Quantity, x: float) -> bool:
 class FigureDoubt:
     """The doubts about claim figures that one reference's figures raise (see the module's docstring)."""
 
-    def __init__(self, quantities: list[list[Quantity]], raw_numbers: set[float], reference: str = "") -> None:
+    def __init__(
+        self,
+        quantities: list[list[Quantity]],
+        raw_numbers: set[float],
+        reference: str = "",
+        near: Callable[[Quantity], Iterable[tuple[int, int, Quantity]]] | None = None,
+    ) -> None:
         self.quantities = quantities
         self.raw_numbers = raw_numbers
         self.reference = reference
+        # the reference values that may state a value (all of its kind, unless the caller indexes them)
+        self._near = near or (lambda q: [(i, j, r) for i, qs in enumerate(quantities) for j, r in enumerate(qs)])
 
     @cached_property
     def _values(self) -> dict[str | None, list[float]]:
@@ -135,7 +144,7 @@ class FigureDoubt:
             if q.low in stated and q.high in stated:
                 return "abstained"
         # a value the reference states of this kind is judged by its context, never by arithmetic
-        if any(same_value(q, r) for qs in self.quantities for r in qs if r.dim == q.dim):
+        if any(same_value(q, r) for _, _, r in self._near(q) if r.dim == q.dim):
             return status
         # a word of change or arithmetic around the value ("up $17 million", "EUR 25 less", "in total")
         cue = _CHANGE_CUE.search(claim[max(0, q.start - 40) : min(len(claim), q.end + 30)]) is not None

@@ -49,6 +49,7 @@ from ..text.quantities import Quantity, parse_quantities, same_value
 from ..text.segment import Span, split_sentences
 from .clauses import _Clauses, _context, _stem, _words, clause_lists, stems
 from .doubt import FigureDoubt
+from .fact_index import ValueIndex
 
 _ONE = re.compile(r"(?:1|one|un|une|uno|una|ein|eine|einen|一)\b", re.IGNORECASE)
 MAX_FIGURES = 64  # figures of one claim sentence checked in context (the first ones)
@@ -112,6 +113,13 @@ class ReferenceFacts:
         bare = [q for qs in self.quantities for q in qs if q.dim is None or q.dim.startswith("count:")]
         return {q.low for q in bare} | {q.high for q in bare}
 
+    @cached_property
+    def _index(self) -> ValueIndex:
+        return ValueIndex(self.quantities, self.bags, self.idf)
+
+    def _near(self, q: Quantity) -> list[tuple[int, int, Quantity]]:
+        return self._index.near(q)
+
     def _ref_context(self, i: int, j: int) -> dict[str, float]:
         """What value ``j`` of reference sentence ``i`` is about, weighted as :func:`_context` weighs
         a claim's (an elliptic clause shares the words before it in the clause it continues);
@@ -135,35 +143,33 @@ class ReferenceFacts:
         if not claim_qs:
             return out
         claim_clauses = _Clauses(claim, [(q.start, q.end) for q in claim_qs])
-        # which claim values each reference value states, once
-        same = {
-            (i, j): {k for k, q in enumerate(claim_qs) if q.dim == r.dim and same_value(q, r)}
-            for i, qs in enumerate(self.quantities)
-            for j, r in enumerate(qs)
-        }
+        # which claim values each reference value states, once (only values near each claim value are tried)
+        same: dict[tuple[int, int], set[int]] = {}
+        for k, q in enumerate(claim_qs):
+            for i, j, r in self._near(q):
+                if same_value(q, r):
+                    same.setdefault((i, j), set()).add(k)
         # a reference sentence that states the claim's other values is the one the claim is about
-        stated = [
-            [any(k in same[(i, j)] for j in range(len(qs))) for k in range(len(claim_qs))]
-            for i, qs in enumerate(self.quantities)
-        ]
+        stated: dict[int, set[int]] = {}
+        for (i, _), ks in same.items():
+            stated.setdefault(i, set()).update(ks)
         fallback: dict[int, FactCheck] = {}  # a contradicted value's own match, in case its counterpart is another's
         for k, q in enumerate(claim_qs):
             kind = _kind(q)
-            agree = [sum(row) - 0.5 * row[k] for row in stated]  # its own value counts half
             context = _context(claim_clauses, claim_qs, k)
-            # how much of what the claim says about this value each sentence says (IDF-weighted)
-            sent_scores = [sum(self.idf.get(w, 0.0) * c for w, c in context.items() if w in bag) for bag in self.bags]
             cands = []
-            for i, qs in enumerate(self.quantities):
-                for j, r in enumerate(qs):
-                    if r.dim != q.dim or (q.dim == "date" and not _comparable_dates(q, r)):
-                        continue
-                    if k not in same[(i, j)] and same[(i, j)]:
-                        continue  # the claim states this value too, elsewhere: it is that value's counterpart
-                    ref_ctx = self._ref_context(i, j)
-                    local = sum(w * ref_ctx[word] for word, w in context.items() if word in ref_ctx)
-                    score = sent_scores[i] + 2.0 * local + 3.0 * agree[i] + (1.0 if r.unit == q.unit else 0.0)
-                    cands.append((score, local, i, r, k in same[(i, j)]))
+            for i, j, r in self._index.candidates(q, context, stated):
+                if q.dim == "date" and not _comparable_dates(q, r):
+                    continue
+                if k not in same.get((i, j), ()) and (i, j) in same:
+                    continue  # the claim states this value too, elsewhere: it is that value's counterpart
+                ref_ctx = self._ref_context(i, j)
+                local = sum(w * ref_ctx[word] for word, w in context.items() if word in ref_ctx)
+                agree = len(stated.get(i, ())) - 0.5 * (k in stated.get(i, ()))  # its own value counts half
+                # how much of what the claim says about this value the sentence says (IDF-weighted)
+                sent_score = sum(self.idf.get(w, 0.0) * c for w, c in context.items() if w in self.bags[i])
+                score = sent_score + 2.0 * local + 3.0 * agree + (1.0 if r.unit == q.unit else 0.0)
+                cands.append((score, local, i, r, k in same.get((i, j), ())))
             if not cands:
                 # nothing of this kind in the reference: a bare value or count may still be there
                 ok = (
@@ -305,7 +311,7 @@ class ReferenceFacts:
 
     @cached_property
     def _doubt(self) -> FigureDoubt:
-        return FigureDoubt(self.quantities, self.raw_numbers, self.reference)
+        return FigureDoubt(self.quantities, self.raw_numbers, self.reference, near=self._near)
 
     def _anchor(self, claim_qs: Sequence[Quantity], checks: list[FactCheck]) -> list[FactCheck]:
         """A value held contradicted is supported after all when a reference sentence that another
@@ -316,7 +322,7 @@ class ReferenceFacts:
 
         def sound(q: Quantity, c: FactCheck) -> bool:
             return c.sentence is not None and (
-                c.status == "supported" or not any(same_value(q, r) for qs in self.quantities for r in qs)
+                c.status == "supported" or not any(same_value(q, r) for _, _, r in self._near(q))
             )
 
         anchors_of = [c.sentence.start if sound(q, c) else None for q, c in zip(claim_qs, checks)]  # type: ignore[union-attr]

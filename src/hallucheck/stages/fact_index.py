@@ -1,0 +1,99 @@
+"""Which reference values a claim's figure is compared with, found by index so that the figure check's
+work stays bounded on large references (:mod:`.facts`).
+
+:meth:`ValueIndex.near` gives the values that may state a figure's value: a superset of those
+:func:`~hallucheck.text.quantity.same_value` accepts, found by binary search on the value (two values
+written exact state each other only within a converted unit's slack; a rounded, approximate or
+bounded value within a factor of :data:`NEAR_FACTOR`; ranges always). :meth:`ValueIndex.candidates`
+gives the values a figure is weighed against: all of its kind, or in a reference with more than
+:data:`MAX_CANDIDATES` of them, those of the sentences sharing most of the claim's words about it
+(by an index of the words) and of the sentences stating most of the claim's other values.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from functools import cached_property
+
+from ..text.quantities import Quantity
+
+NEAR_FACTOR = 2.5  # a value can state another only within this factor of it (rounding, "about", bounds)
+NEAR_EXACT = 1.05  # two values written exact state each other only within this factor (a converted unit)
+NEAR_ALL = 64  # up to this many values of a kind, all are tried
+MAX_CANDIDATES = 64  # values of one kind a claim figure is compared with in a large reference (by sentence)
+MAX_POSTINGS = 500  # sentences read for one word when choosing them (a word in more says little)
+
+
+class ValueIndex:
+    """The reference's values by kind and by value, and its words by sentence."""
+
+    def __init__(self, quantities: list[list[Quantity]], bags: list[set[str]], idf: dict[str, float]) -> None:
+        self.quantities = quantities
+        self.bags = bags
+        self.idf = idf
+
+    @cached_property
+    def by_dim(self) -> dict[str | None, tuple[list[tuple[int, int, Quantity]], list, list, list]]:
+        """The reference's values by dimension: all of them as (sentence, index, value), then three groups
+        to search by value: those written exact, those written rounded or approximate (each sorted by
+        value, as (value, item)), and the ranges."""
+        groups: dict[str | None, list[tuple[int, int, Quantity]]] = {}
+        for i, qs in enumerate(self.quantities):
+            for j, r in enumerate(qs):
+                groups.setdefault(r.dim, []).append((i, j, r))
+        out = {}
+        for dim, items in groups.items():
+            ranges = [t for t in items if t[2].is_range]
+            points = [t for t in items if not t[2].is_range]
+            loose = sorted(((t[2].low, t) for t in points if t[2].digits or t[2].qualifier), key=lambda x: x[0])
+            exact = sorted(((t[2].low, t) for t in points if not (t[2].digits or t[2].qualifier)), key=lambda x: x[0])
+            out[dim] = (items, exact, loose, ranges)
+        return out
+
+    def near(self, q: Quantity) -> list[tuple[int, int, Quantity]]:
+        """The reference values of ``q``'s dimension that may state its value (a superset of those
+        :func:`same_value` accepts): exact values within :data:`NEAR_EXACT` of it when both are written
+        exact, else within a factor of :data:`NEAR_FACTOR`, and every range; every value of a kind whose
+        values are not magnitudes (dates, clock times, identifiers)."""
+        items, exact, loose, ranges = self.by_dim.get(q.dim, ([], [], [], []))
+        if q.dim in ("date", "clock", "id") or q.low <= 0 or len(items) <= NEAR_ALL:
+            return items
+        tight = NEAR_EXACT if not (q.digits or q.qualifier or q.is_range) else NEAR_FACTOR
+
+        def window(sorted_items: list, factor: float) -> list[tuple[int, int, Quantity]]:
+            a = bisect_left(sorted_items, q.low / factor, key=lambda x: x[0])
+            b = bisect_right(sorted_items, q.high * factor, key=lambda x: x[0])
+            return [t for _, t in sorted_items[a:b]]
+
+        return window(exact, tight) + window(loose, NEAR_FACTOR) + ranges
+
+    def candidates(
+        self, q: Quantity, context: dict[str, float], stated: dict[int, set[int]]
+    ) -> list[tuple[int, int, Quantity]]:
+        """The reference values ``q`` is compared with: every one of its kind, or in a reference with more
+        than :data:`MAX_CANDIDATES` of them, those of the :data:`MAX_CANDIDATES` sentences that share most
+        of the claim's words about it (IDF-weighted, by an index of the words) and of the
+        :data:`MAX_CANDIDATES` sentences stating most of the claim's other values."""
+        items = self.by_dim.get(q.dim, ([], [], [], []))[0]
+        if len(items) <= MAX_CANDIDATES:
+            return items
+        scores: dict[int, float] = {}
+        for w, c in context.items():
+            for i in self.postings.get(w, ())[:MAX_POSTINGS]:
+                scores[i] = scores.get(i, 0.0) + self.idf.get(w, 0.0) * c
+        with_dim = {i for i, _, _ in items}
+        top = sorted((i for i in scores if i in with_dim), key=lambda i: -scores[i])[:MAX_CANDIDATES]
+        keep = set(top) | set(sorted(stated, key=lambda i: -len(stated[i]))[:MAX_CANDIDATES])
+        return [t for t in items if t[0] in keep]
+
+    @cached_property
+    def postings(self) -> dict[str, list[int]]:
+        """Each word of the reference: the sentences it is in, in order."""
+        index: dict[str, list[int]] = {}
+        for i, bag in enumerate(self.bags):
+            for w in bag:
+                index.setdefault(w, []).append(i)
+        return index
+
+
+__all__ = ["MAX_CANDIDATES", "ValueIndex"]
