@@ -236,3 +236,26 @@ def test_a_value_of_the_wrong_type_is_422_not_500(method, params):
         r = c.post("/v1/detect", json={**SIM, "method": method, "params": params})
     assert r.status_code == 422, r.text
     assert r.json()["field"].startswith("params")
+
+
+def test_what_a_method_loads_is_frozen_out_of_full_collections_after_its_first_run():
+    """After a pipeline's first run every object alive (its models among them) is out of the
+    garbage collector's reach, so a full collection does not walk them while every thread waits;
+    later runs of that pipeline freeze nothing more, a newly built one freezes once more."""
+    import gc
+
+    gc.unfreeze()
+    try:
+        with client() as c:
+            assert gc.get_freeze_count() == 0
+            assert c.post("/v1/detect", json=SIM).status_code == 200
+            first = gc.get_freeze_count()
+            garbage = [[i] for i in range(1000)]  # tracked objects made after the first run
+            assert c.post("/v1/detect", json=SIM).status_code == 200
+            again = gc.get_freeze_count()
+            assert c.post("/v1/detect", json={**SIM, "params": {"t2": 0.3}}).status_code == 200
+            rebuilt = gc.get_freeze_count()
+        # the count falls as frozen objects are freed; a freeze would have taken the garbage too
+        assert first > 0 and again < first + len(garbage) <= rebuilt
+    finally:
+        gc.unfreeze()

@@ -199,6 +199,8 @@ def create_app(config: ServeConfig | None = None) -> Any:
                 if isinstance(exc, BackendError) and not isinstance(exc, CallRefused):
                     state.note_llm(False, f"{type(exc).__name__}: {exc}")
                 return pipe.error_detection(body.model_dump(), exc)
+            finally:
+                state.settle(pipe)
 
         def answer() -> Any:
             det = work()
@@ -225,6 +227,8 @@ def create_app(config: ServeConfig | None = None) -> Any:
             except (BackendError, ParseError) as exc:
                 det = pipe.error_detection(body.model_dump(), exc)
                 return Mitigation(body.answer, body.answer, (), det, None, Usage(), (f"could not verify: {exc}",))
+            finally:
+                state.settle(pipe)
 
         def answer() -> Any:
             mit = work()

@@ -63,6 +63,7 @@ def run_job(state: ServerState, job: Job, pipe: Any, examples: list[Any], cap: i
         job.state = "done"
     except Exception as exc:  # the rows that finished stay on disk and in the results
         job.state, job.error = "failed", f"{type(exc).__name__}: {exc}"[:500]
+    state.settle(pipe)
     usage = Usage()
     for rec in read_results(job.dir):
         usage = usage + Usage.from_dict((rec.get("detection") or {}).get("usage") or {})

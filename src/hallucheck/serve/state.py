@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures as cf
+import gc
 import json
 import shutil
 import tempfile
@@ -74,6 +75,7 @@ class ServerState:
         self.pool = WorkPool(config.workers, config.queue_size)
         self.job_pool = cf.ThreadPoolExecutor(max_workers=1, thread_name_prefix="hallucheck-job")
         self._pipelines = LRUCache(32)  # configured methods: models load once per process
+        self._unsettled: dict[int, Any] = {}  # pipelines built but not yet run to the end once
         self._lock = threading.Lock()
         self.jobs: dict[str, Job] = {}
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
@@ -170,7 +172,22 @@ class ServerState:
             ) from None
 
         self._pipelines.put(key, pipe)
+        with self._lock:
+            self._unsettled[id(pipe)] = pipe
         return pipe
+
+    def settle(self, pipe: Any) -> None:
+        """Called when a run of ``pipe`` has ended: after its first run, whatever it loaded (models,
+        vocabularies, tokenizers) lives as long as the process, so every object alive now is moved
+        out of the garbage collector's reach (``gc.freeze``). A full collection otherwise walks
+        those hundreds of thousands of objects while holding the interpreter lock, and every
+        thread waits for it, the event loop that answers /healthz, 503 and 504 too. Objects frozen
+        are still freed when nothing refers to them; only cycles among them are never collected,
+        and a pipeline is frozen once."""
+        with self._lock:
+            if self._unsettled.pop(id(pipe), None) is None:
+                return
+        gc.freeze()
 
     def budget(self) -> RequestBudget:
         """The limits of one request's LLM calls (none without an LLM)."""
@@ -270,6 +287,7 @@ class ServerState:
             pipe.run("The car has four wheels.", "The car has four wheels and one spare tyre.")
         except HallucheckError:
             pass
+        self.settle(pipe)
         self.model_loaded = True
         if self.config.llm is not None:
             self.probe_llm()
