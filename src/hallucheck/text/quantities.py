@@ -179,6 +179,7 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
     taken = [(q.start, q.end) for q in (*dates, *forms)]
     found: list[Quantity] = [*dates, *forms]
     n_pre = len(found)
+    first_currency: str | None = None
     nums = []
     for n in _numbers(text, dc):
         if n.word and nums and text[n.start : n.end].lower() == "cent" and not text[nums[-1].end : n.start].strip():
@@ -255,10 +256,13 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
         sub = _SUBUNIT.match(text, end)
         if sub:  # "84 cents" is $0.84
             cur = _SUBUNITS.get(sub.group(1).lower(), "EUR")
-            # "cents" takes the currency of the text's other amounts ("€1.47, up 35 cents")
-            others = [c for c in re.findall(r"[€$£¥]|\beuros?\b|\bdollars?\b|\bEUR\b|\bUSD\b", text)]
-            if sub.group(1).lower() == "cents" and others:
-                cur = "EUR" if others[0].lower().startswith(("€", "eur")) else "GBP" if others[0] == "£" else cur
+            # "cents" takes the currency of the text's first other amount ("€1.47, up 35 cents"), looked up once
+            if sub.group(1).lower() == "cents":
+                if first_currency is None:
+                    m = _FIRST_CURRENCY.search(text)
+                    first_currency = m.group().lower() if m else ""
+                if first_currency:
+                    cur = "EUR" if first_currency.startswith(("€", "eur")) else "GBP" if first_currency == "£" else cur
             found.append(
                 Quantity(
                     text[start : sub.end()], start, sub.end(), low / 100, high / 100, f"money:{cur}", cur, qual, digits
@@ -360,6 +364,7 @@ _RATE = re.compile(
 )
 _SUBUNITS = {"cents": "USD", "cent": "EUR", "pence": "GBP", "penny": "GBP", "pennies": "GBP", "euro cents": "EUR"}
 _SUBUNITS |= {"céntimos": "EUR", "céntimo": "EUR", "centimes": "EUR", "centime": "EUR", "centavos": "USD", "分": "CNY"}
+_FIRST_CURRENCY = re.compile(r"[€$£¥]|\beuros?\b|\bdollars?\b|\bEUR\b|\bUSD\b", re.IGNORECASE)
 _SUBUNIT = re.compile(
     r"[ \u00a0]?(euro cents|cents|Cent|pence|penny|pennies|céntimos?|centimes?|centavos)\b", re.IGNORECASE
 )
