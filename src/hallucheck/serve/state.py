@@ -180,8 +180,8 @@ class ServerState:
         """Called when a run of ``pipe`` has ended: after its first run, whatever it loaded (models,
         vocabularies, tokenizers) lives as long as the process, so every object alive now is moved
         out of the garbage collector's reach (``gc.freeze``). A full collection otherwise walks
-        those hundreds of thousands of objects while holding the interpreter lock, and every
-        thread waits for it, the event loop that answers /healthz, 503 and 504 too. Objects frozen
+        every object the models hold while holding the interpreter lock, and every thread waits
+        for it, the event loop that answers /healthz, 503 and 504 too. Objects frozen
         are still freed when nothing refers to them; only cycles among them are never collected,
         and a pipeline is frozen once."""
         with self._lock:
