@@ -112,6 +112,20 @@ def test_a_grounded_answer_says_false(upstream):
     assert r.headers["x-hallucheck-hallucinated"] == "false" and r.json()["hallucheck"]["outcome"] == "grounded"
 
 
+def test_what_the_method_loads_is_frozen_out_of_full_collections_after_its_first_check(upstream):
+    import gc
+
+    gc.unfreeze()
+    try:
+        upstream.script(Reply(body=completion(GOOD)))
+        with proxy(upstream) as client:
+            assert gc.get_freeze_count() == 0
+            assert client.post("/v1/chat/completions", json=ask()).status_code == 200
+            assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+
+
 def test_repair_with_the_default_method(upstream):
     """With llm none the default method repairs a wrong figure where it can; where it has no
     repair (before that work is in), the sentence goes out as in hold, and the chunks say so."""

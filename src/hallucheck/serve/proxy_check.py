@@ -287,6 +287,8 @@ class Checker:
                 return own_part(det, len(context), text) if context else det
             except Exception as exc:
                 return pipe.error_detection({"answer": text, "reference": ask.reference}, exc)
+            finally:
+                self.state.settle(pipe)
 
         try:
             det = await self._pooled(work, budget)
