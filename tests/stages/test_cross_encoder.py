@@ -201,7 +201,7 @@ def test_a_sentence_copied_from_the_reference_is_supported_without_the_judge(bow
     """A summary sentence the reference holds word for word (case and punctuation aside) is supported with
     no judge call, whatever the verifier or a judge would say; one changed word makes it a claim again."""
     copy = "check the pressure when the tyres are cold"
-    changed = "Check the pressure when the tyres are hot."
+    changed = "Check the pressure when the tyres are wet."  # (an opposite, "hot", the gate would settle)
     table = {copy: 0.99, changed: 0.6}  # the verifier is (wrongly) sure the copy is unsupported
     flags = {"Entailment": -3.0, "Neutral": -2.0, "Contradiction": -0.1}
     llm = FakeLLM(label_scores=[flags, {"Entailment": -1.1, "Neutral": -1.1, "Contradiction": -1.1}])  # + calibration

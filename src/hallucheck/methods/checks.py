@@ -9,11 +9,15 @@ from ..stages.entity_check import EntityCheckVerifier
 from ..stages.evidence import AllSentencesRetriever
 
 
-def entity_check(*, llm: LLMClient | None = None, check_numbers: bool = True, check_entities: bool = True) -> Pipeline:
+def entity_check(
+    *, llm: LLMClient | None = None, check_numbers: bool = True, check_entities: bool = True, check_meaning: bool = True
+) -> Pipeline:
     return Pipeline(
         name="entity_check",
         extractor=SentenceExtractor(),
         retriever=AllSentencesRetriever(),
-        verifier=EntityCheckVerifier(check_numbers=check_numbers, check_entities=check_entities),
+        verifier=EntityCheckVerifier(
+            check_numbers=check_numbers, check_entities=check_entities, check_meaning=check_meaning
+        ),
         llm=llm,
     )

