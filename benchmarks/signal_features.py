@@ -123,6 +123,11 @@ def main() -> None:
     ap.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared/data/dev")
     ap.add_argument("--sets", nargs="+", default=list(SETS))
     ap.add_argument("--limit", type=int, help="first N rows of each set (a smoke test)")
+    ap.add_argument(
+        "--reverse",
+        action="store_true",
+        help="last rows first (a second process into another file; stop it when they meet)",
+    )
     args = ap.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     import hallucheck
@@ -147,7 +152,7 @@ def main() -> None:
         for name in args.sets:
             with open(args.data_dir / f"{name}.jsonl", encoding="utf-8") as f:
                 rows = [json.loads(line) for line in f if line.strip()]
-            for ex in rows[: args.limit]:
+            for ex in rows[: args.limit][:: -1 if args.reverse else 1]:
                 if (name, str(ex["id"])) in done:
                     continue
                 ex["_set"] = name
