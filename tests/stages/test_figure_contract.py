@@ -45,7 +45,10 @@ def statuses(reference: str, claim: str, lang: str | None = None) -> dict[str, s
         ("The company was founded in 1989.", "The company was founded in nineteen eighty-nine."),
         ("Staff may work two remote days a week. Book four weeks before departure.", "Staff work two days a week."),
         ("Net income rose to $188 million from $171 million.", "Net income was up $17 million."),
-        ("Patients were randomised 1:1; those aged 70 or over were excluded.", "Patients aged 70 or over were excluded."),
+        (
+            "Patients were randomised 1:1; those aged 70 or over were excluded.",
+            "Patients aged 70 or over were excluded.",
+        ),
     ],
 )
 def test_a_correct_paraphrase_is_never_a_conflict(reference, claim):
