@@ -164,12 +164,14 @@ class FigureDoubt:
         return re.search(pattern, self.reference, re.IGNORECASE) is not None
 
     def _derived(self, q: Quantity, cue: bool, claim: str = "") -> bool:
-        """``q`` is what figures of the reference give by one step of arithmetic: a difference or a sum
-        of two of its kind, one of its kind times or over a count (of the reference or of the claim
-        itself: "8 tablets" of "500 mg" is 4 g), a half, a third or a double, a share per month or per
-        quarter, a percentage change or share, a duration between two clock times. A small whole count
-        (12 or less) counts only after a word of change ("a net five stores", "up 3"): small numbers are
-        too easily made."""
+        """``q`` is what figures of the reference give by one step of arithmetic, and not a value the
+        reference states of its kind: one of its kind times or over a count the claim itself states
+        ("eight tablets a day, that is 4 g"), a percentage change or share of two amounts of one
+        sentence, a duration between two clock times of one sentence; after a word of change or
+        arithmetic around the value also a difference or sum of two of its kind in one sentence or of
+        the claim's own figures, a half, third, quarter or double, a month's share of a yearly amount,
+        a clock time moved by a duration the claim gives, a risk reduction from a ratio. A small whole
+        count (12 or less) counts only after such a word: small numbers are too easily made."""
         own = [c for c in parse_quantities(claim) if c != q and not c.is_range]
         if q.dim == "clock":
             # "20 minutes later ... at 13:01": a stated time moved by a duration the claim gives
