@@ -56,7 +56,7 @@ for _a, _b in _OPPOSITES:
     _OPPOSITE.setdefault(_a, set()).add(_b)
     _OPPOSITE.setdefault(_b, set()).add(_a)
 _CONDITIONS = frozenset(
-    """if when whenever unless only until provided except once wenn falls sofern nur bis außer si lorsque quand
+    """if when whenever unless only until provided except wenn falls sofern nur bis außer si lorsque quand
     seulement uniquement sauf jusqu cuando solo sólo únicamente salvo hasta""".split()
 )
 _MIN_SHARE = 0.75  # share of the claim's content words the aligned sentence must hold to be read at all
@@ -121,7 +121,8 @@ def meaning_conflict(claim: str, ref, question: str | None = None) -> MeaningCon
                 "negation", " ".join(c_neg) or "(no negation)", " ".join(r_neg) or "(none)", sentence
             )
         return None
-    if not extra and sum(lacking.values()) >= 2:
+    polar = _OPPOSITE.keys() | _NEGATIONS
+    if not extra and sum(lacking.values()) >= 2 and c_words & polar <= r_words:
         return _dropped_condition(sentence, c_tokens, c_content, question)
     return None
 
@@ -130,8 +131,8 @@ def _dropped_condition(
     sentence: Span, c_tokens: list[str], c_content: Counter, question: str | None
 ) -> MeaningConflict | None:
     """The condition clause of ``sentence`` the claim leaves out, when the claim restates the part of
-    the sentence that clause governs (the same part between semicolons), takes none of its words, and
-    the question does not state it."""
+    the sentence that clause governs (the same part between semicolons), and neither the claim nor the
+    question takes any of its words."""
     if [w for w in c_tokens if w in _NEGATIONS] != [w for w in _tokens(sentence.text) if w in _NEGATIONS]:
         return None
     asked = _content(_tokens(question or ""))
@@ -142,9 +143,8 @@ def _dropped_condition(
         for word in (w for w in p_tokens if w in _CONDITIONS and w not in c_tokens):
             clause = _condition_clause(part, word)
             words = _content([w for w in _tokens(clause) if w not in _CONDITIONS])
-            # a clause of its own (two words or more), none of whose words the claim takes, nor the question half
-            n = sum(words.values())
-            if n >= 2 and not words & c_content and 2 * sum((words & asked).values()) < n:
+            # a clause of its own (two words or more) none of whose words the claim or the question takes
+            if sum(words.values()) >= 2 and not words & c_content and not words & asked:
                 return MeaningConflict("condition", "", clause, sentence)
     return None
 
