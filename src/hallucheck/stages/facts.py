@@ -245,10 +245,10 @@ class ReferenceFacts:
             )
             if bare_sure or (about_same and q.dim is not None and (best_local >= 1 or not matches)):
                 status = "contradicted" if bare_sure else self._doubt.unsure_or(q, "contradicted", claim)
+            elif matches:
+                status = "abstained"  # the reference states this value: it is not missing, nor surely wrong
             else:
-                status = self._doubt.unsure_or(
-                    q, "missing", claim
-                )  # not about the same thing: missing only if stated nowhere
+                status = self._doubt.unsure_or(q, "missing", claim)  # missing only if stated nowhere
             out.append(FactCheck(q.text, q.start, q.end, kind, status, self._span(bi, br), self.sentences[bi]))
             if matches and matches[0][1] > 0:
                 fallback[len(out) - 1] = FactCheck(
