@@ -27,7 +27,6 @@ import json
 import math
 import multiprocessing as mp
 import random
-import socket
 import subprocess
 import sys
 import threading
@@ -37,6 +36,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_serve import free_port, rss_mb  # noqa: E402
 
 ANSWER = (ROOT / "examples" / "manual_answer.txt").read_text(encoding="utf-8")
 REFERENCE = (ROOT / "examples" / "manual_reference.txt").read_text(encoding="utf-8")
@@ -57,22 +59,6 @@ def bodies(long_repeats: int) -> list[tuple[str, bytes]]:
         ("sim_overlap long", body("sim_overlap", long_answer)),
         ("entity_check long", body("entity_check", long_answer)),
     ]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def rss_mb(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
 
 
 def fake_llm(args: argparse.Namespace):
