@@ -83,12 +83,15 @@ class FigureDoubt:
         raw_numbers: set[float],
         reference: str = "",
         near: Callable[[Quantity], Iterable[tuple[int, int, Quantity]]] | None = None,
+        related: Callable[[str], Iterable[int]] | None = None,
     ) -> None:
         self.quantities = quantities
         self.raw_numbers = raw_numbers
         self.reference = reference
         # the reference values that may state a value (all of its kind, unless the caller indexes them)
         self._near = near or (lambda q: [(i, j, r) for i, qs in enumerate(quantities) for j, r in enumerate(qs)])
+        # the sentences whose figures arithmetic on a claim may combine (all, unless the caller indexes them)
+        self._related = related or (lambda claim: range(len(quantities)))
 
     @cached_property
     def _values(self) -> dict[str | None, list[float]]:
@@ -234,7 +237,7 @@ class FigureDoubt:
                 return True
         # a difference, sum, change or share of two figures of one reference sentence ("rose to $188 million
         # from $171 million": up $17 million, up 9.9 %), a duration between two of its clock times
-        for qs in self.quantities:
+        for qs in (self.quantities[i] for i in self._related(claim)):
             for a_i, a in enumerate(qs[:DERIVED_CAP]):
                 for b in qs[a_i + 1 : DERIVED_CAP]:
                     if a.dim in ("date", "id") or a.dim != b.dim or a.is_range or b.is_range:

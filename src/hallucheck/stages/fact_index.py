@@ -86,6 +86,24 @@ class ValueIndex:
         keep = set(top) | set(sorted(stated, key=lambda i: -len(stated[i]))[:MAX_CANDIDATES])
         return [t for t in items if t[0] in keep]
 
+    def related(self, words: set[str]) -> list[int]:
+        """The sentences with two figures or more that arithmetic on a claim of ``words`` may read: all of
+        them, or past :data:`MAX_CANDIDATES`, those sharing most of ``words`` (IDF-weighted)."""
+        pairs = [i for i, qs in enumerate(self.quantities) if len(qs) > 1]
+        if len(pairs) <= MAX_CANDIDATES:
+            return pairs
+        scores: dict[int, float] = {}
+        for w in words:
+            for i in self.postings.get(w, ())[:MAX_POSTINGS]:
+                scores[i] = scores.get(i, 0.0) + self.idf.get(w, 0.0)
+        return sorted((i for i in scores if len(self.quantities[i]) > 1), key=lambda i: -scores[i])[:MAX_CANDIDATES]
+
+    def related_to(self, claim: str) -> list[int]:
+        """:meth:`related` for the words of ``claim``."""
+        from .clauses import stems
+
+        return self.related(stems(claim))
+
     @cached_property
     def postings(self) -> dict[str, list[int]]:
         """Each word of the reference: the sentences it is in, in order."""

@@ -311,7 +311,8 @@ class ReferenceFacts:
 
     @cached_property
     def _doubt(self) -> FigureDoubt:
-        return FigureDoubt(self.quantities, self.raw_numbers, self.reference, near=self._near)
+        idx = self._index
+        return FigureDoubt(self.quantities, self.raw_numbers, self.reference, near=idx.near, related=idx.related_to)
 
     def _anchor(self, claim_qs: Sequence[Quantity], checks: list[FactCheck]) -> list[FactCheck]:
         """A value held contradicted is supported after all when a reference sentence that another
