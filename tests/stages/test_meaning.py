@@ -63,3 +63,17 @@ def test_the_default_flags_a_dropped_condition_at_the_gate_with_the_condition_na
 def test_the_check_can_be_turned_off():
     det = hallucheck.detect("Give aspirin to children under 16.", LEAFLET, method="entity_check", check_meaning=False)
     assert not det.verdicts[0].hallucinated
+
+
+@pytest.mark.parametrize(
+    "reference, claim",
+    [
+        # a clause after what it governs is a time in a narrative, not a condition the summary must keep
+        ("Passenger Jin Pai was standing on the rim of a toilet when it smashed to the ground.",
+         "Passenger Jin Pai was standing on the rim of a toilet."),
+        # "no less than" bounds a figure; it does not negate the sentence
+        ("No less than 13 of the 22 players were English.", "13 of the 22 players were English."),
+    ],
+)  # fmt: skip
+def test_a_narrative_time_or_a_bound_is_no_error_of_meaning(reference, claim):
+    assert meaning_conflict(claim, ReferenceFacts(reference)) is None

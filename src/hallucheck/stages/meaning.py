@@ -14,8 +14,9 @@ from what is compared, does this speak:
 * **dropped condition**: the claim is the sentence without a clause that sets a condition on it
   ("When the vehicle is fully loaded, increase the rear tyre pressure to 2.6 bar." restated as
   "Increase the rear tyre pressure to 2.6 bar."): every content word of the claim is in the
-  sentence, and the words it leaves out include a condition word ("when", "if", "unless", "only",
-  "until", ...).
+  sentence, and the words it leaves out are a clause that opens the sentence with a condition word
+  ("when", "if", "unless", "only", "until", ...). A clause after what it governs is not read: in a
+  narrative it is as often a time ("was standing on the rim when it smashed").
 
 Anything looser (reworded sentences, several differences, a claim drawing on two sentences) is left
 to the verifier and judge: a paraphrase that says "forbidden" for "not allowed" differs in a content
@@ -83,10 +84,17 @@ class MeaningConflict:
 _ANSWER_PARTICLE = re.compile(r"^\s*(?:no|yes|nein|ja|non|oui|sí|si)\s*[,.;:!]\s*", re.IGNORECASE)
 
 
+_BOUND = frozenset("less more fewer later earlier longer sooner only".split())
+
+
 def _tokens(text: str) -> list[str]:
     # "No, do not use vinegar": the answer to a question, not a negation of what follows
     t = _ANSWER_PARTICLE.sub("", text).lower().replace("’", "'").replace("n't", " not").replace("cannot", "can not")
-    return _TOKEN.findall(t)
+    words = _TOKEN.findall(t)
+    # "no less than 13", "not only": a bound or an emphasis, not a negation of the sentence
+    return [
+        w for k, w in enumerate(words) if not (w in ("no", "not") and words[k + 1 : k + 2] and words[k + 1] in _BOUND)
+    ]
 
 
 def _content(tokens: list[str]) -> Counter:
@@ -130,9 +138,9 @@ def meaning_conflict(claim: str, ref, question: str | None = None) -> MeaningCon
 def _dropped_condition(
     sentence: Span, c_tokens: list[str], c_content: Counter, question: str | None
 ) -> MeaningConflict | None:
-    """The condition clause of ``sentence`` the claim leaves out, when the claim restates the part of
-    the sentence that clause governs (the same part between semicolons), and neither the claim nor the
-    question takes any of its words."""
+    """The condition clause opening ``sentence`` (or its part between semicolons) that the claim leaves
+    out, when the claim restates what that clause governs, and neither the claim nor the question takes
+    any of its words."""
     if [w for w in c_tokens if w in _NEGATIONS] != [w for w in _tokens(sentence.text) if w in _NEGATIONS]:
         return None
     asked = _content(_tokens(question or ""))
@@ -140,7 +148,9 @@ def _dropped_condition(
         p_tokens = _tokens(part)
         if c_content - _content(p_tokens):
             continue  # the claim restates another part of the sentence
-        for word in (w for w in p_tokens if w in _CONDITIONS and w not in c_tokens):
+        # a condition set before what it governs ("When the vehicle is fully loaded, increase ..."); a clause
+        # after it is as often a time in a narrative ("was standing on the rim when it smashed")
+        for word in (w for w in p_tokens[:2] if w in _CONDITIONS and w not in c_tokens):
             clause = _condition_clause(part, word)
             words = _content([w for w in _tokens(clause) if w not in _CONDITIONS])
             # a clause of its own (two words or more) none of whose words the claim or the question takes
