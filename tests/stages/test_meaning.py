@@ -77,3 +77,8 @@ def test_the_check_can_be_turned_off():
 )  # fmt: skip
 def test_a_narrative_time_or_a_bound_is_no_error_of_meaning(reference, claim):
     assert meaning_conflict(claim, ReferenceFacts(reference)) is None
+
+
+def test_a_limit_said_with_no_or_not_is_the_same_limit():
+    ref = ReferenceFacts("Do not take more than 8 tablets in 24 hours.")
+    assert meaning_conflict("Take no more than 8 tablets in 24 hours.", ref) is None

@@ -84,17 +84,23 @@ class MeaningConflict:
 _ANSWER_PARTICLE = re.compile(r"^\s*(?:no|yes|nein|ja|non|oui|sí|si)\s*[,.;:!]\s*", re.IGNORECASE)
 
 
-_BOUND = frozenset("less more fewer later earlier longer sooner only".split())
+_BOUND = frozenset("less more fewer later earlier longer sooner".split())
 
 
 def _tokens(text: str) -> list[str]:
     # "No, do not use vinegar": the answer to a question, not a negation of what follows
     t = _ANSWER_PARTICLE.sub("", text).lower().replace("’", "'").replace("n't", " not").replace("cannot", "can not")
     words = _TOKEN.findall(t)
-    # "no less than 13", "not only": a bound or an emphasis, not a negation of the sentence
-    return [
-        w for k, w in enumerate(words) if not (w in ("no", "not") and words[k + 1 : k + 2] and words[k + 1] in _BOUND)
-    ]
+    # "do not take more than 8", "no less than 13", "not only": a bound or an emphasis on a figure, not a
+    # negation of the sentence ("take no more than 8" says the same)
+    return [w for k, w in enumerate(words) if not (w in ("no", "not") and _bounds(words, k + 1))]
+
+
+def _bounds(words: list[str], k: int) -> bool:
+    """A comparative followed by "than" within the three words from ``k``, or "only" at ``k``."""
+    if words[k : k + 1] == ["only"]:
+        return True
+    return any(w in _BOUND and words[n + 1 : n + 2] == ["than"] for n, w in enumerate(words[k : k + 3], start=k))
 
 
 def _content(tokens: list[str]) -> Counter:
