@@ -23,7 +23,7 @@ from ..errors import InputError, MissingDependencyError
 from ..text.passages import SEP as PASSAGE_SEP
 from ..types import EXIT_CODES, Outcome, outcome
 from .datasets import Example
-from .datasets._files import _iter_json_records, _read_text
+from .datasets._files import iter_json_records, read_text
 from .runner import read_results, run_eval
 
 PASSAGE_FIELDS = ("contexts", "passages")
@@ -140,7 +140,7 @@ def load_check_rows(
         rows = _parquet_rows(p)
         unit = "row"
     elif suffix == ".csv":
-        text = _read_text(p, encoding)
+        text = read_text(p, encoding)
         # the csv module's default cell limit (128 KiB) is far below the input limit of a text
         csv.field_size_limit(max(csv.field_size_limit(), MAX_TEXT_CHARS * 4 + 1))
         reader = csv.DictReader(io.StringIO(text, newline=""))
@@ -155,8 +155,8 @@ def load_check_rows(
             raise InputError(f"{p} line {reader.line_num}: not a readable CSV row ({exc})") from None
         unit = "line"
     else:
-        text = _read_text(p, encoding)
-        rows = list(_iter_json_records(p, text))
+        text = read_text(p, encoding)
+        rows = list(iter_json_records(p, text))
         unit = "line"
     examples: list[Example] = []
     first: dict[str, int] = {}

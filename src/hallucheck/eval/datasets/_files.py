@@ -22,7 +22,7 @@ def _guess_encoding(data: bytes) -> str:
         return "latin-1"
 
 
-def _read_text(path: Path, encoding: str = "utf-8") -> str:
+def read_text(path: Path, encoding: str = "utf-8") -> str:
     if not path.exists():
         raise InputError(f"{path}: file not found")
     if path.is_dir():
@@ -42,14 +42,14 @@ def _read_text(path: Path, encoding: str = "utf-8") -> str:
         ) from None
 
 
-def _lines(text: str) -> list[str]:
+def split_lines(text: str) -> list[str]:
     # split on "\n" only: str.splitlines() would also split on U+2028 etc. inside JSON strings
     return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
 
 
-def _iter_json_lines(path: Path, text: str) -> Iterator[tuple[int, Any]]:
+def iter_json_lines(path: Path, text: str) -> Iterator[tuple[int, Any]]:
     """(line number, decoded value) for every non-blank line."""
-    for n, line in enumerate(_lines(text), start=1):
+    for n, line in enumerate(split_lines(text), start=1):
         if not line.strip():
             continue
         try:
@@ -66,7 +66,7 @@ def _skip_ws(text: str, pos: int) -> int:
     return match.end() if match else pos
 
 
-def _iter_json_array(path: Path, text: str) -> Iterator[tuple[int, Any]]:
+def iter_json_array(path: Path, text: str) -> Iterator[tuple[int, Any]]:
     """(line on which the item starts, item) for every element of a top-level JSON array."""
     decoder = json.JSONDecoder()
     pos = _skip_ws(text, 0)
@@ -97,15 +97,15 @@ def _iter_json_array(path: Path, text: str) -> Iterator[tuple[int, Any]]:
         raise InputError(f"{path} line {bad_line}: expected ',' or ']' after a list item")
 
 
-def _iter_json_records(path: Path, text: str) -> Iterator[tuple[int, Any]]:
+def iter_json_records(path: Path, text: str) -> Iterator[tuple[int, Any]]:
     """JSON lines, or a JSON list if the file starts with '['."""
     stripped = text.lstrip("\ufeff \t\r\n")
     if stripped.startswith("["):
-        return _iter_json_array(path, text)
-    return _iter_json_lines(path, text)
+        return iter_json_array(path, text)
+    return iter_json_lines(path, text)
 
 
-def _require_str(record: Mapping[str, Any], key: str, where: str) -> str:
+def require_str(record: Mapping[str, Any], key: str, where: str) -> str:
     if key not in record:
         raise InputError(f"{where}: field {key!r} is missing", field=key)
     value = record[key]
@@ -114,7 +114,7 @@ def _require_str(record: Mapping[str, Any], key: str, where: str) -> str:
     return value
 
 
-def _require_object(value: Any, where: str, required: Sequence[str] = ()) -> Mapping[str, Any]:
+def require_object(value: Any, where: str, required: Sequence[str] = ()) -> Mapping[str, Any]:
     """``value`` as a JSON object holding every field of ``required``; else an :class:`InputError`
     naming ``where`` and the first field missing."""
     if not isinstance(value, Mapping):
@@ -125,7 +125,7 @@ def _require_object(value: Any, where: str, required: Sequence[str] = ()) -> Map
     return value
 
 
-def _check_unique(examples: list[Example], where: str) -> None:
+def check_unique(examples: list[Example], where: str) -> None:
     seen: dict[str, int] = {}
     for i, ex in enumerate(examples):
         if ex.id in seen:
@@ -133,7 +133,7 @@ def _check_unique(examples: list[Example], where: str) -> None:
         seen[ex.id] = i
 
 
-def _not_empty(examples: list[Example], path: Any) -> list[Example]:
+def not_empty(examples: list[Example], path: Any) -> list[Example]:
     if not examples:
         raise InputError(f"{path}: contains no examples")
     return examples

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ...errors import ConfigError, InputError
-from ._files import _lines, _not_empty, _read_text
+from ._files import not_empty, read_text, split_lines
 from .example import Example, FirstLines
 
 _DELUCION_LABELS = {
@@ -47,7 +47,7 @@ def _load_vocabulary(vocabulary: Any) -> dict[int, str]:
         where = "vocabulary"
     elif isinstance(vocabulary, (str, os.PathLike)):
         vp = Path(vocabulary)
-        text = _read_text(vp)
+        text = read_text(vp)
         where = str(vp)
         if vp.suffix.lower() == ".json":
             try:
@@ -61,7 +61,7 @@ def _load_vocabulary(vocabulary: Any) -> dict[int, str]:
             else:
                 raise InputError(f"{vp}: a JSON vocabulary must be an object {{id: word}} or a list of words")
         else:
-            lines = _lines(text)
+            lines = split_lines(text)
             if lines and lines[-1] == "":
                 lines = lines[:-1]
             items = enumerate(lines)
@@ -132,7 +132,7 @@ def load_delucionqa_csv(
     ``sentence_labels``, ``answerable`` and ``does_not_answer`` when present.
     """
     p = Path(path)
-    text = _read_text(p, encoding)
+    text = read_text(p, encoding)
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = next(reader)
@@ -229,4 +229,4 @@ def load_delucionqa_csv(
                 meta=meta,
             )
         )
-    return _not_empty(examples, p)
+    return not_empty(examples, p)

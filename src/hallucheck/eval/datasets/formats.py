@@ -20,19 +20,22 @@ from ...errors import ConfigError, InputError
 from .delucionqa import load_delucionqa_csv
 from .example import Example
 from .halueval import load_halueval
-from .hf import _HF_ALIASES, HF_DATASETS, load_hf
+from .hf import HF_ALIASES, HF_DATASETS, load_hf
 from .jsonl import load_jsonl
 from .ragtruth import load_ragtruth
 from .summedits import load_summedits
-from .summeval import _TSV_SUFFIX, load_summeval_tsv
+from .summeval import TSV_SUFFIX, load_summeval_tsv
 
 
-def _data_dirs() -> list[Path]:
+def data_dirs() -> list[Path]:
     """The directories a bare dataset name is looked up in: ``$HALLUCHECK_DATA_DIR`` (joined with
     ``os.pathsep``), nothing else -- the library assumes no data next to it; benchmarks and tests
     pass their data directory in."""
     env = os.environ.get("HALLUCHECK_DATA_DIR", "")
     return [Path(p).expanduser() for p in env.split(os.pathsep) if p]
+
+
+_data_dirs = data_dirs  # compatible alias for eval/api.py (see tests/test_seams.py ALIASES)
 
 
 def _peek_json_keys(path: Path) -> tuple[str, set[str]]:
@@ -127,7 +130,7 @@ FILE_FORMATS: tuple[Format, ...] = (
         lambda f: f.name == "response.jsonl" and (f.path.parent / "source_info.jsonl").is_file(),
         lambda path, split, options: (load_ragtruth(path.parent, split, **options), True),
     ),
-    Format("summeval_tsv", lambda f: f.name.endswith(_TSV_SUFFIX), _no_split(load_summeval_tsv)),
+    Format("summeval_tsv", lambda f: f.name.endswith(TSV_SUFFIX), _no_split(load_summeval_tsv)),
     Format("delucionqa_csv", lambda f: f.name.endswith(".csv"), _no_split(load_delucionqa_csv)),
     Format(
         "summedits",
@@ -157,7 +160,7 @@ FILE_FORMATS: tuple[Format, ...] = (
 
 DIR_FORMATS: tuple[Format, ...] = (
     Format("ragtruth", _is_ragtruth_dir, lambda path, split, options: (load_ragtruth(path, split, **options), True)),
-    Format("summeval_tsv", lambda path: bool(list(path.glob(f"*{_TSV_SUFFIX}"))), _no_split(load_summeval_tsv)),
+    Format("summeval_tsv", lambda path: bool(list(path.glob(f"*{TSV_SUFFIX}"))), _no_split(load_summeval_tsv)),
     Format("delucionqa_csv", lambda path: bool(_delucionqa_splits(path)), _load_delucionqa_dir),
 )
 """Directory layouts, tried in order."""
@@ -235,13 +238,13 @@ def load_dataset(
     if path.is_dir() or path.is_file():
         examples, split_done = detect_format(path).load(path, split, options)
     elif re.fullmatch(r"[A-Za-z0-9_.\-]+", text) and not text.lower().endswith((".jsonl", ".json", ".csv", ".tsv")):
-        found = next((d / f"{text}.jsonl" for d in _data_dirs() if (d / f"{text}.jsonl").is_file()), None)
+        found = next((d / f"{text}.jsonl" for d in data_dirs() if (d / f"{text}.jsonl").is_file()), None)
         if found is not None:
             examples = load_jsonl(found, **options)
-        elif _HF_ALIASES.get(text.lower(), text.lower()) in HF_DATASETS:
+        elif HF_ALIASES.get(text.lower(), text.lower()) in HF_DATASETS:
             return load_hf(text, split, limit=limit, **options)
         else:
-            dirs = _data_dirs()
+            dirs = data_dirs()
             where = (
                 f"no {text}.jsonl in {', '.join(str(d) for d in dirs)}"
                 if dirs

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from ...errors import ConfigError
-from ._files import _iter_json_records, _not_empty, _read_text, _require_object, _require_str
+from ._files import iter_json_records, not_empty, read_text, require_object, require_str
 from .example import Example
 
 # task -> (dataset name, id prefix, reference key, question key or None, right key, hallucinated key)
@@ -44,15 +44,15 @@ def load_halueval(path: str | os.PathLike[str], task: str = "qa", *, encoding: s
         raise ConfigError(f"unknown HaluEval task {task!r}; choose one of {', '.join(_HALUEVAL_TASKS)}")
     dataset, prefix, ref_key, q_key, right_key, hall_key = _HALUEVAL_TASKS[key]
     p = Path(path)
-    text = _read_text(p, encoding)
+    text = read_text(p, encoding)
     examples: list[Example] = []
-    for i, (n, record) in enumerate(_iter_json_records(p, text)):
+    for i, (n, record) in enumerate(iter_json_records(p, text)):
         where = f"{p} line {n}"
-        record = _require_object(record, where)
-        reference = _require_str(record, ref_key, where)
-        question = _require_str(record, q_key, where) if q_key else None
-        right = _require_str(record, right_key, where)
-        hallucinated = _require_str(record, hall_key, where)
+        record = require_object(record, where)
+        reference = require_str(record, ref_key, where)
+        question = require_str(record, q_key, where) if q_key else None
+        right = require_str(record, right_key, where)
+        hallucinated = require_str(record, hall_key, where)
         for suffix, answer, label in (("r", right, 0), ("h", hallucinated, 1)):
             examples.append(
                 Example(
@@ -66,4 +66,4 @@ def load_halueval(path: str | os.PathLike[str], task: str = "qa", *, encoding: s
                     meta={"right_answer": right},
                 )
             )
-    return _not_empty(examples, p)
+    return not_empty(examples, p)

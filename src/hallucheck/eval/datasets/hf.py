@@ -8,9 +8,9 @@ import json
 from typing import Any, Callable, Iterable, Mapping
 
 from ...errors import ConfigError, InputError, MissingDependencyError
-from ._files import _check_unique, _not_empty
+from ._files import check_unique, not_empty
 from .example import Example
-from .ragtruth import _RAGTRUTH_TASKS, _ragtruth_spans
+from .ragtruth import RAGTRUTH_TASKS, ragtruth_spans
 
 
 def _hf_module() -> Any:
@@ -80,12 +80,12 @@ def _map_ragtruth_hf(rows: Iterable[Mapping[str, Any]], where: str, **_: Any) ->
         w = f"{where} row {i}"
         output = _row_str(row, "output", w) or ""
         task_type = str(row.get("task_type") or "")
-        task = _RAGTRUTH_TASKS.get(task_type.lower(), task_type.lower() or "rag")
+        task = RAGTRUTH_TASKS.get(task_type.lower(), task_type.lower() or "rag")
         labels = _parse_structured(row.get("hallucination_labels"))
         spans: list[list[int]] | None = None
         types: list[Any] = []
         if isinstance(labels, list):
-            spans, types, _implicit = _ragtruth_spans(labels, output, w)
+            spans, types, _implicit = ragtruth_spans(labels, output, w)
         counts = row.get("hallucination_labels_processed")
         if spans is not None:
             label = int(bool(spans))
@@ -171,7 +171,7 @@ HF_DATASETS: dict[str, tuple[str, str | None, str, Callable[..., list[Example]],
         ("text-corpus", "passages"),
     ),
 }
-_HF_ALIASES = {
+HF_ALIASES = {
     "patronusai/halubench": "halubench",
     "wandb/ragtruth-processed": "ragtruth",
     "rag-mini-bioasq": "bioasq",
@@ -241,7 +241,7 @@ def load_hf(
       passages joined by blank lines; the answer is the gold answer, the label ``None`` (BioASQ has
       no hallucination labels; use it to generate and check answers).
     """
-    key = _HF_ALIASES.get(name.lower(), name.lower())
+    key = HF_ALIASES.get(name.lower(), name.lower())
     if key not in HF_DATASETS:
         raise ConfigError(f"unknown Hugging Face dataset {name!r}; known: {', '.join(HF_DATASETS)}")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
@@ -267,5 +267,5 @@ def load_hf(
     if limit is not None:
         rows = (row for i, row in zip(range(limit), rows))
     examples = mapper(rows, where, **extra)
-    _check_unique(examples, where)
-    return _not_empty(examples, where)
+    check_unique(examples, where)
+    return not_empty(examples, where)

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from ...errors import InputError
-from ._files import _iter_json_lines, _not_empty, _read_text, _require_object
+from ._files import iter_json_lines, not_empty, read_text, require_object
 from .example import Example, FirstLines
 
 
@@ -16,17 +16,17 @@ def load_jsonl(path: str | os.PathLike[str], *, encoding: str = "utf-8") -> list
     the file's stem, one without ``task`` the task its question implies (see
     :meth:`Example.from_dict`)."""
     p = Path(path)
-    text = _read_text(p, encoding)
+    text = read_text(p, encoding)
     examples: list[Example] = []
     first_line = FirstLines()
-    for n, record in _iter_json_lines(p, text):
+    for n, record in iter_json_lines(p, text):
         try:
-            ex = Example.from_dict(_require_object(record, "record"), default_dataset=p.stem)
+            ex = Example.from_dict(require_object(record, "record"), default_dataset=p.stem)
         except InputError as e:
             raise InputError(f"{p} line {n}: {_strip_where(e)}", field=e.field) from None
         first_line.add(ex.id, n, f"{p} line {n}: id {ex.id!r}")
         examples.append(ex)
-    return _not_empty(examples, p)
+    return not_empty(examples, p)
 
 
 def _strip_where(e: InputError) -> str:

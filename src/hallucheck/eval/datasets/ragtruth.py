@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ...errors import InputError
-from ._files import _iter_json_lines, _not_empty, _read_text, _require_object, _require_str
+from ._files import iter_json_lines, not_empty, read_text, require_object, require_str
 from .example import Example, FirstLines
 
-_RAGTRUTH_TASKS = {"qa": "qa", "summary": "summarization", "data2txt": "data2text"}
+RAGTRUTH_TASKS = {"qa": "qa", "summary": "summarization", "data2txt": "data2text"}
 
 
 def _ragtruth_reference(task_type: str, info: Any, where: str) -> tuple[str, str | None]:
@@ -33,7 +33,7 @@ def _ragtruth_reference(task_type: str, info: Any, where: str) -> tuple[str, str
     return json.dumps(info, ensure_ascii=False), None
 
 
-def _ragtruth_spans(labels: Any, response: str, where: str) -> tuple[list[list[int]], list[Any], list[Any]]:
+def ragtruth_spans(labels: Any, response: str, where: str) -> tuple[list[list[int]], list[Any], list[Any]]:
     if labels is None:
         return [], [], []
     if not isinstance(labels, list):
@@ -91,17 +91,17 @@ def load_ragtruth(dir: str | os.PathLike[str], split: str | None = None, *, enco
             raise InputError(f"{fp}: file not found (a RAGTruth directory needs response.jsonl and source_info.jsonl)")
 
     sources: dict[str, tuple[int, Mapping[str, Any]]] = {}
-    for n, record in _iter_json_lines(src_path, _read_text(src_path, encoding)):
+    for n, record in iter_json_lines(src_path, read_text(src_path, encoding)):
         where = f"{src_path} line {n}"
-        record = _require_object(record, where, required=("source_id", "task_type", "source_info"))
+        record = require_object(record, where, required=("source_id", "task_type", "source_info"))
         sources[str(record["source_id"])] = (n, record)
 
     examples: list[Example] = []
     first_line = FirstLines()
-    for n, record in _iter_json_lines(resp_path, _read_text(resp_path, encoding)):
+    for n, record in iter_json_lines(resp_path, read_text(resp_path, encoding)):
         where = f"{resp_path} line {n}"
-        record = _require_object(record, where, required=("id", "source_id", "labels"))
-        response = _require_str(record, "response", where)
+        record = require_object(record, where, required=("id", "source_id", "labels"))
+        response = require_str(record, "response", where)
         if split is not None and record.get("split") != split:
             continue
         source_id = str(record["source_id"])
@@ -109,14 +109,14 @@ def load_ragtruth(dir: str | os.PathLike[str], split: str | None = None, *, enco
             raise InputError(f"{where}: source_id {source_id!r} is not in {src_path.name}", field="source_id")
         src_line, src = sources[source_id]
         task_type = str(src["task_type"])
-        task = _RAGTRUTH_TASKS.get(task_type.lower())
+        task = RAGTRUTH_TASKS.get(task_type.lower())
         if task is None:
             raise InputError(
                 f"{src_path} line {src_line}: unknown task_type {task_type!r}; expected QA, Summary or Data2txt",
                 field="task_type",
             )
         reference, question = _ragtruth_reference(task_type, src["source_info"], f"{src_path} line {src_line}")
-        spans, types, implicit = _ragtruth_spans(record["labels"], response, where)
+        spans, types, implicit = ragtruth_spans(record["labels"], response, where)
         meta: dict[str, Any] = {
             "spans": spans,
             "span_types": types,
@@ -145,4 +145,4 @@ def load_ragtruth(dir: str | os.PathLike[str], split: str | None = None, *, enco
         )
     if not examples and split is not None:
         raise InputError(f"{resp_path}: no response with split {split!r}")
-    return _not_empty(examples, resp_path)
+    return not_empty(examples, resp_path)

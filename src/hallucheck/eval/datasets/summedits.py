@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ...errors import InputError
-from ._files import _iter_json_array, _not_empty, _read_text, _require_object, _require_str
+from ._files import iter_json_array, not_empty, read_text, require_object, require_str
 from .example import Example, FirstLines
 
 _SUMMEDITS_DOMAINS = (
@@ -53,16 +53,16 @@ def load_summedits(
     the seed summary as ``original_summary`` and ``right_answer`` (it is verified consistent).
     """
     p = Path(path)
-    text = _read_text(p, encoding)
+    text = read_text(p, encoding)
     examples: list[Example] = []
     first_line = FirstLines()
-    for n, record in _iter_json_array(p, text):
+    for n, record in iter_json_array(p, text):
         where = f"{p} line {n}"
-        record = _require_object(record, where)
+        record = require_object(record, where)
         if "id" not in record:
             raise InputError(f"{where}: field 'id' is missing", field="id")
-        doc = _require_str(record, "doc", where)
-        summary = _require_str(record, "summary", where)
+        doc = require_str(record, "doc", where)
+        summary = require_str(record, "summary", where)
         if "label" not in record:
             raise InputError(f"{where}: field 'label' is missing", field="label")
         raw_label = record["label"]
@@ -91,4 +91,4 @@ def load_summedits(
                 meta=meta,
             )
         )
-    return _not_empty(examples, p)
+    return not_empty(examples, p)

@@ -8,20 +8,20 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
-from ._files import _lines, _not_empty, _read_text
+from ._files import not_empty, read_text, split_lines
 from .example import Example
 
-_TSV_SUFFIX = "_raw_response.tsv"
+TSV_SUFFIX = "_raw_response.tsv"
 
 
 def _find_tsv(dir_or_tsv: Path) -> Path:
     if dir_or_tsv.is_dir():
-        found = sorted(dir_or_tsv.glob(f"*{_TSV_SUFFIX}"))
+        found = sorted(dir_or_tsv.glob(f"*{TSV_SUFFIX}"))
         if not found:
-            raise InputError(f"{dir_or_tsv}: no *{_TSV_SUFFIX} file in this directory")
+            raise InputError(f"{dir_or_tsv}: no *{TSV_SUFFIX} file in this directory")
         if len(found) > 1:
             names = ", ".join(f.name for f in found)
-            raise InputError(f"{dir_or_tsv}: several *{_TSV_SUFFIX} files ({names}); pass the one to load")
+            raise InputError(f"{dir_or_tsv}: several *{TSV_SUFFIX} files ({names}); pass the one to load")
         return found[0]
     if not dir_or_tsv.exists():
         raise InputError(f"{dir_or_tsv}: file not found")
@@ -69,9 +69,9 @@ def load_summeval_tsv(
     the expert score when present.
     """
     tsv = _find_tsv(Path(dir_or_tsv))
-    name = dataset or (tsv.name[: -len(_TSV_SUFFIX)] if tsv.name.endswith(_TSV_SUFFIX) else tsv.stem)
+    name = dataset or (tsv.name[: -len(TSV_SUFFIX)] if tsv.name.endswith(TSV_SUFFIX) else tsv.stem)
     src_dir = tsv.parent / "src"
-    lines = _lines(_read_text(tsv, encoding))
+    lines = split_lines(read_text(tsv, encoding))
     header = [h.strip().lower() for h in lines[0].split("\t")] if lines else []
     col = {h: i for i, h in enumerate(header)}
     for needed in ("dataid", "sentence"):
@@ -152,4 +152,4 @@ def load_summeval_tsv(
                 meta=meta,
             )
         )
-    return _not_empty(examples, tsv)
+    return not_empty(examples, tsv)

@@ -11,7 +11,7 @@ import numpy as np
 from ...errors import InputError
 
 
-def _as_list(values: Any, name: str) -> list:
+def as_list(values: Any, name: str) -> list:
     if isinstance(values, (str, bytes)):
         raise InputError(f"{name} must be a sequence of values, got a {type(values).__name__}", field=name)
     if isinstance(values, np.ndarray):
@@ -25,7 +25,7 @@ def _as_list(values: Any, name: str) -> list:
 
 
 def _labels(values: Any, name: str = "y_true") -> np.ndarray:
-    items = _as_list(values, name)
+    items = as_list(values, name)
     if items:  # fast path for plain integer / boolean data
         arr = np.asarray(items)
         if arr.ndim == 1 and arr.dtype.kind in "biu" and bool(np.all((arr == 0) | (arr == 1))):
@@ -40,8 +40,8 @@ def _labels(values: Any, name: str = "y_true") -> np.ndarray:
     return np.asarray([int(v) for v in items], dtype=np.int64)
 
 
-def _scores(values: Any, name: str = "scores") -> np.ndarray:
-    items = _as_list(values, name)
+def score_array(values: Any, name: str = "scores") -> np.ndarray:
+    items = as_list(values, name)
     if items:  # fast path for plain numeric data
         arr = np.asarray(items)
         if arr.ndim == 1 and arr.dtype.kind in "iuf" and bool(np.all(np.isfinite(arr))):
@@ -52,30 +52,30 @@ def _scores(values: Any, name: str = "scores") -> np.ndarray:
     return np.asarray([float(v) for v in items], dtype=np.float64)
 
 
-def _same_length(a: np.ndarray | Sequence, b: np.ndarray | Sequence, name_a: str, name_b: str) -> None:
+def same_length(a: np.ndarray | Sequence, b: np.ndarray | Sequence, name_a: str, name_b: str) -> None:
     if len(a) != len(b):
         raise InputError(f"{name_a} and {name_b} must have the same length, got {len(a)} and {len(b)}")
     if len(a) == 0:
         raise InputError(f"{name_a} and {name_b} are empty; at least one example is needed")
 
 
-def _label_pair(y_true: Any, y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
+def label_pair(y_true: Any, y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
     t = _labels(y_true, "y_true")
     p = _labels(y_pred, "y_pred")
-    _same_length(t, p, "y_true", "y_pred")
+    same_length(t, p, "y_true", "y_pred")
     return t, p
 
 
-def _score_pair(y_true: Any, scores: Any) -> tuple[np.ndarray, np.ndarray]:
+def score_pair(y_true: Any, scores: Any) -> tuple[np.ndarray, np.ndarray]:
     t = _labels(y_true, "y_true")
-    s = _scores(scores, "scores")
-    _same_length(t, s, "y_true", "scores")
+    s = score_array(scores, "scores")
+    same_length(t, s, "y_true", "scores")
     return t, s
 
 
-def _div(num: float, den: float) -> float:
+def safe_div(num: float, den: float) -> float:
     return float(num) / float(den) if den else 0.0
 
 
-def _f1(p: float, r: float) -> float:
+def f1_from(p: float, r: float) -> float:
     return 2.0 * p * r / (p + r) if (p + r) else 0.0

@@ -9,7 +9,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ...errors import ConfigError
-from ._validation import _as_list, _same_length
+from ._validation import as_list, same_length
 
 
 def bootstrap_ci(
@@ -35,9 +35,9 @@ def bootstrap_ci(
         raise ConfigError(f"n (number of resamples) must be a positive integer, got {n!r}")
     if isinstance(alpha, bool) or not isinstance(alpha, Real) or not 0.0 < float(alpha) < 1.0:
         raise ConfigError(f"alpha must be strictly between 0 and 1, got {alpha!r}")
-    a = _as_list(y_true, "y_true")
-    b = _as_list(y_other, "y_other")
-    _same_length(a, b, "y_true", "y_other")
+    a = as_list(y_true, "y_true")
+    b = as_list(y_other, "y_other")
+    same_length(a, b, "y_true", "y_other")
     rng = np.random.default_rng(seed)
     size = len(a)
     values: list[float] = []

@@ -9,12 +9,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...errors import ConfigError, InputError
-from ._validation import _as_list, _div, _f1, _label_pair
+from ._validation import as_list, f1_from, label_pair, safe_div
 
 
 def confusion(y_true: Sequence[int], y_pred: Sequence[int]) -> dict[str, int]:
     """Confusion counts with 1 (hallucinated) as the positive class: ``{"tp", "fp", "tn", "fn"}``."""
-    t, p = _label_pair(y_true, y_pred)
+    t, p = label_pair(y_true, y_pred)
     return {
         "tp": int(np.sum((t == 1) & (p == 1))),
         "fp": int(np.sum((t == 0) & (p == 1))),
@@ -39,15 +39,15 @@ def precision_recall_f1(y_true: Sequence[int], y_pred: Sequence[int], positive: 
         tp, fp, fn = c["tp"], c["fp"], c["fn"]
     else:  # the grounded class is "positive": swap the roles
         tp, fp, fn = c["tn"], c["fn"], c["fp"]
-    p = _div(tp, tp + fp)
-    r = _div(tp, tp + fn)
-    return p, r, _f1(p, r)
+    p = safe_div(tp, tp + fp)
+    r = safe_div(tp, tp + fn)
+    return p, r, f1_from(p, r)
 
 
 def per_class_prf(y_true: Sequence[int], y_pred: Sequence[int]) -> dict[int, dict[str, float]]:
     """``{0: {...}, 1: {...}}`` with ``precision``, ``recall``, ``f1`` and ``support`` (number of
     true examples of the class) for each class."""
-    t, p = _label_pair(y_true, y_pred)
+    t, p = label_pair(y_true, y_pred)
     out: dict[int, dict[str, float]] = {}
     for cls in (0, 1):
         pr, rc, f1 = precision_recall_f1(t, p, positive=cls)
@@ -62,7 +62,7 @@ def macro_prf(y_true: Sequence[int], y_pred: Sequence[int]) -> tuple[float, floa
     no example has no recall and is left out, also when it was predicted (those false predictions
     already lower the other class's recall). An all-grounded set judged all grounded scores 1.0,
     not 0.5; one with a false alarm scores the grounded class's F1, not half of it."""
-    t, pr = _label_pair(y_true, y_pred)
+    t, pr = label_pair(y_true, y_pred)
     pc = per_class_prf(t, pr)
     present = [c for c in (0, 1) if np.any(t == c)]
     p, r, f1 = (float(sum(pc[c][k] for c in present) / len(present)) for k in ("precision", "recall", "f1"))
@@ -72,13 +72,13 @@ def macro_prf(y_true: Sequence[int], y_pred: Sequence[int]) -> tuple[float, floa
 def sensitivity(y_true: Sequence[int], y_pred: Sequence[int]) -> float:
     """Recall of the hallucinated class, TP / (TP + FN); 0.0 when there is no positive example."""
     c = confusion(y_true, y_pred)
-    return _div(c["tp"], c["tp"] + c["fn"])
+    return safe_div(c["tp"], c["tp"] + c["fn"])
 
 
 def specificity(y_true: Sequence[int], y_pred: Sequence[int]) -> float:
     """Recall of the grounded class, TN / (TN + FP); 0.0 when there is no negative example."""
     c = confusion(y_true, y_pred)
-    return _div(c["tn"], c["tn"] + c["fp"])
+    return safe_div(c["tn"], c["tn"] + c["fp"])
 
 
 def balanced_accuracy(y_true: Sequence[int], y_pred: Sequence[int]) -> float:
@@ -87,7 +87,7 @@ def balanced_accuracy(y_true: Sequence[int], y_pred: Sequence[int]) -> float:
 
 
 def _merge_spans(spans: Any, where: str) -> list[tuple[int, int]]:
-    items = _as_list(spans, where)
+    items = as_list(spans, where)
     clean: list[tuple[int, int]] = []
     for j, span in enumerate(items):
         try:
@@ -146,8 +146,8 @@ def span_prf(
 
     Zero denominators give 0.0 (so no gold and no predicted spans at all gives ``(0, 0, 0)``).
     """
-    gold = _as_list(gold_spans, "gold_spans")
-    pred = _as_list(pred_spans, "pred_spans")
+    gold = as_list(gold_spans, "gold_spans")
+    pred = as_list(pred_spans, "pred_spans")
     if len(gold) != len(pred):
         raise InputError(
             f"gold_spans and pred_spans must cover the same examples, got {len(gold)} and {len(pred)} examples"
@@ -159,6 +159,6 @@ def span_prf(
         n_gold += sum(e - s for s, e in gm)
         n_pred += sum(e - s for s, e in pm)
         inter += _overlap(gm, pm)
-    precision = _div(inter, n_pred)
-    recall = _div(inter, n_gold)
-    return precision, recall, _f1(precision, recall)
+    precision = safe_div(inter, n_pred)
+    recall = safe_div(inter, n_gold)
+    return precision, recall, f1_from(precision, recall)

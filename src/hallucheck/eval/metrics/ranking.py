@@ -10,7 +10,7 @@ from typing import Sequence
 import numpy as np
 
 from ...errors import ConfigError
-from ._validation import _score_pair, _scores
+from ._validation import score_array, score_pair
 
 
 def _average_ranks(x: np.ndarray) -> np.ndarray:
@@ -34,7 +34,7 @@ def roc_auc(y_true: Sequence[int], scores: Sequence[float]) -> float:
     one, a tie counting one half. Returns ``float('nan')`` if ``y_true`` holds only one class
     (the area is undefined then); every other case returns a number in [0, 1].
     """
-    t, s = _score_pair(y_true, scores)
+    t, s = score_pair(y_true, scores)
     n_pos = int(np.sum(t == 1))
     n_neg = len(t) - n_pos
     if n_pos == 0 or n_neg == 0:
@@ -64,7 +64,7 @@ def roc_curve(y_true: Sequence[int], scores: Sequence[float]) -> tuple[list[floa
     ``drop_intermediate=False``). If a class is absent from ``y_true`` the rate that divides by its
     size is ``nan`` throughout.
     """
-    t, s = _score_pair(y_true, scores)
+    t, s = score_pair(y_true, scores)
     n_pos = float(np.sum(t == 1))
     n_neg = float(len(t) - n_pos)
     thr, tps, fps = _counts_at_distinct_scores(t, s)
@@ -80,7 +80,7 @@ def pr_curve(y_true: Sequence[int], scores: Sequence[float]) -> tuple[list[float
     thresholds are the distinct scores in increasing order, and precision / recall have one extra
     final point ``(1.0, 0.0)`` without a threshold. Recall is ``nan`` if there is no positive example.
     """
-    t, s = _score_pair(y_true, scores)
+    t, s = score_pair(y_true, scores)
     n_pos = float(np.sum(t == 1))
     thr, tps, fps = _counts_at_distinct_scores(t, s)
     precision = tps / (tps + fps)  # tps + fps >= 1 at every distinct score
@@ -93,7 +93,7 @@ def average_precision(y_true: Sequence[int], scores: Sequence[float]) -> float:
     ``average_precision_score``): ``sum_k (R_k - R_{k-1}) * P_k`` over the distinct scores taken
     as thresholds in decreasing order, with ``R_0 = 0``. No interpolation. Returns ``nan`` when
     ``y_true`` has no positive example."""
-    t, s = _score_pair(y_true, scores)
+    t, s = score_pair(y_true, scores)
     n_pos = float(np.sum(t == 1))
     if n_pos == 0:
         return float("nan")
@@ -142,7 +142,7 @@ def best_threshold(y_true: Sequence[int], scores: Sequence[float], metric: str =
     """
     if metric not in THRESHOLD_METRICS:
         raise ConfigError(f"unknown threshold metric {metric!r}; choose one of {', '.join(THRESHOLD_METRICS)}")
-    t, s = _score_pair(y_true, scores)
+    t, s = score_pair(y_true, scores)
     distinct = np.unique(s)  # ascending
     top = float(distinct[-1])
     above = top + 1.0 if top + 1.0 > top else math.nextafter(top, math.inf)
@@ -163,5 +163,5 @@ def apply_threshold(scores: Sequence[float], threshold: float) -> list[int]:
     """Hard labels from scores: 1 where ``score >= threshold``, else 0."""
     if isinstance(threshold, bool) or not isinstance(threshold, Real) or math.isnan(float(threshold)):
         raise ConfigError(f"threshold must be a real number, got {threshold!r}")
-    s = _scores(scores, "scores")
+    s = score_array(scores, "scores")
     return [int(v) for v in (s >= float(threshold))]

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 from rapidfuzz.distance import LCSseq, Levenshtein
 
 from ...errors import ConfigError, InputError
-from ._validation import _as_list, _f1, _same_length
+from ._validation import as_list, f1_from, same_length
 
 
 def _words(text: str | Sequence[str], name: str) -> list[str]:
@@ -19,7 +19,7 @@ def _words(text: str | Sequence[str], name: str) -> list[str]:
         return text.split()
     if isinstance(text, bytes):
         raise InputError(f"{name} must be text or a list of words, got bytes", field=name)
-    return [str(w) for w in _as_list(text, name)]
+    return [str(w) for w in as_list(text, name)]
 
 
 def edit_distance(a: str | Sequence[str], b: str | Sequence[str]) -> int:
@@ -71,7 +71,7 @@ def rouge_n(candidate: str, reference: str, n: int = 1) -> float:
     if not c or not r:
         return 0.0
     hits = sum(min(count, r[g]) for g, count in c.items())
-    return _f1(hits / sum(c.values()), hits / sum(r.values()))
+    return f1_from(hits / sum(c.values()), hits / sum(r.values()))
 
 
 def _lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
@@ -88,11 +88,11 @@ def rouge_l(candidate: str, reference: str) -> float:
     if not c or not r:
         return 0.0
     lcs = _lcs_length(c, r)
-    return _f1(lcs / len(c), lcs / len(r))
+    return f1_from(lcs / len(c), lcs / len(r))
 
 
 def _as_references(references: Any, where: str) -> list[list[str]]:
-    refs = [references] if isinstance(references, str) else _as_list(references, where)
+    refs = [references] if isinstance(references, str) else as_list(references, where)
     if not refs:
         raise InputError(f"{where} needs at least one reference text", field=where)
     return [overlap_tokens(r) for r in refs]
@@ -153,9 +153,9 @@ def corpus_bleu(
     ``candidates[i]``. Unsmoothed by default, as is usual at corpus level; ``smooth=True`` applies
     the same add-one smoothing for n > 1 as :func:`bleu`."""
     max_n = _check_order(max_n, "max_n")
-    cands = _as_list(candidates, "candidates")
-    refs = _as_list(references, "references")
-    _same_length(cands, refs, "candidates", "references")
+    cands = as_list(candidates, "candidates")
+    refs = as_list(references, "references")
+    same_length(cands, refs, "candidates", "references")
     matches = [0] * max_n
     totals = [0] * max_n
     c_len = r_len = 0
