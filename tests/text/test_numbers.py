@@ -2,7 +2,7 @@
 
 import pytest
 
-from hallucheck.text.numbers import _numbers, parse_number
+from hallucheck.text.numbers import find_numbers, parse_number
 
 
 @pytest.mark.parametrize(
@@ -28,7 +28,7 @@ def test_what_cannot_be_one_number_is_none():
 
 def test_numbers_in_words_and_scale_words():
     text = "twenty four tablets, 2.5 million people and 5G"
-    found = _numbers(text, False)
+    found = find_numbers(text, False)
     assert (text[found[0].start : found[0].end], found[0].value, found[0].word) == ("twenty four", 24.0, True)
     # the scale word belongs to the number before it ("million" is read again as a word of its own,
     # which parse_quantities skips inside the span); "5G" is no number

@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Iterable
 from functools import cached_property
 
-from ..text.numbers import _numbers
+from ..text.numbers import find_numbers
 from ..text.quantities import Quantity, parse_quantities, same_value
 
 DERIVED_CAP = 40  # figures of one kind (and of one sentence) tried in pairs for a derived value
@@ -156,7 +156,7 @@ class FigureDoubt:
     @cached_property
     def _all_numbers(self) -> set[float]:
         """Every number the reference writes, in digits or in words ("number two", "four-match")."""
-        return self.raw_numbers | {n.value for n in _numbers(self.reference, False)}
+        return self.raw_numbers | {n.value for n in find_numbers(self.reference, False)}
 
     def _said_with_words_between(self, q: Quantity) -> bool:
         """The reference writes ``q``'s number and unit as the claim does, with a word or two between."""

@@ -25,9 +25,9 @@ import re
 
 from .quantity import Quantity, non_overlapping
 from .stopwords import STOP_WORDS
-from .units import _CJK, _MONTHS, _WORD_NUMBERS, _unit_at
+from .units import CJK, MONTHS, WORD_NUMBERS, unit_at
 
-_MONTH_NAMES = frozenset(_MONTHS)
+_MONTH_NAMES = frozenset(MONTHS)
 
 _CLOCK = re.compile(
     r"(?<![\w.,:])(?P<h>[01]?\d|2[0-4])(?:(?P<sep>:|\s?h\s?)(?P<m>[0-5]\d)|\.(?P<dm>[0-5]\d)(?=\s*(?:[ap]\.?m\b|uhr\b|h\b)))"
@@ -65,7 +65,7 @@ _PERIODS = {
     "an": "year", "año": "year", "anual": "year",
     "hour": "hour", "hourly": "hour", "stunde": "hour", "heure": "hour", "hora": "hour",
 }  # fmt: skip
-_NUM_WORD = "|".join(sorted((re.escape(w) for w in _WORD_NUMBERS if w.isascii() and len(w) > 2), key=len, reverse=True))
+_NUM_WORD = "|".join(sorted((re.escape(w) for w in WORD_NUMBERS if w.isascii() and len(w) > 2), key=len, reverse=True))
 _FREQ = re.compile(
     rf"\b(?:(?P<once>once|twice|thrice)|(?P<n>\d+|{_NUM_WORD})(?:\s*[-‐]?\s*(?:times|time|x|×|mal|fois|veces|vez)))"
     r"(?:\s+(?:a|an|per|each|every|pro|par|por|al|a\s+la|am|im|in\s+the|in\s+a)\s+(?P<p1>[^\W\d_]+)"
@@ -75,7 +75,7 @@ _FREQ = re.compile(
 )
 _CJK_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 _CJK_FREQ = re.compile(
-    rf"(?:每(?P<p1>天|日|周|星期|月|年)|一(?P<p2>天|日|周|月|年))\s*(?:服用|用药|使用|吃|喝|[{_CJK}]{{0,3}}?)?"
+    rf"(?:每(?P<p1>天|日|周|星期|月|年)|一(?P<p2>天|日|周|月|年))\s*(?:服用|用药|使用|吃|喝|[{CJK}]{{0,3}}?)?"
     r"(?P<n>[一二两三四五六七八九十]|\d+)\s*次"
 )
 _CJK_PERIOD = {"天": "day", "日": "day", "周": "week", "星期": "week", "月": "month", "年": "year"}
@@ -104,7 +104,7 @@ def _word_value(w: str) -> int | None:
         return int(w)
     if w in _ONCE:
         return _ONCE[w]
-    v = _WORD_NUMBERS.get(w)
+    v = WORD_NUMBERS.get(w)
     return int(v) if v is not None and float(v).is_integer() else None
 
 
@@ -246,7 +246,7 @@ def _ordinals_and_labels(text: str, lang: str) -> list[Quantity]:
     out = []
     for m in _NAMED.finditer(text):
         word = m.group("word")
-        if word in _NOT_NAMES or word.lower() in _MONTH_NAMES or _unit_at(text, m.end()) is not None:
+        if word in _NOT_NAMES or word.lower() in _MONTH_NAMES or unit_at(text, m.end()) is not None:
             continue
         if re.match(r"\s+[a-z]+s\b", text[m.end() :]):
             continue  # "Model 3 owners" reads either way: a count is the safer reading
@@ -256,7 +256,7 @@ def _ordinals_and_labels(text: str, lang: str) -> list[Quantity]:
         out.append(Quantity(m.group(), m.start(), m.end(), float(len(ident)), float(len(ident)), "id", ident))
     for m in _ORDINAL_WORD.finditer(text):
         noun = m.group("noun").lower()
-        if noun in STOP_WORDS or noun in ("quarter", "half") or noun in _WORD_NUMBERS or noun.isdigit():
+        if noun in STOP_WORDS or noun in ("quarter", "half") or noun in WORD_NUMBERS or noun.isdigit():
             continue  # "the third quarter" is a period, "first of all" no position
         noun = noun[:-1] if len(noun) > 3 and noun.endswith("s") else noun
         out.append(_q(text, m.start(), m.end(), _ORDINAL_WORDS[m.group("w").lower()], f"ordinal:{noun}"))
@@ -309,7 +309,7 @@ def _fractions(text: str) -> list[Quantity]:
         else:
             den_word = m.group("den").lower()
             word = m.group("num").lower()
-            num = 1 if word in ("a", "an", "one") else int(_WORD_NUMBERS[word])
+            num = 1 if word in ("a", "an", "one") else int(WORD_NUMBERS[word])
             den = _FRACTION_DEN[den_word]
             if word in ("a", "an") and not m.group("of"):
                 continue  # "a quarter" of a year, "a third" place: a fraction only "of" something
@@ -322,7 +322,7 @@ def _fractions(text: str) -> list[Quantity]:
     return out
 
 
-def _compound_durations(text: str, found: list[Quantity]) -> list[Quantity]:
+def compound_durations(text: str, found: list[Quantity]) -> list[Quantity]:
     """ "2 hours 19 minutes", "3 h 35 min", "1 hour and 40 minutes": one duration, not two."""
     out: list[Quantity] = []
     for q in found:

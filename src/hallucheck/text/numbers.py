@@ -1,5 +1,5 @@
 """Numbers in running text for :mod:`hallucheck.text.quantities`: :func:`parse_number` reads one
-written in digits (thousands separators, decimal commas); :func:`_numbers` finds every number of a
+written in digits (thousands separators, decimal commas); :func:`find_numbers` finds every number of a
 text, in digits or in words ("twenty four", "a day"), with its span, its significant digits and a
 scale word applied ("2.5 million").
 """
@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .units import _ARTICLES, _CJK, _SCALES, _UNITS, _WORD_NUMBERS, _unit_at, _unit_here
+from .units import ARTICLES, CJK, SCALES, UNITS, WORD_NUMBERS, unit_at, unit_here
 
 
-def _sig_digits(s: str) -> int:
+def sig_digits(s: str) -> int:
     ds = re.sub(r"\D", "", s).lstrip("0")
     return max(1, len(ds.rstrip("0")) if "." not in s and "," not in s else len(ds))
 
@@ -53,11 +53,11 @@ class _Num:
     scale: float = 1.0  # the scale word applied ("million": 1e6)
 
 
-def _tokens_after(text: str, pos: int, n: int = 4) -> list[tuple[str, int, int]]:
+def tokens_after(text: str, pos: int, n: int = 4) -> list[tuple[str, int, int]]:
     out = []
     i = pos
     while len(out) < n:
-        m = re.compile(rf"\s*([{_CJK}]|[%°º€$£¥]|[^\W\d_]+(?:[./-]?[^\W\d_]+)*\.?|[()\[\],;:]|\d+)", re.UNICODE).match(
+        m = re.compile(rf"\s*([{CJK}]|[%°º€$£¥]|[^\W\d_]+(?:[./-]?[^\W\d_]+)*\.?|[()\[\],;:]|\d+)", re.UNICODE).match(
             text, i
         )
         if not m:
@@ -67,38 +67,38 @@ def _tokens_after(text: str, pos: int, n: int = 4) -> list[tuple[str, int, int]]
     return out
 
 
-def _numbers(text: str, decimal_comma: bool) -> list[_Num]:
+def find_numbers(text: str, decimal_comma: bool) -> list[_Num]:
     """Numbers in digits and in words, with spans, in order; scale words ("2.5 million") applied."""
     nums: list[_Num] = []
     # where the decimal mark is a comma, a plain space also groups thousands ("1 200 g")
     space = r"(?<![\w.,])\d{1,3}(?: \d{3})+(?:,\d+)?(?![\d_]|[.,]\d)|" if decimal_comma else ""
     for m in re.finditer(
-        rf"{space}(?<![\w.,])(?:[-+−](?=\d))?\d+(?:[.,\u00a0\u202f']\d+)*(?![\d_])|(?<=[{_CJK}])\d+(?:[.,]\d+)?",
+        rf"{space}(?<![\w.,])(?:[-+−](?=\d))?\d+(?:[.,\u00a0\u202f']\d+)*(?![\d_])|(?<=[{CJK}])\d+(?:[.,]\d+)?",
         text,
     ):
         tok = m.group()
-        if m.end() < len(text) and text[m.end()].isalpha() and not re.match(rf"[{_CJK}]", text[m.end()]):
+        if m.end() < len(text) and text[m.end()].isalpha() and not re.match(rf"[{CJK}]", text[m.end()]):
             glued = re.match(r"[^\W\d_]+", text[m.end() :]).group().lower()  # type: ignore[union-attr]
-            if glued not in _SCALES and _unit_at(text, m.end()) is None:
+            if glued not in SCALES and unit_at(text, m.end()) is None:
                 continue  # "5G", "3rd", "2x": not a quantity
         v = parse_number(tok, decimal_comma=decimal_comma)
         if v is None:
             # "1,2,3" or an ambiguous comma: take the parts as separate numbers
             for p in re.finditer(r"\d+(?:\.\d+)?", tok):
-                nums.append(_Num(m.start() + p.start(), m.start() + p.end(), float(p.group()), _sig_digits(p.group())))
+                nums.append(_Num(m.start() + p.start(), m.start() + p.end(), float(p.group()), sig_digits(p.group())))
             continue
-        nums.append(_Num(m.start(), m.end(), v, _sig_digits(tok)))
+        nums.append(_Num(m.start(), m.end(), v, sig_digits(tok)))
     # numbers in words (a run like "twenty four" or "two hundred" is one number)
-    words = list(re.finditer(rf"[^\W\d_]+|[{_CJK}]", text))
+    words = list(re.finditer(rf"[^\W\d_]+|[{CJK}]", text))
     i = 0
     while i < len(words):
         w = words[i].group().lower()
-        if w in _WORD_NUMBERS and not (w in _ARTICLES and w not in ("uno", "una", "eins")):
-            val = float(_WORD_NUMBERS[w])
+        if w in WORD_NUMBERS and not (w in ARTICLES and w not in ("uno", "una", "eins")):
+            val = float(WORD_NUMBERS[w])
             start, end = words[i].start(), words[i].end()
             j = i + 1
-            while j < len(words) and words[j].group().lower() in _WORD_NUMBERS and words[j].start() - end <= 1:
-                nxt = float(_WORD_NUMBERS[words[j].group().lower()])
+            while j < len(words) and words[j].group().lower() in WORD_NUMBERS and words[j].start() - end <= 1:
+                nxt = float(WORD_NUMBERS[words[j].group().lower()])
                 if nxt in (100, 1000, 1e6, 1e9) and val < nxt:
                     val *= nxt
                 elif val >= 20 and nxt < 10 and val % 10 == 0:
@@ -113,27 +113,27 @@ def _numbers(text: str, decimal_comma: bool) -> list[_Num]:
             nums.append(_Num(start, end, val, 1, word=True))
             i = j
             continue
-        if w in _ARTICLES:
+        if w in ARTICLES:
             # "a day", "an hour", "ein Tag": one of a time unit
-            after = _tokens_after(text, words[i].end(), 1)
+            after = tokens_after(text, words[i].end(), 1)
             unit = after[0][0].lower().rstrip(".") if after else ""
-            if unit in _UNITS and _UNITS[unit][0] == "time":
+            if unit in UNITS and UNITS[unit][0] == "time":
                 nums.append(_Num(words[i].start(), words[i].end(), 1.0, 1, word=True))
         i += 1
     nums.sort(key=lambda n: n.start)
     # drop word numbers inside a digit number's span (never happens) and merge scale words
     out: list[_Num] = []
     for n in nums:
-        after = _tokens_after(text, n.end, 2)
+        after = tokens_after(text, n.end, 2)
         if after:
             sw = after[0][0].lower()
-            if sw not in _SCALES:
+            if sw not in SCALES:
                 sw = sw.rstrip(".")  # "£1,236 million." ends a sentence
             two = f"{sw} {after[1][0].lower()}" if len(after) > 1 else ""
-            if two in _SCALES:
-                n = _Num(n.start, after[1][2], n.value * _SCALES[two], n.digits, n.word, _SCALES[two])
-            elif sw in _SCALES and (len(sw) > 1 or not n.word) and not _unit_here(text, n.start, sw):
-                n = _Num(n.start, after[0][1] + len(sw), n.value * _SCALES[sw], n.digits, n.word, _SCALES[sw])
+            if two in SCALES:
+                n = _Num(n.start, after[1][2], n.value * SCALES[two], n.digits, n.word, SCALES[two])
+            elif sw in SCALES and (len(sw) > 1 or not n.word) and not unit_here(text, n.start, sw):
+                n = _Num(n.start, after[0][1] + len(sw), n.value * SCALES[sw], n.digits, n.word, SCALES[sw])
             else:
                 n = _Num(n.start, n.end, n.value, 0, n.word)  # written out in full: exact
         else:
@@ -144,8 +144,8 @@ def _numbers(text: str, decimal_comma: bool) -> list[_Num]:
 
 def _is_article_use(text: str, end: int) -> bool:
     """French "un"/"une" is an article unless a unit follows ("une heure" is one hour)."""
-    after = _tokens_after(text, end, 1)
-    return not (after and after[0][0].lower() in _UNITS)
+    after = tokens_after(text, end, 1)
+    return not (after and after[0][0].lower() in UNITS)
 
 
 __all__ = ["parse_number"]

@@ -30,23 +30,23 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from .dates import _LETTER_RUN, _date_q, _dates
-from .forms import _compound_durations, figure_forms
+from .dates import LETTER_RUN, date_quantity, find_dates
+from .forms import compound_durations, figure_forms
 from .lang import decimal_comma as uses_decimal_comma
-from .numbers import _numbers, _sig_digits, _tokens_after, parse_number
+from .numbers import find_numbers, parse_number, sig_digits, tokens_after
 from .quantity import Quantity, same_value
 from .stopwords import STOP_WORDS
 from .units import (
-    _ARTICLES,
-    _CJK,
-    _MONTHS,
-    _UNITS,
-    _WORD_NUMBERS,
-    _currency_after,
-    _currency_before,
-    _qualifier_before,
-    _to_base,
-    _unit_at,
+    ARTICLES,
+    CJK,
+    MONTHS,
+    UNITS,
+    WORD_NUMBERS,
+    currency_after,
+    currency_before,
+    qualifier_before,
+    to_base,
+    unit_at,
 )
 
 _TO_ASCII = {
@@ -90,8 +90,8 @@ def _measure(
         text[start:end],
         start,
         end,
-        _to_base(low, surface, factor),
-        _to_base(high, surface, factor),
+        to_base(low, surface, factor),
+        to_base(high, surface, factor),
         dim,
         surface.lower(),
         qual,
@@ -102,15 +102,15 @@ def _measure(
 def _noun_after(text: str, pos: int, *, skip: bool = True) -> tuple[str, int] | None:
     """The counted noun after a number ("8 tablets", "4 weitere Tabletten"): (lemma, end).
     ``skip``: words such as "more", "of", "the" may come between ("8 more tablets")."""
-    for k, (tok, s, e) in enumerate(_tokens_after(text, pos, 3 if skip else 1)):
+    for k, (tok, s, e) in enumerate(tokens_after(text, pos, 3 if skip else 1)):
         low = tok.lower().rstrip(".")
-        if k == 0 and s == pos and not re.match(rf"[{_CJK}]", tok):
+        if k == 0 and s == pos and not re.match(rf"[{CJK}]", tok):
             return None  # glued to the number ("5G", "A4"): a name, not a count
         if not re.fullmatch(r"[^\W\d_]+(?:-[^\W\d_]+)*", low):
             return None
         if low in _NOUN_SKIP or (len(low) > 4 and low.endswith("ly") and k < 2):
             continue  # "8 more tablets", "13 monthly instalments"
-        if low in _NOT_NOUNS or low in _WORD_NUMBERS or low in _MONTHS or low in STOP_WORDS:
+        if low in _NOT_NOUNS or low in WORD_NUMBERS or low in MONTHS or low in STOP_WORDS:
             return None
         if len(low) > 4 and low.endswith(("ing", "ed")):
             return None  # a verb form ("children over 12 weighing", "2 opened"): no counted noun
@@ -150,14 +150,14 @@ def _relative_or_rate(text: str, start: int, uend: int, found: list["Quantity"])
 
 # the words that can make a quantity without a digit ("four", "a day", "half an hour"), to skip a
 # sentence with none of them (and no digit) at once
-_QUANTITY_WORDS = frozenset(w for w in {*_WORD_NUMBERS, *_UNITS} if w.isalpha() and len(w) > 1)
+_QUANTITY_WORDS = frozenset(w for w in {*WORD_NUMBERS, *UNITS} if w.isalpha() and len(w) > 1)
 _CJK_NUMERAL = re.compile(r"[一二三四五六七八九十两半]")
 
 
 def _may_hold_quantity(text: str) -> bool:
     if any(ch.isdigit() for ch in text) or _CJK_NUMERAL.search(text):
         return True
-    return not _QUANTITY_WORDS.isdisjoint(_LETTER_RUN.findall(text.lower()))
+    return not _QUANTITY_WORDS.isdisjoint(LETTER_RUN.findall(text.lower()))
 
 
 def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool | None = None) -> list[Quantity]:
@@ -174,14 +174,14 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
     if not forms and not _may_hold_quantity(text):
         return []  # no digit, no number word, no time word: nothing to read (most sentences of a long text)
     dc = decimal_comma if decimal_comma is not None else uses_decimal_comma(lang)
-    dates = _dates(text, day_first=lang != "en")
+    dates = find_dates(text, day_first=lang != "en")
     forms = [f for f in forms if not any(d.start < f.end and f.start < d.end for d in dates)]
     taken = [(q.start, q.end) for q in (*dates, *forms)]
     found: list[Quantity] = [*dates, *forms]
     n_pre = len(found)
     first_currency: str | None = None
     nums = []
-    for n in _numbers(text, dc):
+    for n in find_numbers(text, dc):
         if n.word and nums and text[n.start : n.end].lower() == "cent" and not text[nums[-1].end : n.start].strip():
             continue  # "18 Cent": the subunit, read below
         if not any(a <= n.start < b for a, b in taken) and not (nums and n.start < nums[-1].end):
@@ -201,7 +201,7 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
             nxt = nums[i + 1]
             gap = text[end : nxt.start]
             head = start
-            cur_first, cur_next = _currency_before(text, start), _currency_before(text, nxt.start)
+            cur_first, cur_next = currency_before(text, start), currency_before(text, nxt.start)
             if cur_first and cur_next and cur_first[0] == cur_next[0]:
                 gap, head = text[end : cur_next[1]], cur_first[1]  # "between $720 million and $740 million"
             is_and = bool(re.fullmatch(r"\s*(?:and|und|et|y|和)\s*", gap, re.IGNORECASE))
@@ -221,10 +221,10 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
                     low *= nxt.scale  # "$720-740 million": the scale word covers both ends
             elif re.fullmatch(r"\s*", gap) is None:
                 # "4 hours to 6 hours" / "2 bar to 3 bar": a unit between the two numbers
-                u = _unit_at(text, end)
+                u = unit_at(text, end)
                 if u is not None:
                     rest = text[u[3] : nxt.start]
-                    u2 = _unit_at(text, nxt.end)
+                    u2 = unit_at(text, nxt.end)
                     same_unit = u2 is not None and u2[0].lower() == u[0].lower()
                     and_only = re.fullmatch(r"\s*(?:and|und|et|y|和)\s*", rest, re.IGNORECASE)
                     if (
@@ -235,19 +235,19 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
                         and (between or not and_only)
                     ):
                         high, end, consumed = nxt.value, nxt.end, 2
-        cur_b = _currency_before(text, start)
-        qual = _qualifier_before(text, cur_b[1] if cur_b else start)  # "about £350": the word before the symbol
+        cur_b = currency_before(text, start)
+        qual = qualifier_before(text, cur_b[1] if cur_b else start)  # "about £350": the word before the symbol
         if (
             re.match(r"\s+and\s+a\s+half\b", text[end:])
             and not n.word
             or (n.word and re.match(r"\s+and\s+a\s+half\b", text[end:]))
         ):
             half = re.match(r"\s+and\s+a\s+half\b", text[end:])
-            if half and _unit_at(text, end + half.end()) is not None:  # "four and a half hours"
+            if half and unit_at(text, end + half.end()) is not None:  # "four and a half hours"
                 low, high, end = low + 0.5, high + 0.5, end + half.end()
         if qual == "approx" and not digits:
-            digits = _sig_digits(text[start:end])
-        before = _currency_before(text, start)
+            digits = sig_digits(text[start:end])
+        before = currency_before(text, start)
         if before:
             cur, sym_start = before
             found.append(Quantity(text[sym_start:end], sym_start, end, low, high, f"money:{cur}", cur, qual, digits))
@@ -270,7 +270,7 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
             )
             i += consumed
             continue
-        cur_after = _currency_after(text, end)
+        cur_after = currency_after(text, end)
         if cur_after:
             found.append(
                 Quantity(
@@ -287,18 +287,18 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
             )
             i += consumed
             continue
-        u = _unit_at(text, end)
+        u = unit_at(text, end)
         if (
             u is not None
             and n.word
-            and text[start:end].lower() in _ARTICLES
+            and text[start:end].lower() in ARTICLES
             and _relative_or_rate(text, start, u[3], found)
         ):
             i += consumed  # "4 hours a month", "three times a day", "a year earlier": no amount of time
             continue
         if u is not None:
             surface, dim, factor, uend = u
-            if n.word and text[start:end].lower() in _ARTICLES:
+            if n.word and text[start:end].lower() in ARTICLES:
                 qual = qual or "approx"  # "a year", "an hour": a round figure
             if re.match(r"-?\s?old\b", text[uend:]) and dim == "time":
                 dim = "age"  # "18-year-old", "a 6 month old baby": an age, not a duration
@@ -312,12 +312,12 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
         if n.word and n.value in (0.5, 0.25):  # "half an hour", "eine halbe Stunde"
             art = re.compile(r"\s+(?:an?|eine?r?|une?|una?)\s+").match(text, end)
             if art:
-                u = _unit_at(text, art.end())
+                u = unit_at(text, art.end())
                 if u is not None:
                     found.append(_measure(text, start, u[3], low, high, u[:3], qual, digits))
                     i += consumed
                     continue
-        if n.word and low == high == 1.0 and text[start:end].lower() in _ARTICLES:
+        if n.word and low == high == 1.0 and text[start:end].lower() in ARTICLES:
             i += consumed  # "a day" not followed by its unit here (a rate, "earlier"): no quantity
             continue
         # a number in words counts the word right after it ("seven days", not "seven of them")
@@ -336,7 +336,7 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
             )
         )
         if year:
-            found.append(_date_q(text, start, end, int(low), None, None))
+            found.append(date_quantity(text, start, end, int(low), None, None))
         elif noun is not None:
             lemma, nend = noun
             found.append(Quantity(text[start:nend], start, nend, low, high, f"count:{lemma}", lemma, qual, digits))
@@ -347,13 +347,13 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
         _qualified(text, q) if k < n_pre and q.dim in ("clock", "percent", "time") else q for k, q in enumerate(found)
     ]
     found.sort(key=lambda q: q.start)
-    return [_with_rate(text, q) for q in _share_list_units(text, _compound_durations(text, found))]
+    return [_with_rate(text, q) for q in _share_list_units(text, compound_durations(text, found))]
 
 
 def _qualified(text: str, q: Quantity) -> Quantity:
     """A clock time or fraction with the approximation word before it ("just after midnight", "about
     two-thirds")."""
-    qual = q.qualifier or _qualifier_before(text, q.start)
+    qual = q.qualifier or qualifier_before(text, q.start)
     return q if qual == q.qualifier else Quantity(q.text, q.start, q.end, q.low, q.high, q.dim, q.unit, qual, q.digits)
 
 
@@ -379,7 +379,7 @@ def _with_rate(text: str, q: Quantity) -> Quantity:
     if not m:
         return q
     unit = m.group("unit").lower()
-    if unit not in _UNITS or _UNITS[unit][0] != "time":
+    if unit not in UNITS or UNITS[unit][0] != "time":
         if (q.dim or "").startswith("money:") and unit not in STOP_WORDS and unit not in _NOT_NOUNS:
             # "$1.12 a share", "$0.84 per diluted share": a value per something is not a total
             dim = f"{q.dim}/{_lemma(unit)}"
@@ -389,7 +389,7 @@ def _with_rate(text: str, q: Quantity) -> Quantity:
         return q
     if m.group("adj") or _RELATIVE_AFTER.match(text, m.end()):
         return q  # "$88 million a year earlier": a period for context, not a rate
-    per = _UNITS[unit][1]
+    per = UNITS[unit][1]
     return Quantity(
         text[q.start : m.end()],
         q.start,
@@ -413,13 +413,13 @@ def _share_list_units(text: str, found: list[Quantity]) -> list[Quantity]:
     for k in range(len(out) - 2, -1, -1):
         q, nxt = out[k], out[k + 1]
         if q.dim is None and nxt.dim not in (None, "date") and _LIST_GAP.fullmatch(text[q.end : nxt.start]):
-            factor = _UNITS[nxt.unit][1] if nxt.unit in _UNITS else 1.0
+            factor = UNITS[nxt.unit][1] if nxt.unit in UNITS else 1.0
             out[k] = Quantity(
                 q.text,
                 q.start,
                 q.end,
-                _to_base(q.low, nxt.unit or "", factor),
-                _to_base(q.high, nxt.unit or "", factor),
+                to_base(q.low, nxt.unit or "", factor),
+                to_base(q.high, nxt.unit or "", factor),
                 nxt.dim,
                 nxt.unit,
                 q.qualifier,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from .units import _UNITS
+from .units import UNITS
 
 
 @dataclass(frozen=True)
@@ -104,9 +104,7 @@ def same_value(a: Quantity, b: Quantity) -> bool:
     if a.digits == b.digits == 0 and _exact_integer(a) and _exact_integer(b):
         return _digits_of(a.text) == _digits_of(b.text)  # identifiers, account numbers, years: every digit
     converted = (
-        a.unit is not None
-        and b.unit is not None
-        and _UNITS.get(a.unit, (None, 0))[1] != _UNITS.get(b.unit, (None, 0))[1]
+        a.unit is not None and b.unit is not None and UNITS.get(a.unit, (None, 0))[1] != UNITS.get(b.unit, (None, 0))[1]
     )
     for x, y in ((a.low, b.low), (a.high, b.high)):
         if converted:

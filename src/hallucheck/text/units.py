@@ -1,7 +1,7 @@
 """The tables behind :mod:`hallucheck.text.quantities`: units (surface form -> dimension and
 factor to the dimension's base unit), currencies, scale words, numbers in words, months and
 qualifiers, in the five languages the parser reads; and the look-ups of a unit or currency at a
-position of a text (:func:`_unit_at`, :func:`_currency_before`, :func:`_currency_after`). Data and
+position of a text (:func:`unit_at`, :func:`currency_before`, :func:`currency_after`). Data and
 look-ups only: the parsing is in :mod:`.quantities`, the numbers in :mod:`.numbers`.
 """
 
@@ -12,12 +12,12 @@ import re
 # ---------------------------------------------------------------------------------------------
 # units: surface form (lower case) -> (dimension, factor to the dimension's base unit)
 
-_UNITS: dict[str, tuple[str, float]] = {}
+UNITS: dict[str, tuple[str, float]] = {}
 
 
 def _add(dim: str, factor: float, *names: str) -> None:
     for n in names:
-        _UNITS[n] = (dim, factor)
+        UNITS[n] = (dim, factor)
 
 
 # pressure (bar)
@@ -203,7 +203,7 @@ _add("percent", 0.01, "basis points", "bps")
 
 # the unit names by their first character, longest first (the longest unit that fits wins)
 _UNITS_LONGEST_FIRST: dict[str, tuple[str, ...]] = {}
-for _name in sorted(_UNITS, key=len, reverse=True):
+for _name in sorted(UNITS, key=len, reverse=True):
     _UNITS_LONGEST_FIRST[_name[:1]] = (*_UNITS_LONGEST_FIRST.get(_name[:1], ()), _name)
 
 _CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR", "元": "CNY", "￥": "CNY"}
@@ -215,7 +215,7 @@ _CURRENCY_WORDS = {
     **dict.fromkeys(["jpy", "yen"], "JPY"),
     **dict.fromkeys(["cny", "rmb", "yuan", "人民币"], "CNY"),
 }
-_SCALES = {
+SCALES = {
     "thousand": 1e3, "k": 1e3, "tausend": 1e3, "mil": 1e3, "mille": 1e3, "千": 1e3,
     "million": 1e6, "millions": 1e6, "mn": 1e6, "m": 1e6, "mio": 1e6, "mio.": 1e6, "millionen": 1e6, "millón": 1e6,
     "millones": 1e6, "万": 1e4, "百万": 1e6,
@@ -224,7 +224,7 @@ _SCALES = {
     "trillion": 1e12,
 }  # fmt: skip
 
-_WORD_NUMBERS = {
+WORD_NUMBERS = {
     # English
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
@@ -251,9 +251,9 @@ _WORD_NUMBERS = {
     "十": 10, "半": 0.5,
 }  # fmt: skip
 # "a"/"an" count as one only before a unit or a time word ("a day", "an hour", "a week")
-_ARTICLES = frozenset({"a", "an", "ein", "eine", "einen", "einem", "einer", "un", "une", "uno", "una"})
+ARTICLES = frozenset({"a", "an", "ein", "eine", "einen", "einem", "einer", "un", "une", "uno", "una"})
 
-_MONTHS = {
+MONTHS = {
     **{m: i + 1 for i, m in enumerate("january february march april may june july august september october november december".split())},
     **{m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())},
     "sept": 9,
@@ -262,7 +262,7 @@ _MONTHS = {
     **{m: i + 1 for i, m in enumerate("enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre".split())},
 }  # fmt: skip
 # English "may" and "march" are common words: a month only when capitalised or with a year
-_AMBIGUOUS_MONTHS = frozenset({"may", "march", "mar", "jan", "sept", "dec", "mai"})
+AMBIGUOUS_MONTHS = frozenset({"may", "march", "mar", "jan", "sept", "dec", "mai"})
 
 # words that qualify a value: kept for the reason text, not for matching
 _QUALIFIERS = {
@@ -277,21 +277,21 @@ _QUALIFIERS = {
                "just before", "shortly after", "shortly before", "超过", "近"),
 }  # fmt: skip
 
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 
 
-def _to_base(value: float, surface: str, factor: float) -> float:
+def to_base(value: float, surface: str, factor: float) -> float:
     """``value`` in ``surface`` units, in its dimension's base unit (°F by its offset too)."""
     return (value - 32.0) * factor if surface.lower() in _FAHRENHEIT else value * factor
 
 
-def _unit_here(text: str, number_start: int, word: str) -> bool:
+def unit_here(text: str, number_start: int, word: str) -> bool:
     """ "m" after a number is metres unless money comes before the number ("2 m"; "£418.5m" is
     418.5 million pounds)."""
-    return word == "m" and _currency_before(text, number_start) is None
+    return word == "m" and currency_before(text, number_start) is None
 
 
-def _unit_at(text: str, pos: int) -> tuple[str, str, float, int] | None:
+def unit_at(text: str, pos: int) -> tuple[str, str, float, int] | None:
     """(surface, dim, factor, end) of a unit starting at ``pos`` (after optional space)."""
     m = re.compile(r"-(?=[^\W\d_])|[ \t\u00a0\u202f]*").match(text, pos)  # "2 bar", "2bar", "2-year"
     i = m.end() if m else pos
@@ -300,7 +300,7 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, float, int] | None:
     for cand in _UNITS_LONGEST_FIRST.get(rest[:1], ()):
         if rest.startswith(cand):
             tail = rest[len(cand) : len(cand) + 1]
-            cjk = bool(re.match(rf"[{_CJK}]", cand[-1]))
+            cjk = bool(re.match(rf"[{CJK}]", cand[-1]))
             if cjk or not tail or not (tail.isalnum() or tail == "_"):
                 if cand in ("°",) and rest[1:2] in ("c", "f"):
                     continue
@@ -315,7 +315,7 @@ def _unit_at(text: str, pos: int) -> tuple[str, str, float, int] | None:
         return None
     if len(best) == 1 and best.isalpha() and text[i] != {"v": "V", "w": "W"}.get(best, best):
         return None  # "5G" is no mass, "3 M" no length: one-letter units only in their usual case
-    dim, factor = _UNITS[best]
+    dim, factor = UNITS[best]
     return text[i : i + len(best)], dim, factor, i + len(best)
 
 
@@ -324,7 +324,7 @@ _ISO_CURRENCIES = frozenset(
 )
 
 
-def _currency_before(text: str, pos: int) -> tuple[str, int] | None:
+def currency_before(text: str, pos: int) -> tuple[str, int] | None:
     """(currency, start of its symbol or code) written just before a number: "$2.6", "SEK 410"."""
     window = text[max(0, pos - 6) : pos]
     m = re.search(r"(US\$|[€$£¥₹￥]|\b[A-Z]{3})[ \u00a0\u202f]?$", window)
@@ -335,7 +335,7 @@ def _currency_before(text: str, pos: int) -> tuple[str, int] | None:
     return (code, max(0, pos - 6) + m.start(1)) if code else None
 
 
-def _currency_after(text: str, pos: int) -> tuple[str, int] | None:
+def currency_after(text: str, pos: int) -> tuple[str, int] | None:
     m = re.compile(r"[ \u00a0\u202f]*(?:d[e']\s?)?([€$£¥元￥]|[^\W\d_]+(?: us)?)", re.UNICODE).match(text, pos)
     if not m:
         return None
@@ -358,7 +358,7 @@ _BELOW = frozenset({"less than", "fewer than", "under", "weniger als", "moins de
 _NEGATED = re.compile(r"\b(?:not|no|never|nicht|kein\w*|pas|ne|jamais|nunca)\b[^.;,]*$")
 
 
-def _qualifier_before(text: str, pos: int) -> str | None:
+def qualifier_before(text: str, pos: int) -> str | None:
     before = text[max(0, pos - 24) : pos].lower().rstrip()
     for w in _BOUNDS:
         if before.endswith(w) and (len(before) == len(w) or not before[-len(w) - 1].isalpha()):
