@@ -1,6 +1,6 @@
 """The words around a value: its clause (cut at commas, brackets and "and"/"or"), stemmed."""
 
-from hallucheck.stages.clauses import _Clauses, _context, clause_lists, stems
+from hallucheck.stages.clauses import Clauses, clause_lists, stems, value_context
 from hallucheck.text.quantities import parse_quantities
 
 
@@ -25,7 +25,7 @@ def test_an_aside_in_brackets_is_no_part_of_the_clause_and_a_value_inside_has_on
 def test_nearer_words_weigh_more_and_the_rest_of_the_sentence_less():
     text = "For fever, take 2 tablets every morning"
     qs = parse_quantities(text)
-    ctx = _context(_Clauses(text, [(q.start, q.end) for q in qs]), qs, 0)
+    ctx = value_context(Clauses(text, [(q.start, q.end) for q in qs]), qs, 0)
     assert ctx["take"] == 1.0 and ctx["every"] == 1.0 and ctx["mornin"] < 1.0
     assert ctx["fever"] == 0.4  # another clause of the sentence
     assert stems("The tablets") == {"tablet"}

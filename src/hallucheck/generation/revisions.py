@@ -25,7 +25,7 @@ def unsupported_facts(
     passage holds it together with one of the names of the same sentence outside the
     revision (if it has any): "built in 1689" about the Grey Needle is not supported by a
     passage saying that a church was built in 1689."""
-    from ..stages.entity_check import _NUMBER, NER_LABELS, EntityCheckVerifier, _content_words, _numbers
+    from ..stages.entity_check import NER_LABELS, NUMBER, EntityCheckVerifier, content_words, number_values
 
     if not text[cut:end].strip():
         return []
@@ -35,13 +35,11 @@ def unsupported_facts(
     ents = [e for e in found if e.end > cut and e.start < end]
     others = [e.text for e in found if e.start >= s0 and e.end <= cut]  # the sentence's names before the revision
     facts = [e.text for e in ents]
-    facts += [
-        m.group() for m in _NUMBER.finditer(text, cut, end) if not any(e.start <= m.start() < e.end for e in ents)
-    ]
+    facts += [m.group() for m in NUMBER.finditer(text, cut, end) if not any(e.start <= m.start() < e.end for e in ents)]
     prior = question + "\n" + text[:cut]
-    prior_nw = (_numbers(prior), set(_content_words(prior)))
+    prior_nw = (number_values(prior), set(content_words(prior)))
     texts = [f"{p.title or ''}: {p.text}" for p in passages]
-    passage_nw = [(_numbers(t), set(_content_words(t))) for t in texts]
+    passage_nw = [(number_values(t), set(content_words(t))) for t in texts]
     missing: list[str] = []
     for f in facts:
         if f in missing or supported_by(f, *prior_nw):

@@ -1,7 +1,7 @@
 """The words around a value or a name, for :mod:`hallucheck.stages.facts`: content words stemmed
-(:func:`stems`), a clause window cut at commas, brackets and "and"/"or" (:class:`_Clauses`,
+(:func:`stems`), a clause window cut at commas, brackets and "and"/"or" (:class:`Clauses`,
 :func:`clause_lists`), and what a sentence says its value is about, weighted by distance
-(:func:`_context`). Two values compare as about the same thing when their contexts share words.
+(:func:`value_context`). Two values compare as about the same thing when their contexts share words.
 """
 
 from __future__ import annotations
@@ -33,16 +33,16 @@ _FOREIGN_STOP_WORDS = frozenset(
 )
 
 
-def _words(text: str) -> list[str]:
+def content_tokens(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS and w not in _FOREIGN_STOP_WORDS]
 
 
-def _stem(w: str) -> str:
+def stem(w: str) -> str:
     return w[:6] if len(w) > 6 else w.rstrip("s")
 
 
 def stems(text: str) -> set[str]:
-    return {_stem(w) for w in _words(text)}
+    return {stem(w) for w in content_tokens(text)}
 
 
 def clause_words(
@@ -63,14 +63,14 @@ def clause_lists(
     window: int = 6,
 ) -> tuple[list[str], list[str]]:
     """Stemmed content words before and after (in text order) ``text[start:end]`` within its clause
-    (:meth:`_Clauses.lists`); spans in ``masks`` are left out."""
-    return _Clauses(text, masks).lists(start, end, elliptic=elliptic, window=window)
+    (:meth:`Clauses.lists`); spans in ``masks`` are left out."""
+    return Clauses(text, masks).lists(start, end, elliptic=elliptic, window=window)
 
 
 _SPAN = 400  # characters looked at either side of a value for its few words (bounds the work)
 
 
-class _Clauses:
+class Clauses:
     """A text prepared once for the clause windows of all its values: the values blanked, asides in
     brackets blanked, clause cuts found."""
 
@@ -95,7 +95,7 @@ class _Clauses:
     def rest(self) -> set[str]:
         """The stems of every word of the text but its values."""
         if self._rest is None:
-            self._rest = {_stem(w) for w in _words(self.flat)}
+            self._rest = {stem(w) for w in content_tokens(self.flat)}
         return self._rest
 
     def lists(self, start: int, end: int, *, elliptic: bool = False, window: int = 6) -> tuple[list[str], list[str]]:
@@ -125,7 +125,7 @@ class _Clauses:
         right = cuts[j][0] if j < len(cuts) else len(text)
         if self.cjk:
             window *= 3  # a "word" of Chinese or Japanese text here is one character
-        before = _words(text[max(left, st - _SPAN) : st])[-window:]
+        before = content_tokens(text[max(left, st - _SPAN) : st])[-window:]
         if elliptic and not before and k and _COORD.fullmatch(cuts[k - 1][2]):
             # the words before the value of the clause it continues ("delivers 5 kW continuously and 7.5 kW
             # peak": "delivers", not "continuously")
@@ -134,9 +134,9 @@ class _Clauses:
             stop = cuts[k - 1][0]
             if m < len(self.mask_starts) and self.mask_starts[m] - off < stop:
                 stop = self.mask_starts[m] - off
-            before = _words(text[max(earlier, stop - _SPAN) : stop])[-window:]
-        after = _words(text[en : min(right, en + _SPAN)])[:window]
-        return [_stem(w) for w in before], [_stem(w) for w in after]
+            before = content_tokens(text[max(earlier, stop - _SPAN) : stop])[-window:]
+        after = content_tokens(text[en : min(right, en + _SPAN)])[:window]
+        return [stem(w) for w in before], [stem(w) for w in after]
 
 
 def _near(qs: Sequence[Quantity], k: int) -> set[str]:
@@ -156,7 +156,7 @@ def _near(qs: Sequence[Quantity], k: int) -> set[str]:
     return out
 
 
-def _context(clauses: _Clauses, qs: Sequence[Quantity], k: int, *, elliptic: bool = False) -> dict[str, float]:
+def value_context(clauses: Clauses, qs: Sequence[Quantity], k: int, *, elliptic: bool = False) -> dict[str, float]:
     """What a sentence says its value ``qs[k]`` is about, weighted: the values beside it (1), the
     words of its clause (1 next to it, less further away), the sentence's other words (0.4: "En cas
     de fièvre, le traitement est limité à trois jours"; "Express delivery, ordered before 2 pm, ...
@@ -181,4 +181,4 @@ def _decay(d: int) -> float:
     return 1.0 / (1.0 + 0.25 * d)
 
 
-__all__ = ["clause_lists", "clause_words", "stems"]
+__all__ = ["Clauses", "clause_lists", "clause_words", "content_tokens", "stem", "stems", "value_context"]

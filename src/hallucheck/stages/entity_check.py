@@ -51,7 +51,7 @@ NER_LABELS = frozenset(
 # right after a character ("为2.0巴")
 _NOT_BEFORE = r"(?<![0-9A-Za-z_.\u00c0-\u024f])"
 _NOT_AFTER = r"(?![0-9A-Za-z_\u00c0-\u024f])"
-_NUMBER = re.compile(
+NUMBER = re.compile(
     rf"{_NOT_BEFORE}[-+]?\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?{_NOT_AFTER}|{_NOT_BEFORE}[-+]?\d+(?:\.\d+)?{_NOT_AFTER}"
 )
 _WORD = re.compile(r"[a-z0-9]+")
@@ -65,9 +65,9 @@ FIGURE_LANGUAGES = ("en", "de", "fr", "es", "zh")
 _UNIT_WORDS = frozenset("dollar dollars usd us euro euros eur pound pounds gbp percent per cent pct".split())
 
 
-def _numbers(text: str) -> set[float]:
+def number_values(text: str) -> set[float]:
     out = set()
-    for m in _NUMBER.finditer(text):
+    for m in NUMBER.finditer(text):
         try:
             out.add(float(m.group().replace(",", "")))
         except ValueError:
@@ -75,7 +75,7 @@ def _numbers(text: str) -> set[float]:
     return out
 
 
-def _content_words(text: str) -> list[str]:
+def content_words(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.lower().replace("’", "'")) if w not in NAME_STOP_WORDS]
 
 
@@ -122,19 +122,17 @@ class EntityCheckVerifier(Verifier):
                 found.append((e.text, e.start, e.end, e.label))
         if self.check_numbers:
             spans = [*quantities, *((s, e) for _, s, e, _ in found)]
-            for m in _NUMBER.finditer(text):
+            for m in NUMBER.finditer(text):
                 if not _overlaps(m.start(), m.end(), spans):
                     found.append((m.group(), m.start(), m.end(), "NUMBER"))
         return sorted(found, key=lambda f: f[1])
 
     @staticmethod
     def supported_by(fact: str, ref_numbers: set[float], ref_words: set[str]) -> bool:
-        nums = _numbers(fact)
+        nums = number_values(fact)
         if nums and not nums <= ref_numbers:
             return False
-        words = [
-            w for w in _content_words(fact) if not w.replace(".", "").isdigit() and not (nums and w in _UNIT_WORDS)
-        ]
+        words = [w for w in content_words(fact) if not w.replace(".", "").isdigit() and not (nums and w in _UNIT_WORDS)]
         return all(w in ref_words for w in words)
 
     def verify(
@@ -154,8 +152,8 @@ class EntityCheckVerifier(Verifier):
         answer_lang = detect_language(answer or " ".join(c.text for c in claims))
         ref = ReferenceFacts(reference, lang=_known(ref_lang))
         lang = _known(answer_lang)
-        ref_numbers = _numbers(reference)
-        ref_words = set(_content_words(reference))
+        ref_numbers = number_values(reference)
+        ref_words = set(content_words(reference))
         verdicts = [
             self._verify_one(claim, cands, ref, ref_numbers, ref_words, lang, question)
             for claim, cands in zip(claims, evidence)
@@ -305,10 +303,10 @@ class EntityCheckVerifier(Verifier):
 
     def _closest(self, claim: Claim, cands: Sequence[Evidence], checks: Sequence) -> tuple[Evidence, ...]:
         """The candidate evidence holding most of the claim's facts, then most of its words."""
-        claim_words = set(_content_words(claim.text))
+        claim_words = set(content_words(claim.text))
 
         def closeness(ev: Evidence) -> tuple[int, int]:
-            ev_numbers, ev_words = _numbers(ev.text), set(_content_words(ev.text))
+            ev_numbers, ev_words = number_values(ev.text), set(content_words(ev.text))
             return (
                 sum(self.supported_by(c.text, ev_numbers, ev_words) for c in checks),
                 len(claim_words & ev_words),

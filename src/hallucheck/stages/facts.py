@@ -47,7 +47,7 @@ from typing import Sequence
 
 from ..text.quantities import Quantity, parse_quantities, same_value
 from ..text.segment import Span, split_sentences
-from .clauses import _Clauses, _context, _stem, _words, clause_lists, stems
+from .clauses import Clauses, clause_lists, content_tokens, stem, stems, value_context
 from .doubt import FigureDoubt
 from .fact_index import ValueIndex
 
@@ -90,7 +90,7 @@ class ReferenceFacts:
         self.reference = reference
         self.lang = lang
         self.sentences = split_sentences(reference) or [Span(0, len(reference), reference)]
-        self.bags = [{_stem(w) for w in _words(s.text)} for s in self.sentences]
+        self.bags = [{stem(w) for w in content_tokens(s.text)} for s in self.sentences]
         n = len(self.sentences)
         df: dict[str, int] = {}
         for b in self.bags:
@@ -98,7 +98,7 @@ class ReferenceFacts:
                 df[w] = df.get(w, 0) + 1
         self.idf = {w: math.log(1 + n / c) for w, c in df.items()}
         self._ents: dict[tuple[int, str], list] = {}
-        self._clauses: dict[int, _Clauses] = {}
+        self._clauses: dict[int, Clauses] = {}
         self._contexts: dict[tuple[int, int], dict[str, float]] = {}
         self.raw_numbers = {float(m.group()) for m in re.finditer(r"\d+(?:\.\d+)?", reference.replace(",", ""))}
 
@@ -121,15 +121,15 @@ class ReferenceFacts:
         return self._index.near(q)
 
     def _ref_context(self, i: int, j: int) -> dict[str, float]:
-        """What value ``j`` of reference sentence ``i`` is about, weighted as :func:`_context` weighs
+        """What value ``j`` of reference sentence ``i`` is about, weighted as :func:`value_context` weighs
         a claim's (an elliptic clause shares the words before it in the clause it continues);
         computed once per value, whatever the claims compared with it."""
         key = (i, j)
         if key not in self._contexts:
             qs = self.quantities[i]
             if i not in self._clauses:
-                self._clauses[i] = _Clauses(self.sentences[i].text, [(r.start, r.end) for r in qs])
-            self._contexts[key] = _context(self._clauses[i], qs, j, elliptic=True)
+                self._clauses[i] = Clauses(self.sentences[i].text, [(r.start, r.end) for r in qs])
+            self._contexts[key] = value_context(self._clauses[i], qs, j, elliptic=True)
         return self._contexts[key]
 
     def check_quantities(self, claim: str, *, lang: str | None = None) -> list[FactCheck]:
@@ -142,7 +142,7 @@ class ReferenceFacts:
         claim_qs, skipped = parsed[:MAX_FIGURES], parsed[MAX_FIGURES:]
         if not claim_qs:
             return out
-        claim_clauses = _Clauses(claim, [(q.start, q.end) for q in claim_qs])
+        claim_clauses = Clauses(claim, [(q.start, q.end) for q in claim_qs])
         # which claim values each reference value states, once (only values near each claim value are tried)
         same: dict[tuple[int, int], set[int]] = {}
         for k, q in enumerate(claim_qs):
@@ -156,7 +156,7 @@ class ReferenceFacts:
         fallback: dict[int, FactCheck] = {}  # a contradicted value's own match, in case its counterpart is another's
         for k, q in enumerate(claim_qs):
             kind = _kind(q)
-            context = _context(claim_clauses, claim_qs, k)
+            context = value_context(claim_clauses, claim_qs, k)
             cands = []
             for i, j, r in self._index.candidates(q, context, stated):
                 if q.dim == "date" and not _comparable_dates(q, r):
@@ -269,7 +269,7 @@ class ReferenceFacts:
         return out + [FactCheck(q.text, q.start, q.end, _kind(q), "abstained") for q in skipped]
 
     def _swapped(
-        self, claim_clauses: _Clauses, claim_qs: Sequence[Quantity], checks: list[FactCheck]
+        self, claim_clauses: Clauses, claim_qs: Sequence[Quantity], checks: list[FactCheck]
     ) -> list[FactCheck]:
         """Two values of one kind that a reference sentence states, each in the other's place ("2.2 bar
         for the front tyres and 2.4 bar for the rear" where the front takes 2.4 bar): each is
@@ -292,7 +292,7 @@ class ReferenceFacts:
                 q1, q2 = claim_qs[k1], claim_qs[k2]
                 if i1 != i2 or j1 == j2 or q1.dim != q2.dim or same_value(q1, q2):
                     continue
-                c1, c2 = _context(claim_clauses, claim_qs, k1), _context(claim_clauses, claim_qs, k2)
+                c1, c2 = value_context(claim_clauses, claim_qs, k1), value_context(claim_clauses, claim_qs, k2)
 
                 def fit(ctx: dict[str, float], j: int, i: int = i1) -> float:
                     # the words only (not the other values the sentences state, which pair them as they stand)
@@ -430,7 +430,7 @@ def _kind(q: Quantity) -> str:
 def closest_sentence(claim_words: set[str], ref: ReferenceFacts, exclude: Sequence[str] = ()) -> tuple[int, float]:
     """(index, share of the claim's content words it has) of the reference sentence sharing most of
     ``claim_words`` (stemmed), IDF-weighted; ``exclude``: words left out (the name being checked)."""
-    want = claim_words - {_stem(w) for w in exclude}
+    want = claim_words - {stem(w) for w in exclude}
     if not want:
         return -1, 0.0
     best, best_score = -1, 0.0

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from ..text.segment import Span
 from ..text.stopwords import STOP_WORDS
-from .clauses import _stem, stems
+from .clauses import stem, stems
 
 _TOKEN = re.compile(r"[^\W\d_]+", re.UNICODE)
 _NEGATIONS = frozenset(
@@ -105,7 +105,7 @@ def _bounds(words: list[str], k: int) -> bool:
 
 def _content(tokens: list[str]) -> Counter:
     return Counter(
-        _stem(w) for w in tokens if w not in STOP_WORDS and w not in _NEGATIONS and w not in _OPPOSITE and len(w) > 1
+        stem(w) for w in tokens if w not in STOP_WORDS and w not in _NEGATIONS and w not in _OPPOSITE and len(w) > 1
     )
 
 

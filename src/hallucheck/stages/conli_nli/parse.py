@@ -16,7 +16,7 @@ _BRACKET = re.compile(r"\[\s*([CI])\s*\]", re.IGNORECASE)
 _WORD_LABEL = re.compile(r"\[\s*(entailment|contradiction|neutral)\s*\]", re.IGNORECASE)
 _REASON = re.compile(r"<\s*reason\s*>(?P<r>.*?)(?:<\s*/\s*reason\s*>|$)", re.IGNORECASE | re.DOTALL)
 _CLOSE = re.compile(r"<\s*/\s*reason\s*>", re.IGNORECASE)
-_QUOTE = re.compile(r"[\"“]([^\"“”]{12,}?)[\"”]")
+QUOTE = re.compile(r"[\"“]([^\"“”]{12,}?)[\"”]")
 _ANSWER = re.compile(r"^\s*(?:\*\*)?answer(?:\*\*)?\s*:(?:\s|\\n)*", re.IGNORECASE)  # also a literal "\n"
 _BARE = re.compile(r"(?:\s|\\n|[*:.\-])*([CI])(?:\s|[.*])*$")
 

@@ -13,7 +13,7 @@ from ...prompts import load_prompt
 from ...text import align
 from ...types import Claim, Evidence, Verdict
 from .entities import CONLI_CATEGORIES, SPACY_LABELS, TaggedEntity, select_entities, tag_entity
-from .parse import _QUOTE, ParsedItem, match_items, nli_kind, parse_items
+from .parse import QUOTE, ParsedItem, match_items, nli_kind, parse_items
 
 # --------------------------------------------------------------------------------------------
 # The verifier
@@ -298,7 +298,7 @@ class ConliNLIVerifier(Verifier):
 def _quotes(reason: str, reference: str) -> tuple[Evidence, ...]:
     """The premise passages the reasoning quotes, located in the reference."""
     out = []
-    for m in _QUOTE.finditer(reason):
+    for m in QUOTE.finditer(reason):
         a = align(m.group(1).strip(), reference, min_score=90.0)
         if a is not None:
             out.append(
