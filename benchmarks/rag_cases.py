@@ -99,7 +99,10 @@ def summarise(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     precision, recall = _rate(tp, tp + fp), _rate(tp, tp + fn)
     f1 = 2 * precision * recall / (precision + recall) if precision and recall else (0.0 if tp + fp + fn else None)
     by_kind: dict[str, dict[str, Any]] = {}
-    for kind in (*SUPPORTED_KINDS, *UNSUPPORTED_KINDS):
+    others = sorted(
+        {r["kind"] for r in records} - {*SUPPORTED_KINDS, *UNSUPPORTED_KINDS}
+    )  # e.g. a blind set's own kinds
+    for kind in (*SUPPORTED_KINDS, *UNSUPPORTED_KINDS, *others):
         rows = [r for r in judged if r["kind"] == kind]
         if not rows and not any(r["kind"] == kind for r in records):
             continue
@@ -172,13 +175,15 @@ def markdown(m: Mapping[str, Any]) -> str:
         "| kind | label | " + " | ".join(f"flagged, {mode.replace('_', ' ')} (n)" for mode in modes) + " |",
         "|---|---|" + "---:|" * len(modes),
     ]
-    for kind in (*UNSUPPORTED_KINDS, *SUPPORTED_KINDS):
+    kinds = {k for mode in modes for k in m[mode]["by_kind"]}
+    others = sorted(kinds - {*UNSUPPORTED_KINDS, *SUPPORTED_KINDS})
+    for kind in (*UNSUPPORTED_KINDS, *others, *SUPPORTED_KINDS):
         cells = []
         for mode in modes:
             k = m[mode]["by_kind"].get(kind)
             cells.append(f"{_fmt(k['flag_rate'], True)} ({k['n']})" if k else "–")
         if any(c != "–" for c in cells):
-            label = "unsupported (recall)" if kind in UNSUPPORTED_KINDS else "supported (false alarms)"
+            label = "supported (false alarms)" if kind in SUPPORTED_KINDS else "unsupported (recall)"
             lines.append(f"| {kind} | {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -206,6 +211,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--lang", action="append", help="only cases in this language (repeatable)")
     ap.add_argument("--out", default="/tmp/rag-cases", help="directory for results.jsonl (resumed when rerun)")
     ap.add_argument("--json", help="write the metrics here")
+    ap.add_argument(
+        "--mode", choices=("both",) + MODES, default="both", help="run the cases without or with their question only"
+    )
     args = ap.parse_args(argv)
 
     cases = load_cases(args.data)
@@ -231,7 +239,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         (c, mode)
         for c in cases
         for mode in MODES
-        if (mode == "without_question" or c.get("question")) and (c["id"], mode) not in done
+        if (mode == "without_question" or c.get("question"))
+        and (c["id"], mode) not in done
+        and args.mode in ("both", mode)
     ]
 
     if todo:
@@ -255,7 +265,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     wanted = {c["id"] for c in cases}
     by_id = {c["id"]: c for c in cases}
-    m = metrics([r for r in results if r["id"] in wanted], by_id)
+    m = metrics([r for r in results if r["id"] in wanted and args.mode in ("both", r["mode"])], by_id)
     print(markdown(m))
     if args.json:
         Path(args.json).write_text(json.dumps({"config": config, "metrics": m}, indent=1))

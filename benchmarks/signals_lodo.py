@@ -205,6 +205,72 @@ def learned(make_model: Callable[[], object], cols: tuple[str, ...], interaction
     return method
 
 
+def regime_choice(
+    regime: str = "novelty 1-grams",
+    candidates: tuple[str, ...] = (
+        "default",
+        "SIM-OVERLAP",
+        "novelty 3-grams",
+        "novelty 2-grams",
+        "verifier P(unsupported)",
+        "KEYWORD-MATCH (no LLM)",
+    ),
+):
+    """A per-regime choice: answers at or below an edge of ``regime`` (how much of the answer's wording the
+    reference lacks) are scored by one signal, the others by another, each with its own cut. The edge,
+    the two signals and their cuts are all fitted on the training sets (mean balanced accuracy over them,
+    each set weighing the same); the default's combination, refitted on the training sets, is a candidate."""
+
+    def method(train: dict[str, list[dict]]) -> Scorer:
+        refit = default_refit(train)
+
+        def scores(rows: list[dict], name: str) -> np.ndarray:
+            return refit(rows)[1] if name == "default" else np.array([SIGNALS[name](d) for d in rows])
+
+        cached = {k: {c: scores(v, c) for c in candidates} for k, v in train.items()}
+        reg = {k: np.array([SIGNALS[regime](d) for d in v]) for k, v in train.items()}
+        ys = {k: np.array([d["label"] for d in v]) for k, v in train.items()}
+        pooled = np.concatenate(list(reg.values()))
+        edges = np.unique(np.quantile(pooled, np.linspace(0.05, 0.95, 19)))
+        best = None
+        for e in edges:
+            parts = {}
+            for side in ("low", "high"):
+                for c in candidates:
+                    masked = [
+                        (ys[k][m], cached[k][c][m])
+                        for k in train
+                        for m in [(reg[k] <= e) if side == "low" else (reg[k] > e)]
+                        if m.sum() and len(set(ys[k][m])) == 2
+                    ]
+                    if masked:
+                        parts[(side, c)] = best_threshold(masked)
+            for lo in candidates:
+                for hi in candidates:
+                    if ("low", lo) not in parts or ("high", hi) not in parts:
+                        continue
+                    bas = []
+                    for k in train:
+                        low = reg[k] <= e
+                        pred = np.where(low, cached[k][lo] > parts[("low", lo)], cached[k][hi] > parts[("high", hi)])
+                        bas.append(balanced_accuracy(ys[k], pred.astype(int)))
+                    if best is None or np.mean(bas) > best[0] + 1e-12:
+                        best = (float(np.mean(bas)), e, lo, hi, parts[("low", lo)], parts[("high", hi)])
+        _, e, lo, hi, tlo, thi = best
+        print(f"    regime edge {regime} <= {e:.3f}: {lo} > {tlo:.3f}, else {hi} > {thi:.3f}", file=sys.stderr)
+
+        def scorer(rows):
+            r = np.array([SIGNALS[regime](d) for d in rows])
+            slo, shi = scores(rows, lo), scores(rows, hi)
+            pred = np.where(r <= e, slo > tlo, shi > thi).astype(int)
+            # a score for AUROC: each side's margin over its cut
+            return pred, np.where(r <= e, slo - tlo, shi - thi)
+
+        return scorer
+
+    return method
+
+
 def logistic(c: float = 1.0):
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
@@ -250,6 +316,8 @@ def main() -> None:
     options["logistic, + interactions"] = learned(logistic(0.1), all_cols, interactions=True)
     options["trees depth 1"] = learned(trees(1), all_cols)
     options["trees depth 2"] = learned(trees(2), all_cols)
+    options["per-regime choice (1-gram novelty)"] = regime_choice("novelty 1-grams")
+    options["per-regime choice (3-gram novelty)"] = regime_choice("novelty 3-grams")
     if args.only:
         options = {k: v for k, v in options.items() if any(o.lower() in k.lower() for o in args.only)}
     lines = [
