@@ -37,7 +37,7 @@ bench: install
 # of SummEval, SummEdits and WiCE dev (--whole), validated on the two HaluEval dev sets, which it
 # never trains on (the `haluevals` fold of benchmarks/lodo_verifier.py; ~30 min on 2 cores,
 # resumable); writes the model card beside the model. Its combination (combine.json) is refitted by
-# benchmarks/fit_combination.py, see docs/benchmarks.md "Issue 21, fifth session".
+# benchmarks/fit_combination.py, see docs/benchmarks.md "The default (`ce_cascade`) on the dev sets".
 DATA ?= ../shared/data
 verifier: install
 	hallucheck train --data $(DATA)/train/halueval_qa.jsonl --data $(DATA)/train/halueval_summ.jsonl \
