@@ -134,7 +134,7 @@ BUILTINS: tuple[dict[str, Any], ...] = (
         llm_optional=True,
         version=2,
     ),
-    # --- published open detectors, as their authors run them (issue 24) ---
+    # --- published open detectors, as their authors run them ---
     _method(
         "hhem",
         f"{_M}.detectors:hhem",

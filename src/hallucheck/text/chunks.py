@@ -1,4 +1,4 @@
-"""Whole-document chunks of a reference, as premises (issue 21): a summary sentence that fuses two
+"""Whole-document chunks of a reference, as premises: a summary sentence that fuses two
 reference sentences far apart loses one of them to top-k sentence selection, but not to a chunk
 that holds both.
 

@@ -47,7 +47,7 @@ class TrainConfig:
     answer_pairs: bool = True
     compress_share: float = 0.0
     max_pairs: int | None = None
-    # issue 21: labelled rows whose every pair is kept (not cut by max_pairs), grouped by reference
+    # labelled rows whose every pair is kept (not cut by max_pairs), grouped by reference
     # (training.synth.labelled_pairs), and fusion / appended / foreign pairs per distinct reference
     whole_files: list[str] = field(default_factory=list)
     document_per_reference: int = 0

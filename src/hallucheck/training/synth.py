@@ -1,4 +1,4 @@
-"""Broader training pairs for the verifier (issue 21): what "supported" means beyond one generator's fakes.
+"""Broader training pairs for the verifier: what "supported" means beyond one generator's fakes.
 
 Two sources, both reading only the rows they are given:
 
