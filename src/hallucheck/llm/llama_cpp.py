@@ -30,9 +30,9 @@ from .gguf import (  # re-exported: the model table and the GGUF assembly moved 
     MODELS,
     WEIGHTS_HINT,
     ModelSpec,
-    _progress,
     default_model_dir,
     ensure_gguf,
+    progress_note,
     resolve_model,
 )
 
@@ -104,7 +104,7 @@ class LlamaCppLLM(LLMClient):
         path = self.model_path or ensure_gguf(self.spec, self.model_cache_dir, progress=self.progress)  # type: ignore[arg-type]
         if not Path(path).exists():
             raise ConfigError(f"GGUF file not found: {path}")
-        _progress(f"Loading {self.model_id} (n_ctx={self.n_ctx}, {self.n_threads} threads) ...", self.progress)
+        progress_note(f"Loading {self.model_id} (n_ctx={self.n_ctx}, {self.n_threads} threads) ...", self.progress)
         try:
             self._llm = llama_cpp.Llama(
                 model_path=str(path),
@@ -127,7 +127,7 @@ class LlamaCppLLM(LLMClient):
         bos = self._llm.detokenize([bos_id]).decode("utf-8", "ignore") if bos_id >= 0 else ""
         self._formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
         self.load_seconds = time.perf_counter() - t0
-        _progress(f"Model ready in {self.load_seconds:.1f} s.", self.progress)
+        progress_note(f"Model ready in {self.load_seconds:.1f} s.", self.progress)
 
     # -- helpers ----------------------------------------------------------------------------
     def format_prompt(self, messages: tuple[Message, ...]) -> str:

@@ -25,21 +25,18 @@ from typing import Any
 from .. import _aio
 from ..errors import BackendError, BackendTimeout, ConfigError, RateLimited
 from .base import LLMClient, LLMRequest, LLMResponse
-from .openai_reply import _count, _logprob, _parse_legacy_logprobs, _parse_logprobs, _parse_usage  # noqa: F401
-from .transport import (  # noqa: F401 (re-exported)
-    _SECRET,
-    _Body,
-    _Deadline,
-    _Failed,
-    _is_loopback,
-    _NoRedirect,
-    _opener,
-    _public_url,
-    _read_some,
-    _retry_after,
-    _shut,
-    _TooLarge,
+from .openai_reply import parse_logprobs, parse_usage
+from .transport import (
+    AttemptFailed,
+    Deadline,
+    ReplyBody,
+    ReplyTooLarge,
+    deadline_opener,
+    is_loopback,
+    public_url,
+    read_some,
     redact_secrets,
+    retry_after_seconds,
 )
 
 RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
@@ -92,7 +89,7 @@ class OpenAICompatLLM(LLMClient):
             raise ConfigError(f"base_url must start with http:// or https://; got {shown!r}.")
         if "@" in urllib.parse.urlsplit(base_url).netloc:  # user:password@ would travel as a Basic header
             raise ConfigError(
-                f"base_url must not hold a user name or password (user:password@); got {_public_url(base_url)!r} "
+                f"base_url must not hold a user name or password (user:password@); got {public_url(base_url)!r} "
                 "with them left out. Put the key in an environment variable and name it with api_key_env "
                 "(CLI: --api-key-env): it is sent as a Bearer header."
             )
@@ -115,10 +112,10 @@ class OpenAICompatLLM(LLMClient):
         self._warned = False
 
     def describe(self) -> dict[str, Any]:
-        return {"backend": "openai", "model": self.model_id, "base_url": _public_url(self.base_url)}
+        return {"backend": "openai", "model": self.model_id, "base_url": public_url(self.base_url)}
 
     def cache_endpoint(self) -> str:
-        return _public_url(self.base_url)
+        return public_url(self.base_url)
 
     # -- request building ---------------------------------------------------------------------
     def _body(self, request: LLMRequest) -> dict[str, Any]:
@@ -166,11 +163,11 @@ class OpenAICompatLLM(LLMClient):
         if self._warned:
             return
         parts = urllib.parse.urlsplit(self.base_url)
-        if parts.scheme == "https" or _is_loopback(parts.hostname or ""):
+        if parts.scheme == "https" or is_loopback(parts.hostname or ""):
             return
         self._warned = True
         warnings.warn(
-            f"The API key in {self.api_key_env} is sent unencrypted to {_public_url(self.base_url)} (http://, "
+            f"The API key in {self.api_key_env} is sent unencrypted to {public_url(self.base_url)} (http://, "
             "not this machine): use https:// for remote endpoints.",
             UserWarning,
             stacklevel=4,
@@ -181,7 +178,7 @@ class OpenAICompatLLM(LLMClient):
         """The endpoint's JSON reply, after the retries; the same loop in sync and async code (in
         async code its pauses and exchanges await on the event loop: :mod:`hallucheck._aio`)."""
         url = f"{self.base_url}/{path}"
-        shown = _public_url(url)
+        shown = public_url(url)
         data = json.dumps(body).encode("utf-8")
         last: Exception | None = None
         wait = 0.0
@@ -191,7 +188,7 @@ class OpenAICompatLLM(LLMClient):
             headers = self._headers()
             try:
                 payload = self._exchange(url, data, headers, shown)
-            except _Failed as failed:
+            except AttemptFailed as failed:
                 last, wait = self._judge(failed, url, shown, attempt)
                 continue
             try:
@@ -204,7 +201,7 @@ class OpenAICompatLLM(LLMClient):
         raise last
 
     def _exchange(self, url: str, data: bytes, headers: dict[str, str], shown: str) -> bytes:
-        """One attempt: the reply body, or :class:`_Failed` saying what went wrong. In async code
+        """One attempt: the reply body, or :class:`AttemptFailed` saying what went wrong. In async code
         through ``httpx`` on the event loop (without it: urllib in the loop's executor)."""
         if not _aio.inside():
             return self._exchange_sync(url, data, headers, shown)
@@ -216,43 +213,43 @@ class OpenAICompatLLM(LLMClient):
 
     def _exchange_sync(self, url: str, data: bytes, headers: dict[str, str], shown: str) -> bytes:
         req = urllib.request.Request(url, data=data, headers=headers, method="POST")
-        watch = _Deadline(self.timeout)
+        watch = Deadline(self.timeout)
         try:
             with self._slots:
                 watch.start()
                 try:
-                    with _opener(watch).open(req, timeout=self.timeout) as resp:
+                    with deadline_opener(watch).open(req, timeout=self.timeout) as resp:
                         return self._read_body(resp, shown)
                 finally:
                     watch.cancel()
         except urllib.error.HTTPError as exc:
             got = exc.headers.get if exc.headers else {}.get
             if 300 <= exc.code < 400:
-                raise _Failed("redirect", status=exc.code, location=got("Location", "")) from None
-            detail = self._redact(_read_some(exc, 500))
-            raise _Failed("status", detail, status=exc.code, retry_after=got("Retry-After")) from None
-        except _TooLarge as exc:
-            raise _Failed("too_large", str(exc)) from None
+                raise AttemptFailed("redirect", status=exc.code, location=got("Location", "")) from None
+            detail = self._redact(read_some(exc, 500))
+            raise AttemptFailed("status", detail, status=exc.code, retry_after=got("Retry-After")) from None
+        except ReplyTooLarge as exc:
+            raise AttemptFailed("too_large", str(exc)) from None
         except (TimeoutError, socket.timeout):
-            raise _Failed("timeout", fired=watch.fired) from None
+            raise AttemptFailed("timeout", fired=watch.fired) from None
         except urllib.error.URLError as exc:
             if isinstance(exc.reason, (TimeoutError, socket.timeout)) or watch.fired:
-                raise _Failed("timeout", fired=watch.fired) from None
-            raise _Failed("unreachable", self._redact(str(exc.reason))) from None
+                raise AttemptFailed("timeout", fired=watch.fired) from None
+            raise AttemptFailed("unreachable", self._redact(str(exc.reason))) from None
         except (ConnectionError, OSError, http.client.HTTPException, ValueError) as exc:
             # HTTPException: a reply that is not valid HTTP (BadStatusLine) or was cut short
             # (IncompleteRead), e.g. a proxy or a crashed server; retried like a reset. The
             # deadline watchdog ends a read by shutting the socket: then it is a timeout.
             if watch.fired:
-                raise _Failed("timeout", fired=True) from None
-            raise _Failed("connection", f"{type(exc).__name__}: {self._redact(str(exc))}") from None
+                raise AttemptFailed("timeout", fired=True) from None
+            raise AttemptFailed("connection", f"{type(exc).__name__}: {self._redact(str(exc))}") from None
 
-    def _judge(self, failed: _Failed, url: str, shown: str, attempt: int) -> tuple[Exception, float]:
+    def _judge(self, failed: AttemptFailed, url: str, shown: str, attempt: int) -> tuple[Exception, float]:
         """What a failed attempt means, whichever HTTP library saw it: the error to raise if no
         retry succeeds and the least wait before the next (Retry-After), or a final error raised."""
         code = failed.status
         if failed.kind == "redirect":
-            target = _public_url(urllib.parse.urljoin(url, failed.location)) if failed.location else "another URL"
+            target = public_url(urllib.parse.urljoin(url, failed.location)) if failed.location else "another URL"
             raise BackendError(
                 f"{shown} redirected (HTTP {code}) to {target}; redirects are not followed, so "
                 "that the API key is never sent anywhere but --base-url. Give the final URL as "
@@ -261,7 +258,7 @@ class OpenAICompatLLM(LLMClient):
                 status=code,
             ) from None
         if failed.kind == "status" and code in RETRY_STATUS:
-            wait = _retry_after(failed.retry_after, self.max_retry_after)
+            wait = retry_after_seconds(failed.retry_after, self.max_retry_after)
             if code == 429:
                 return RateLimited(
                     f"{shown} answered 429 (rate limited) after {attempt + 1} attempts: {failed.detail}",
@@ -305,7 +302,7 @@ class OpenAICompatLLM(LLMClient):
 
     def _read_body(self, resp: Any, shown: str) -> bytes:
         """The body, at most ``max_response_bytes`` of it (a larger one is refused, not buffered)."""
-        body = _Body(self.max_response_bytes, resp.headers.get("Content-Length") if resp.headers else None)
+        body = ReplyBody(self.max_response_bytes, resp.headers.get("Content-Length") if resp.headers else None)
         while True:
             chunk = resp.read1(1 << 16) if hasattr(resp, "read1") else resp.read(1 << 16)
             if not chunk:
@@ -343,7 +340,7 @@ class OpenAICompatLLM(LLMClient):
                 f"{self.base_url} returned an unexpected payload (no {what}): {self._redact(str(payload)[:300])}",
                 url=self.base_url,
             ) from None
-        logprobs = _parse_logprobs(choice.get("logprobs"), self.base_url) if request.logprobs is not None else None
+        logprobs = parse_logprobs(choice.get("logprobs"), self.base_url) if request.logprobs is not None else None
         if not isinstance(text, str):
             raise BackendError(
                 f"{self.base_url} returned a message content that is not text: {str(text)[:200]}", url=self.base_url
@@ -354,7 +351,7 @@ class OpenAICompatLLM(LLMClient):
             text=text,
             model=model if isinstance(model, str) and model else self.model_id,
             finish_reason=finish if isinstance(finish, str) and finish else "stop",
-            usage=_parse_usage(payload.get("usage")),
+            usage=parse_usage(payload.get("usage")),
             logprobs=logprobs,
         )
 

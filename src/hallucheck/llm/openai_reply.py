@@ -25,7 +25,7 @@ def _count(value: Any) -> int:
     return 0
 
 
-def _parse_usage(usage: Any) -> Usage:
+def parse_usage(usage: Any) -> Usage:
     if not isinstance(usage, dict):
         return Usage()
     return Usage(
@@ -100,7 +100,7 @@ def _parse_legacy_logprobs(block: dict[str, Any], url: str) -> tuple[TokenLogpro
     return tuple(out) or None
 
 
-def _parse_logprobs(block: Any, url: str) -> tuple[TokenLogprob, ...] | None:
+def parse_logprobs(block: Any, url: str) -> tuple[TokenLogprob, ...] | None:
     """``choices[0].logprobs.content`` as TokenLogprob items; None when absent. A present but
     malformed block (wrong types, NaN) is an :class:`UnreadableReply`, never a made-up value.
     Text completions come in this form (llama.cpp) or in the older one of

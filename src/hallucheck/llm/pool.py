@@ -32,7 +32,8 @@ from typing import Any, Sequence
 
 from ..errors import BackendError, ConfigError, UnreadableReply
 from .base import LLMClient, LLMRequest, LLMResponse
-from .openai_compat import RETRY_STATUS, OpenAICompatLLM, _public_url
+from .openai_compat import RETRY_STATUS, OpenAICompatLLM
+from .transport import public_url
 
 BALANCE = ("least-busy", "round-robin")
 
@@ -127,7 +128,7 @@ class EndpointPool(LLMClient):
         return {
             "backend": "openai",
             "model": self.model_id,
-            "base_urls": sorted(_public_url(m.base_url) for m in self.members),
+            "base_urls": sorted(public_url(m.base_url) for m in self.members),
         }
 
     async def aclose(self) -> None:

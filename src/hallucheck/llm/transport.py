@@ -26,7 +26,7 @@ def redact_secrets(text: str) -> str:
     return _SECRET.sub(lambda m: (m.group(1) or "Bearer ") + "[REDACTED]", text)
 
 
-def _is_loopback(host: str) -> bool:
+def is_loopback(host: str) -> bool:
     if host.lower() in ("localhost", "localhost.localdomain") or host.lower().endswith(".localhost"):
         return True
     try:
@@ -35,14 +35,14 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def _read_some(exc: urllib.error.HTTPError, limit: int) -> str:
+def read_some(exc: urllib.error.HTTPError, limit: int) -> str:
     try:
         return exc.read(limit).decode("utf-8", "replace")
     except Exception:  # an error body cut short is still an error: keep the status
         return ""
 
 
-def _retry_after(value: str | None, cap: float) -> float:
+def retry_after_seconds(value: str | None, cap: float) -> float:
     """Seconds a Retry-After header asks for (delta-seconds or an HTTP date), at most ``cap``."""
     if not value:
         return 0.0
@@ -64,16 +64,16 @@ def _retry_after(value: str | None, cap: float) -> float:
     return min(max(seconds, 0.0), cap)
 
 
-class _TooLarge(Exception):
+class ReplyTooLarge(Exception):
     pass
 
 
-class _Body:
-    """A reply body read in chunks, refused (:class:`_TooLarge`) past ``limit`` bytes, declared or read."""
+class ReplyBody:
+    """A reply body read in chunks, refused (:class:`ReplyTooLarge`) past ``limit`` bytes, declared or read."""
 
     def __init__(self, limit: int, declared: str | None) -> None:
         if declared and declared.strip().isdigit() and int(declared) > limit:
-            raise _TooLarge(f"Content-Length {int(declared):,}")
+            raise ReplyTooLarge(f"Content-Length {int(declared):,}")
         self.limit = limit
         self.size = 0
         self.chunks: list[bytes] = []
@@ -81,14 +81,14 @@ class _Body:
     def add(self, chunk: bytes) -> None:
         self.size += len(chunk)
         if self.size > self.limit:
-            raise _TooLarge(f"more than {self.size:,} bytes")
+            raise ReplyTooLarge(f"more than {self.size:,} bytes")
         self.chunks.append(chunk)
 
     def data(self) -> bytes:
         return b"".join(self.chunks)
 
 
-class _Failed(Exception):
+class AttemptFailed(Exception):
     """One failed attempt, in words that do not depend on the HTTP library that saw it (urllib in
     sync code, httpx in async code). ``kind``: ``status`` (an HTTP error: ``status``, ``detail``
     = the start of its body, redacted, ``retry_after``), ``redirect`` (``location``), ``too_large``,
@@ -113,7 +113,7 @@ class _Failed(Exception):
         self.fired = fired
 
 
-class _Deadline:
+class Deadline:
     """A total deadline for one request: at expiry, the connection's socket is shut down, which
     ends a blocked connect or read at once (a per-read timeout never fires on a server that
     drips a byte at a time)."""
@@ -166,7 +166,7 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-def _opener(watch: _Deadline) -> urllib.request.OpenerDirector:
+def deadline_opener(watch: Deadline) -> urllib.request.OpenerDirector:
     class Conn(http.client.HTTPConnection):
         def connect(self) -> None:
             super().connect()
@@ -188,7 +188,7 @@ def _opener(watch: _Deadline) -> urllib.request.OpenerDirector:
     return urllib.request.build_opener(_NoRedirect, Handler, SHandler)
 
 
-def _public_url(url: str) -> str:
+def public_url(url: str) -> str:
     """``url`` without user:password@ and without a query or fragment (where keys sometimes ride),
     host in lower case: what may be shown, stored in a manifest or put in a cache key."""
     parts = urllib.parse.urlsplit(url)
