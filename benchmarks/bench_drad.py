@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from hallucheck.cli._common import _parse_params  # noqa: E402
+from hallucheck.cli._common import parse_params  # noqa: E402
 from hallucheck.corpus import Corpus  # noqa: E402
 from hallucheck.eval.qa import run_qa  # noqa: E402
 from hallucheck.generation import DRADGenerator  # noqa: E402
@@ -56,7 +56,7 @@ def main() -> int:
     split = None if args.split == "all" else args.split
     llm = make_llm(args.llm, cache=None, progress=False)
     corpus = Corpus.load(args.corpus)
-    params = _parse_params(args.param)
+    params = parse_params(args.param)
     runs: list[tuple[str, dict]] = []
     if args.tune_theta2:
         runs = [

@@ -255,7 +255,7 @@ def test_generate_data_command(tmp_path, capsys, monkeypatch):
         built.append((args.llm, args.base_url, args.no_cache, args.quiet))
         return generator_llm()
 
-    monkeypatch.setattr(generate_data_cmd, "_make_llm", make_llm)  # the command module's client set-up
+    monkeypatch.setattr(generate_data_cmd, "llm_client", make_llm)  # the command module's client set-up
     argv = ["generate-data", "--input", str(src), "--out", str(out), "--types", "absolute", "detail"]
     argv += ["--limit", "1", "--include-faithful", "--quiet", "--llm", "openai:m", "--base-url", "http://h/v1"]
     assert cli.main(argv) == 0

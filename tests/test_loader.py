@@ -18,7 +18,7 @@ from hallucheck.cli import main
 from hallucheck.errors import ConfigError, InputError
 from hallucheck.eval import check_file
 from hallucheck.llm import FakeLLM
-from hallucheck.loader import MethodSpec
+from hallucheck.loader import BuiltMethod, MethodSpec
 
 REF = "Inflate the front tyres to 2.4 bar. The rear tyres take 2.2 bar. Check the pressure when the tyres are cold."
 ANSWER = "Inflate the front tyres to 2.4 bar."
@@ -40,10 +40,12 @@ def test_the_spec_of_what_a_front_end_names():
 
 
 def test_a_spec_builds_its_llm_only_for_a_method_that_uses_one():
-    method, llm = MethodSpec.of("prompt", llm=FakeLLM(), params={"calibrate": False}).build()
-    assert llm is not None and method.verifier.llm is llm
-    method, llm = MethodSpec.of("ce_cascade", llm="none", params={"combine": None}).build()
-    assert llm is None and method.verifier.llm is None
+    spec = MethodSpec.of("prompt", llm=FakeLLM(), params={"calibrate": False})
+    built = spec.build()
+    assert isinstance(built, BuiltMethod) and built.spec is spec
+    assert built.llm is not None and built.method.verifier.llm is built.llm
+    built = MethodSpec.of("ce_cascade", llm="none", params={"combine": None}).build()
+    assert built.llm is None and built.method.verifier.llm is None
     with pytest.raises(ConfigError, match=r"'hsp' needs an LLM.*ce_cascade"):
         MethodSpec.of("hsp", llm="none").build()
 
@@ -88,3 +90,33 @@ def test_every_front_end_builds_through_the_one_spec(tmp_path, monkeypatch, caps
         r = client.post("/v1/detect", json={"answer": ANSWER, "reference": REF, "params": {"t2": 0.2}})
     assert r.status_code == 200 and r.json()["status"] == "grounded"
     assert built == [expected] * 4, built
+
+
+def test_a_pipeline_the_caller_built_is_used_as_it_is():
+    client = FakeLLM()
+    pipe = hallucheck.load_method("prompt", llm=client, calibrate=False)
+    built = MethodSpec.of(pipe, llm=client).build()
+    assert built.method is pipe and built.llm is client
+    assert built.spec.config == pipe.to_dict() and built.spec == MethodSpec(config=pipe.to_dict(), llm=client)
+    plain = hallucheck.load_method("sim_overlap")
+    again = MethodSpec.of(plain).build()
+    assert again.method is plain and again.llm is None
+    worker = pickle.loads(pickle.dumps(again.for_workers()))  # the workers rebuild it from its configuration
+    assert worker.given is None and worker.build().method.to_dict() == plain.to_dict()
+
+
+@pytest.mark.parametrize(
+    "name, call",
+    [
+        ("resolve", lambda: loader.resolve("sim_overlap")),
+        ("method_and_llm", lambda: loader.method_and_llm("sim_overlap")),
+        ("method_spec", lambda: loader.method_spec("sim_overlap", hallucheck.load_method("sim_overlap"))),
+        ("spec_from_method", lambda: loader.spec_from_method(hallucheck.load_method("sim_overlap"))),
+    ],
+)
+def test_the_old_entry_points_are_aliases_that_say_what_replaces_them(name, call):
+    with pytest.warns(DeprecationWarning, match=f"loader.{name} is deprecated; use MethodSpec"):
+        got = call()
+    pipeline = got[1] if name == "resolve" else got[0] if name == "method_and_llm" else None
+    if pipeline is not None:
+        assert pipeline.to_dict() == hallucheck.load_method("sim_overlap").to_dict()

@@ -18,8 +18,8 @@ from hallucheck.base import (
     check_param,
     describe_constraint,
 )
+from hallucheck.cli.methods import describe_parameters
 from hallucheck.errors import ConfigError
-from hallucheck.loader import describe_parameters
 from hallucheck.pipeline import Pipeline
 
 
@@ -194,7 +194,7 @@ def test_a_factory_function_lists_its_signature():
     assert text.startswith("generator drad.v1: DRAD") and "corpus  required" in text
 
 
-# -- `hallucheck methods --params NAME --llm none`: only what runs (issue 25, item 5) --------------
+# -- `hallucheck methods --params NAME --llm none`: only what runs ------------------------------------
 
 
 def _table_rows(text, header_start):
@@ -210,7 +210,7 @@ def _table_rows(text, header_start):
 
 
 def test_params_with_llm_none_show_only_what_runs_without_an_llm():
-    from hallucheck.loader import describe_parameters
+    from hallucheck.cli.methods import describe_parameters
 
     with_llm = describe_parameters("ce_cascade")
     none = describe_parameters("ce_cascade", llm="none")
@@ -257,3 +257,27 @@ def test_params_with_llm_none_for_a_method_that_needs_an_llm_is_an_error(capsys)
     assert "needs an LLM" in capsys.readouterr().err
     assert main(["methods", "--params", "ce_cascade", "--llm", "none"]) == 0
     assert "with --llm none" in capsys.readouterr().out
+
+
+def test_the_table_with_an_llm_names_the_stages_that_run_without_one():
+    """The default run of the one-minute start is --llm none: the table shown without --llm says which
+    retriever and mitigator that run uses instead of the LLM's, and they are the ones it builds."""
+    text = describe_parameters("ce_cascade")
+    note = text.splitlines()[-1]
+    plain = hallucheck.load_method("ce_cascade", llm="none")
+    for kind in ("retriever", "mitigator"):
+        stage = getattr(plain, kind)
+        assert f"{kind} {registry.name_of(stage)} ({type(stage).__name__})" in note
+    assert note.startswith("  with --llm none it builds") and "--params ce_cascade --llm none" in note
+    assert "with --llm none it builds" not in describe_parameters("ce_cascade", llm="none")
+    assert "with --llm none it builds" not in describe_parameters("sim_overlap")  # no LLM either way
+
+
+def test_the_table_is_data_before_it_is_text():
+    from hallucheck.loader import parameter_table
+
+    table = parameter_table("ce_cascade", llm="none")
+    rows = {r.name: r for r in table.parameters}
+    assert rows["gate"].value == "entities" and rows["gate"].constraint.choices() == ("entities", "numbers", "none")
+    assert "band" not in rows  # it does not reach a stage built without an LLM
+    assert [s.kind for s in table.stages] == ["extractor", "retriever", "verifier", "mitigator"]

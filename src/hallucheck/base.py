@@ -27,10 +27,13 @@ from .constraints import (
     InstanceOf,
     Interval,
     ListOf,
+    NoOtherValue,
     OneOf,
     Spec,
     check_param,
+    choices,
     describe_constraint,
+    other_than,
 )
 from .errors import ConfigError, InputError
 from .types import Claim, Detection, Evidence, Mitigation, Verdict
@@ -416,15 +419,18 @@ __all__ = [
     "Interval",
     "ListOf",
     "Mitigator",
+    "NoOtherValue",
     "OneOf",
     "Spec",
     "Verifier",
     "aggregate_any",
     "check_param",
     "check_text",
+    "choices",
     "decision_score",
     "describe_constraint",
     "llm_required",
     "on_decision_scale",
+    "other_than",
     "require_llm",
 ]

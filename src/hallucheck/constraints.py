@@ -2,8 +2,10 @@
 
 A component lists, per parameter, a :class:`Constraint` or a tuple of alternatives in its
 ``parameter_constraints`` (:class:`hallucheck.base.Component`); the values are checked once, at
-construction, and ``hallucheck methods --params NAME`` prints the table. :mod:`hallucheck.base`
-re-exports every name here.
+construction, and ``hallucheck methods --params NAME`` prints the table. Besides checking a value
+and saying what it accepts, a constraint answers :meth:`Constraint.choices` (its legal values, when
+they are few) and :meth:`Constraint.other_than` (a legal value different from a given one), so a
+caller never reads the description's words. :mod:`hallucheck.base` re-exports every name here.
 """
 
 from __future__ import annotations
@@ -12,6 +14,10 @@ import numbers
 from typing import Any, Mapping
 
 from .errors import ConfigError
+
+
+class NoOtherValue(LookupError):
+    """Raised by :meth:`Constraint.other_than` when no legal value other than the given one can be named."""
 
 
 class Constraint:
@@ -24,6 +30,22 @@ class Constraint:
 
     def describe(self) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def choices(self) -> tuple[Any, ...] | None:
+        """Every legal value, when there are few (a choice, true or false); ``None`` otherwise."""
+        return None
+
+    def candidates(self, value: Any) -> list[Any]:
+        """Values to try, in order, for :meth:`other_than` (some may be illegal or equal ``value``)."""
+        return list(self.choices() or ())
+
+    def other_than(self, value: Any) -> Any:
+        """A legal value different from ``value`` (e.g. to see whether a parameter changes
+        anything); :class:`NoOtherValue` when none can be named."""
+        for candidate in self.candidates(value):
+            if self.accepts(candidate) and not _same(candidate, value):
+                return candidate
+        raise NoOtherValue(f"no value other than {value!r} is {self.describe()}")
 
     def __repr__(self) -> str:
         return f"<{self.describe()}>"
@@ -64,24 +86,37 @@ class Interval(Constraint):
             return f"a number >= {self.low:g}"
         return "a number" if self.high is None else f"a number <= {self.high:g}"
 
+    def candidates(self, value: Any) -> list[Any]:
+        number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+        bounds = [b for b in (self.low, self.high) if b is not None]
+        if self.kind is int:
+            near = [int(value) + 1, int(value) - 1] if number else []
+            return near + [int(b) for b in bounds] + [1, 0]
+        near = [round(float(value) * 0.5 + 0.01, 4)] if number else []
+        middle = [(self.low + self.high) / 2] if self.low is not None and self.high is not None else []
+        return near + middle + [0.5, 1.0, 0.0] + [float(b) for b in bounds]
+
 
 class OneOf(Constraint):
     """One of a few named values (``None`` may be one of them); ``hint`` is added to the error
     message (e.g. what each choice means)."""
 
-    def __init__(self, *choices: Any, hint: str = "") -> None:
-        self.choices = choices
+    def __init__(self, *values: Any, hint: str = "") -> None:
+        self.values = values
         self.hint = hint
 
     def accepts(self, value: Any) -> bool:
         try:
-            return any(value == c and type(value) is type(c) for c in self.choices)
+            return any(value == c and type(value) is type(c) for c in self.values)
         except Exception:  # pragma: no cover - exotic __eq__
             return False
 
     def describe(self) -> str:
-        shown = [str(c) for c in self.choices]
+        shown = [str(c) for c in self.values]
         return shown[0] if len(shown) == 1 else f"one of {', '.join(shown)}"
+
+    def choices(self) -> tuple[Any, ...]:
+        return self.values
 
 
 class InstanceOf(Constraint):
@@ -103,6 +138,22 @@ class InstanceOf(Constraint):
             return "true or false"
         names = {str: "a string", int: "an integer", float: "a number", dict: "a mapping", Mapping: "a mapping"}
         return " or ".join(names.get(t, f"a {t.__name__}") for t in self.types)
+
+    def choices(self) -> tuple[Any, ...] | None:
+        return (False, True) if self.types == (bool,) else None
+
+    def candidates(self, value: Any) -> list[Any]:
+        out: list[Any] = []
+        for t in self.types:
+            if t is bool:
+                out += [not value] if isinstance(value, bool) else [False, True]
+            elif t is str:
+                out += [value + "-other"] if isinstance(value, str) else ["other"]
+            elif t in (int, float):
+                out += Interval(t).candidates(value)
+            elif t in (dict, Mapping):
+                out += [{"other": 1}]
+        return out
 
 
 class ListOf(Constraint):
@@ -131,6 +182,17 @@ class ListOf(Constraint):
             return f"a pair [low, high] of {inner}"
         return f"a list of {inner}" if self.length is None else f"a list of {self.length} {inner}"
 
+    def candidates(self, value: Any) -> list[Any]:
+        items: list[Any] = []
+        for _ in range(self.length or 1):
+            try:
+                items.append(self.item.other_than(items[-1] if items else None))
+            except NoOtherValue:
+                return []
+        if all(isinstance(v, numbers.Real) for v in items):
+            items.sort()  # a pair is [low, high]
+        return [items]
+
 
 NONE = OneOf(None)
 UNIT = Interval(float, 0.0, 1.0)
@@ -143,6 +205,36 @@ Spec = Constraint | tuple[Constraint, ...]
 
 def _alternatives(spec: Spec) -> tuple[Constraint, ...]:
     return spec if isinstance(spec, tuple) else (spec,)
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b) and type(a) is type(b)
+    except Exception:  # pragma: no cover - exotic __eq__
+        return False
+
+
+def choices(spec: Spec) -> tuple[Any, ...] | None:
+    """Every legal value of a declared parameter when each alternative has few (``None`` when any
+    alternative accepts many), e.g. ``("score", "reference")`` for ``OneOf("score", "reference")``."""
+    out: list[Any] = []
+    for c in _alternatives(spec):
+        values = c.choices()
+        if values is None:
+            return None
+        out += [v for v in values if not any(_same(v, o) for o in out)]
+    return tuple(out)
+
+
+def other_than(spec: Spec, value: Any) -> Any:
+    """A value some alternative of ``spec`` accepts that differs from ``value`` (the first
+    alternative that can name one); :class:`NoOtherValue` when none can."""
+    for c in _alternatives(spec):
+        try:
+            return c.other_than(value)
+        except NoOtherValue:
+            continue
+    raise NoOtherValue(f"no value other than {value!r} is {describe_constraint(spec)}")
 
 
 def describe_constraint(spec: Spec) -> str:

@@ -1,15 +1,18 @@
-"""Methods by name: the one place that turns "this method, with this LLM" into a pipeline.
+"""Methods by name: the one front door that turns "this method, with this LLM" into a pipeline.
 
 A :class:`MethodSpec` says it: a registered method's name and parameters (or a saved pipeline's
 configuration) and a description of its LLM. :meth:`MethodSpec.of` makes one from what a front
 end was given (the CLI's ``--method``/``--param``/``--llm`` options, the arguments of
-:func:`load_method` or :func:`hallucheck.eval.evaluate`, a service request); :meth:`MethodSpec.build`
-makes the LLM client (only when the method uses one) and the method. The spec pickles when its
-LLM is a description rather than a client object, so a Ray actor builds exactly what the driver
-built (:meth:`MethodSpec.for_workers`). :func:`mitigates` and :func:`describe_parameters` answer
-questions about a method by building it with a scripted LLM (stages load their models on first
-use, so this loads nothing and calls no LLM). The package's ``__init__`` re-exports
-:func:`load_method`, :func:`list_methods` and :data:`DEFAULT_METHOD`.
+:func:`hallucheck.eval.evaluate`, a service request); :meth:`MethodSpec.build` makes the LLM client
+(only when the method uses one) and the method, and returns both with the spec as a
+:class:`BuiltMethod`. The spec pickles when its LLM is a description rather than a client object,
+so a Ray actor builds exactly what the driver built (:meth:`BuiltMethod.for_workers`).
+
+:func:`load_method` is the one-line form for Python users (``MethodSpec.of(...).build().method``).
+:func:`mitigates` and :func:`parameter_table` answer questions about a method by building it with a
+scripted LLM (stages load their models on first use, so this loads nothing and calls no LLM);
+``hallucheck methods --params`` prints the table (:mod:`hallucheck.cli.methods`). The package's
+``__init__`` re-exports :func:`load_method`, :func:`list_methods` and :data:`DEFAULT_METHOD`.
 """
 
 from __future__ import annotations
@@ -17,24 +20,35 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import json
-import re
+import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Union
 
 from . import registry
+from .constraints import InstanceOf as _InstanceOf
+from .constraints import NoOtherValue, Spec, describe_constraint, other_than
 from .errors import ConfigError, InputError
+
+if TYPE_CHECKING:
+    from .llm.base import LLMClient
+    from .pipeline import Pipeline
 
 DEFAULT_METHOD = "ce_cascade"
 DEFAULT_MITIGATION_METHOD = "ce_cascade"
 
-# An LLM description: keyword arguments of hallucheck.llm.make_llm (with "spec"), a picklable
-# function that makes a client (tests: a scripted FakeLLM), "none" (a method run without its
-# optional LLM), None (no LLM; for a registered method that uses one: the embedded model), or a
+# What a front end may give as the LLM: None (the embedded model, when the method uses an LLM),
+# "none" (no LLM, for a method that can run without one), a spec string for
+# hallucheck.llm.make_llm ("embedded", "openai:MODEL", ...), keyword arguments of make_llm (with
+# "spec"), a picklable function that makes a client (tests: a scripted FakeLLM), or a client.
+LLMInput = Union[str, "LLMClient", Callable[[], "LLMClient"], Mapping[str, Any], None]
+# What a MethodSpec keeps: None (no LLM), "none", make_llm's keyword arguments, a factory, or a
 # client object (this process only: it does not pickle).
-LLMDescription = Mapping[str, Any] | Callable[[], Any] | str | None
+LLMDescription = Union[Mapping[str, Any], Callable[[], "LLMClient"], str, "LLMClient", None]
+# A method as a front end names it: a registered name, or a pipeline the caller built.
+MethodInput = Union[str, "Pipeline", None]
 
 
-def _is_client(llm: Any) -> bool:
+def _is_client(llm: object) -> bool:
     return hasattr(llm, "complete") and hasattr(llm, "model_id")
 
 
@@ -45,13 +59,16 @@ class MethodSpec:
 
     ``expect`` (optional): the ``to_dict()`` of the method the driver built. :meth:`build`
     refuses to run a method whose configuration differs (a different hallucheck version on a
-    cluster node, a parameter that did not travel), since its records would not be the run's."""
+    cluster node, a parameter that did not travel), since its records would not be the run's.
+    ``given``: a pipeline the caller built, which :meth:`build` returns as it is (this process
+    only; :meth:`for_workers` leaves it behind and the workers rebuild it from ``config``)."""
 
     method: str | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
     config: Mapping[str, Any] | None = None
-    llm: Any = None
+    llm: LLMDescription = None
     expect: Mapping[str, Any] | None = None
+    given: Pipeline | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if (self.method is None) == (self.config is None):
@@ -60,36 +77,38 @@ class MethodSpec:
     @classmethod
     def of(
         cls,
-        method: Any = None,
+        method: MethodInput = None,
         *,
         params: Mapping[str, Any] | None = None,
-        llm: Any = None,
+        llm: LLMInput = None,
         llm_options: Mapping[str, Any] | None = None,
-    ) -> "MethodSpec":
+    ) -> MethodSpec:
         """The spec of what a front end names. ``method``: a registered name (default
         :data:`DEFAULT_METHOD`; an unknown one fails here with the registry's did-you-mean) or a
-        built pipeline (its configuration). ``llm``: ``None`` (the embedded model, when the method
-        uses an LLM), ``"none"`` (no LLM, for a method that can run without one), a spec string for
-        :func:`hallucheck.llm.make_llm` with ``llm_options`` (``base_url``, ``timeout``, ...), or a
-        client. A method that uses no LLM gets none, whatever ``llm`` says."""
-        if method is None:
-            method = DEFAULT_METHOD
-        if isinstance(method, str):
-            found = registry.entry("method", method)
+        built pipeline (used as it is here; its configuration for workers). ``llm``: ``None`` (the
+        embedded model, when the method uses an LLM), ``"none"`` (no LLM, for a method that can run
+        without one), a spec string for :func:`hallucheck.llm.make_llm` with ``llm_options``
+        (``base_url``, ``timeout``, ...), or a client. A method that uses no LLM gets none,
+        whatever ``llm`` says. This is the one place the ``llm`` a front end was given is read."""
+        given: Pipeline | None = None
+        if method is None or isinstance(method, str):
+            found = registry.entry("method", DEFAULT_METHOD if method is None else method)
             name, config, needs = found.qualified, None, found.needs_llm
         else:
+            given = method
             name, config, needs = None, method.to_dict(), llm is not None
+        description: LLMDescription
         if not needs:
-            description: Any = None
+            description = None
         elif llm == "none":
             description = "none"
         elif llm is None or isinstance(llm, str):
             description = {"spec": "embedded" if llm is None else llm, **dict(llm_options or {})}
         else:
             description = llm
-        return cls(method=name, params=dict(params or {}), config=config, llm=description)
+        return cls(method=name, params=dict(params or {}), config=config, llm=description, given=given)
 
-    def for_workers(self, built: Any) -> "MethodSpec":
+    def for_workers(self, built: Pipeline) -> MethodSpec:
         """This spec, to be rebuilt elsewhere: it must pickle (its LLM a description, not a client
         object), and carries ``built.to_dict()`` so that every worker checks it builds the same."""
         if _is_client(self.llm):
@@ -99,33 +118,38 @@ class MethodSpec:
                 "with a picklable function that makes the client.",
                 field="llm",
             )
-        return dataclasses.replace(self, expect=built.to_dict())
+        return dataclasses.replace(self, expect=built.to_dict(), given=None)
 
-    def build_llm(self) -> Any:
+    def build_llm(self) -> LLMClient | None:
         """The LLM client the description makes (None for ``None`` and ``"none"``)."""
-        if self.llm is None or self.llm == "none":
+        llm = self.llm
+        if llm is None or isinstance(llm, str):
+            if llm not in (None, "none"):
+                raise ConfigError(f"MethodSpec.llm must not be a spec string ({llm!r}): use MethodSpec.of(llm=...).")
             return None
-        if _is_client(self.llm):
-            return self.llm
-        if callable(self.llm):
-            return self.llm()
-        if isinstance(self.llm, Mapping):
+        if isinstance(llm, Mapping):
             from .llm import make_llm
 
-            return make_llm(**dict(self.llm))
+            return make_llm(**dict(llm))
+        if _is_client(llm):
+            return llm  # type: ignore[return-value]
+        if callable(llm):
+            return llm()
         raise ConfigError(
-            f"MethodSpec.llm must be make_llm keyword arguments, a factory, a client, 'none' or None; got {self.llm!r}."
+            f"MethodSpec.llm must be make_llm keyword arguments, a factory, a client, 'none' or None; got {llm!r}."
         )
 
-    def build(self) -> tuple[Any, Any]:
-        """(method, llm): the method built here, and its LLM client (None without one)."""
+    def build(self) -> BuiltMethod:
+        """The method built here, with its LLM client (None without one) and this spec."""
+        if self.given is not None:  # a pipeline the caller built: used as it is
+            return BuiltMethod(self.given, self.llm if _is_client(self.llm) else None, self)  # type: ignore[arg-type]
         if self.config is not None:
             from .pipeline import Pipeline
 
             llm = self.build_llm()
             method = Pipeline.from_dict(self.config, llm=llm)
         else:
-            found = registry.entry("method", self.method)  # type: ignore[arg-type]
+            found = registry.entry("method", str(self.method))
             if self.llm == "none" and not found.runs_without_llm:
                 optional = sorted(e.name for e in registry.available("method") if e.needs_llm and e.llm_optional)
                 raise ConfigError(
@@ -143,10 +167,24 @@ class MethodSpec:
                     "The method built on this worker differs from the driver's (is the same hallucheck version "
                     f"installed everywhere?): driver {_short(self.expect)}, worker {_short(got)}."
                 )
-        return method, llm
+        return BuiltMethod(method, llm, self)
 
 
-def _embedded() -> Any:
+@dataclass(frozen=True)
+class BuiltMethod:
+    """What :meth:`MethodSpec.build` makes: ``method`` (the pipeline), ``llm`` (its LLM client, None
+    when it runs without one) and ``spec`` (what it was built from)."""
+
+    method: Pipeline
+    llm: LLMClient | None
+    spec: MethodSpec
+
+    def for_workers(self) -> MethodSpec:
+        """The spec to rebuild this method elsewhere (see :meth:`MethodSpec.for_workers`)."""
+        return self.spec.for_workers(self.method)
+
+
+def _embedded() -> LLMClient:
     from .llm import make_llm
 
     return make_llm("embedded")
@@ -157,65 +195,73 @@ def _short(d: Mapping[str, Any]) -> str:
     return text if len(text) <= 300 else text[:299] + "…"
 
 
-def spec_from_method(method: Any, llm: LLMDescription = None) -> MethodSpec:
-    """The spec of an already built pipeline, from its saved configuration."""
-    config = method.to_dict()
-    return MethodSpec(config=config, llm=llm, expect=config)
-
-
 def list_methods() -> list[tuple[str, str]]:
     """(name, one-line summary) of every registered method."""
     return [(e.name, e.summary) for e in registry.available("method")]
 
 
-def load_method(name: str = DEFAULT_METHOD, *, llm: Any = None, **params: Any) -> Any:
-    """A configured method (a :class:`~hallucheck.pipeline.Pipeline`). ``llm`` is a client from
+def load_method(name: str = DEFAULT_METHOD, *, llm: LLMInput = None, **params: Any) -> Pipeline:
+    """A configured method (a :class:`~hallucheck.pipeline.Pipeline`): the one-line form of
+    ``MethodSpec.of(name, params=params, llm=llm).build().method``. ``llm`` is a client from
     :func:`hallucheck.llm.make_llm` or a spec string (``"embedded"``, ``"openai:MODEL"``, or ``"none"``
     for no LLM with a method that can run without one, such as the default ``ce_cascade``)."""
-    return MethodSpec.of(name, params=params, llm=llm).build()[0]
+    return MethodSpec.of(name, params=params, llm=llm).build().method
+
+
+# -- aliases of the front door, kept for one release ----------------------------------------------
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(f"hallucheck.loader.{old} is deprecated; use {new}.", DeprecationWarning, stacklevel=3)
 
 
 def resolve(
-    method: Any = None,
+    method: MethodInput = None,
     *,
     params: Mapping[str, Any] | None = None,
-    llm: Any = None,
+    llm: LLMInput = None,
     llm_options: Mapping[str, Any] | None = None,
-) -> tuple[MethodSpec, Any, Any]:
-    """(spec, pipeline, LLM client or None) for ``method`` (a registered name, or a pipeline the
-    caller built, used as it is), with ``params``, ``llm`` and ``llm_options`` as in
-    :meth:`MethodSpec.of`: what the CLI, :func:`hallucheck.eval.evaluate` and the service build."""
-    spec = MethodSpec.of(method, params=params, llm=llm, llm_options=llm_options)
-    if method is not None and not isinstance(method, str):  # a pipeline built by the caller
-        return spec, method, (llm if _is_client(llm) else None)
-    return (spec, *spec.build())
+) -> tuple[MethodSpec, Pipeline, LLMClient | None]:
+    """Deprecated alias (removed in the next release): ``MethodSpec.of(...).build()`` gives the
+    method, its LLM and its spec as one :class:`BuiltMethod`."""
+    _deprecated("resolve", "MethodSpec.of(...).build()")
+    built = MethodSpec.of(method, params=params, llm=llm, llm_options=llm_options).build()
+    return built.spec, built.method, built.llm
 
 
 def method_and_llm(
-    method: Any = None,
+    method: MethodInput = None,
     *,
     params: Mapping[str, Any] | None = None,
-    llm: Any = None,
+    llm: LLMInput = None,
     llm_options: Mapping[str, Any] | None = None,
-) -> tuple[Any, Any]:
-    """(pipeline, LLM client or None): :func:`resolve` without the spec."""
-    _, pipeline, client = resolve(method, params=params, llm=llm, llm_options=llm_options)
-    return pipeline, client
+) -> tuple[Pipeline, LLMClient | None]:
+    """Deprecated alias (removed in the next release) of ``MethodSpec.of(...).build()``."""
+    _deprecated("method_and_llm", "MethodSpec.of(...).build()")
+    built = MethodSpec.of(method, params=params, llm=llm, llm_options=llm_options).build()
+    return built.method, built.llm
 
 
 def method_spec(
-    method: Any,
-    pipeline: Any,
+    method: MethodInput,
+    pipeline: Pipeline,
     *,
     params: Mapping[str, Any] | None = None,
-    llm: Any = None,
+    llm: LLMInput = None,
     llm_options: Mapping[str, Any] | None = None,
 ) -> MethodSpec:
-    """The picklable spec of what :func:`method_and_llm` built from the same arguments: a Ray actor
-    rebuilds ``pipeline`` from it (and checks that it gets the same configuration)."""
+    """Deprecated alias (removed in the next release) of ``MethodSpec.of(...).for_workers(pipeline)``."""
+    _deprecated("method_spec", "MethodSpec.of(...).build().for_workers()")
     return MethodSpec.of(method, params=params, llm=llm, llm_options=llm_options).for_workers(pipeline)
 
 
+def spec_from_method(method: Pipeline, llm: LLMDescription = None) -> MethodSpec:
+    """Deprecated alias (removed in the next release): the spec of an already built pipeline,
+    ``MethodSpec(config=method.to_dict(), llm=llm, expect=method.to_dict())``."""
+    _deprecated("spec_from_method", "MethodSpec(config=method.to_dict(), ...)")
+    config = method.to_dict()
+    return MethodSpec(config=config, llm=llm, expect=config)
+
+
+# -- questions about a method -------------------------------------------------------------------
 def mitigates(name: str) -> bool:
     """True when method ``name``'s pipeline has a mitigator (``hallucheck mitigate`` works with it).
 
@@ -233,161 +279,166 @@ def mitigates(name: str) -> bool:
         return False
 
 
-def _rows(rows: list[tuple[str, str, str]], indent: str) -> list[str]:
-    if not rows:
-        return [f"{indent}(no parameters)"]
-    w1 = max(len(r[0]) for r in rows)
-    w2 = max(len(r[1]) for r in rows)
-    return [f"{indent}{a:<{w1}}  {b:<{w2}}  {c}".rstrip() for a, b, c in rows]
+STAGE_KINDS = ("extractor", "retriever", "verifier", "mitigator")
 
 
-def _signature_table(factory: Any) -> list[dict[str, Any]]:
-    """A factory function's parameters (no declared constraints: its components check them)."""
+@dataclass(frozen=True)
+class Parameter:
+    """One row of a parameter table: ``value`` is the default (of a method or component) or the value a
+    method builds a stage with; ``constraint`` what is declared for it (None: nothing)."""
+
+    name: str
+    value: Any = None
+    constraint: Spec | None = None
+    required: bool = False
+
+    @property
+    def allowed(self) -> str:
+        """The declared constraint in words (``""`` when none is declared)."""
+        return describe_constraint(self.constraint) if self.constraint is not None else ""
+
+
+@dataclass(frozen=True)
+class StageParameters:
+    """A stage of a method's pipeline: its ``kind``, registered ``name`` (or class name), class and rows."""
+
+    kind: str
+    name: str
+    cls: str
+    parameters: tuple[Parameter, ...]
+
+
+@dataclass(frozen=True)
+class ParameterTable:
+    """What ``hallucheck methods --params NAME`` shows: the entry (``kind``, ``qualified`` name,
+    ``summary``), its own ``parameters`` (a method's: only those that reach a stage when
+    ``without_llm``), a method's ``stages`` as it builds them, and, for a method that also runs without
+    an LLM and is shown with one, the stages it builds differently without one (``stages_without_llm``)."""
+
+    kind: str
+    name: str
+    qualified: str
+    summary: str
+    parameters: tuple[Parameter, ...]
+    stages: tuple[StageParameters, ...] = ()
+    without_llm: bool = False
+    stages_without_llm: tuple[StageParameters, ...] = ()
+
+
+def _signature_rows(factory: Any, values: Mapping[str, Any] | None = None) -> tuple[Parameter, ...]:
+    """A class's or factory's keyword parameters (not ``llm``), with its declared constraints."""
+    init = factory.__init__ if isinstance(factory, type) else factory
+    declared: Mapping[str, Spec] = getattr(factory, "parameter_constraints", {})
     rows = []
-    for key, p in inspect.signature(factory).parameters.items():
+    for key, p in inspect.signature(init).parameters.items():
         if key in ("self", "llm") or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
-        rows.append({"name": key, "default": "required" if p.default is p.empty else p.default, "allowed": ""})
-    return rows
+        required = p.default is p.empty and (values is None or key not in values)
+        value = values[key] if values is not None and key in values else (None if required else p.default)
+        rows.append(Parameter(key, value, declared.get(key), required))
+    return tuple(rows)
 
 
-def _component_rows(obj: Any, values: dict[str, Any] | None = None) -> list[tuple[str, str, str]]:
-    table = obj.parameter_table() if hasattr(obj, "parameter_table") else _signature_table(obj)
-    out = []
-    for row in table:
-        value = values.get(row["name"], row["default"]) if values is not None else row["default"]
-        if hasattr(value, "to_dict"):
-            shown = f"<{registry.name_of(value) or type(value).__name__}>"
-        else:
-            shown = "required" if isinstance(value, str) and value == "required" else repr(value)
-        out.append((row["name"], shown, row["allowed"]))
-    return out
+def _stages(pipe: Any) -> list[tuple[str, Any]]:
+    return [(k, s) for k in STAGE_KINDS if (s := getattr(pipe, k, None)) is not None]
 
 
-def _other_value(default: Any, allowed: str) -> Any:
-    """A legal value different from ``default`` (to see whether a method parameter reaches any
-    stage), or a sentinel when none can be told from the default and the allowed text."""
-    if isinstance(default, bool):
-        return not default
-    if isinstance(default, int):
-        return default + 1
-    if isinstance(default, float):
-        return round(default * 0.5 + 0.01, 4)
-    choices = re.match(r"one of (.+)", allowed)
-    if choices:
-        others = [c.strip() for c in choices.group(1).split(",") if c.strip() != str(default)]
-        if others:
-            return others[0]
-    if allowed.startswith("a number") or "of numbers" in allowed:
-        return 0.37 if "pair" not in allowed else [0.3, 0.4]
-    if allowed.startswith("a positive integer") or allowed.startswith("a non-negative integer"):
-        return 7
-    if isinstance(default, str):
-        return default + "-other"
-    return _UNKNOWN
-
-
-_UNKNOWN = object()
-
-
-def _reaches_a_stage(factory: Any, llm: Any, key: str, default: Any, allowed: str, base: dict) -> bool:
-    """Whether changing method parameter ``key`` changes the pipeline built with ``llm``: a
-    parameter the stages built without an LLM never see does not run (e.g. ce_cascade's judge
-    band with --llm none). When no other value can be tried or building with it fails, it counts."""
-    other = _other_value(default, allowed)
-    if other is _UNKNOWN:
-        return True
-    try:
-        return _what_runs(factory(llm=llm, **{key: other})) != base
-    except Exception:
-        return True
+def _stage_table(kind: str, stage: Any, *, without_llm: bool) -> StageParameters:
+    rows = _signature_rows(type(stage), stage.get_params())
+    if without_llm:
+        skip = getattr(type(stage), "llm_parameters", ())
+        rows = tuple(r for r in rows if r.name not in skip)
+    return StageParameters(kind, registry.name_of(stage) or type(stage).__name__, type(stage).__name__, rows)
 
 
 def _what_runs(pipe: Any) -> dict[str, Any]:
     """Each stage's configuration without the parameters it declares as its LLM's."""
     out = {}
-    for kind in ("extractor", "retriever", "verifier", "mitigator"):
-        stage = getattr(pipe, kind, None)
-        if stage is None:
-            continue
+    for kind, stage in _stages(pipe):
         config = stage.to_dict()
         skip = getattr(type(stage), "llm_parameters", ())
         out[kind] = {**config, "params": {k: v for k, v in (config.get("params") or {}).items() if k not in skip}}
     return out
 
 
-def describe_parameters(name: str, *, llm: str | None = None) -> str:
-    """The parameter table of a method or component, as ``hallucheck methods --params NAME`` prints it.
+def _reaches_a_stage(factory: Any, row: Parameter, base: dict[str, Any]) -> bool:
+    """Whether changing method parameter ``row`` changes the pipeline built without an LLM: a
+    parameter the stages built without one never see does not run (e.g. ce_cascade's judge band
+    with --llm none). When no other value can be named or building with it fails, it counts."""
+    try:
+        other = other_than(row.constraint or _InstanceOf(type(row.value)), row.value)
+    except NoOtherValue:
+        return True
+    try:
+        return _what_runs(factory(llm=None, **{row.name: other})) != base
+    except Exception:
+        return True
 
-    For a method: its own parameters (default, and what is allowed, read from the stage that
-    declares a parameter of the same name), then each stage of the pipeline it builds (with
-    the values it builds them with; built with a scripted LLM, so nothing loads). For a
-    component (``name`` or ``kind:name``): its declared table.
 
-    ``llm="none"`` shows what runs without an LLM: the pipeline the method builds without one
-    (ce_cascade: no judge's retriever, no mitigator), only the method parameters that reach
-    it, and no stage parameter a component declares as its LLM's (``llm_parameters``)."""
+def parameter_table(name: str, *, llm: str | None = None) -> ParameterTable:
+    """The parameters of a method or component (``name`` or ``kind:name``), as data.
+
+    For a method: its own parameters (default, and what is allowed, from the stage that declares a
+    parameter of the same name), then each stage of the pipeline it builds (with the values it builds
+    them with; built with a scripted LLM, so nothing loads). ``llm="none"`` describes what runs
+    without an LLM: the pipeline the method builds without one, only the method parameters that
+    reach it, and no stage parameter a component declares as its LLM's (``llm_parameters``)."""
     found = registry.find(name)
     factory = found.load()
-    lines = [f"{found.kind} {found.qualified}: {found.summary}".rstrip()]
+    head = {"kind": found.kind, "name": found.name, "qualified": found.qualified, "summary": found.summary}
     if found.kind != "method":
-        lines += _rows(_component_rows(factory), "  ")
-        return "\n".join(lines)
+        return ParameterTable(**head, parameters=_signature_rows(factory))
     from .llm.fake import FakeLLM
 
-    no_llm = llm == "none"
-    if no_llm and not found.runs_without_llm:
+    without_llm = llm == "none"
+    if without_llm and not found.runs_without_llm:
         raise ConfigError(
             f"Method {found.name!r} needs an LLM, so nothing of it runs with --llm none; drop --llm to see its parameters."
         )
-    client = None if no_llm else FakeLLM()
-    pipe = factory(llm=client)
-    stages = [(k, getattr(pipe, k, None)) for k in ("extractor", "retriever", "verifier", "mitigator")]
-    stages = [(k, s) for k, s in stages if s is not None]
-    declared: dict[str, str] = {}
+    pipe = factory(llm=None if without_llm else FakeLLM())
+    stages = _stages(pipe)
+    declared: dict[str, Spec] = {}
     for _, stage in stages:
-        for row in type(stage).parameter_table() if hasattr(stage, "parameter_table") else ():
-            if row["allowed"]:
-                declared.setdefault(row["name"], row["allowed"])
-    own = []
-    base = _what_runs(pipe) if no_llm else None
-    for key, p in inspect.signature(factory).parameters.items():
-        if key == "llm" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            continue
-        allowed = declared.get(key, "")
-        if no_llm and p.default is not p.empty and not _reaches_a_stage(factory, None, key, p.default, allowed, base):
-            continue
-        default = "required" if p.default is p.empty else repr(p.default)
-        own.append((key, default, allowed))
-    where = " with --llm none" if no_llm else ""
-    lines.append(f"  method parameters{where} (--param NAME=VALUE; load_method({found.name!r}, NAME=VALUE)):")
-    lines += _rows(own, "    ")
-    for kind, stage in stages:
-        label = registry.name_of(stage) or type(stage).__name__
-        lines.append(f"  {kind} {label} ({type(stage).__name__}), as this method builds it{where}:")
-        rows = _component_rows(type(stage), stage.get_params())
-        if no_llm:
-            rows = [r for r in rows if r[0] not in getattr(type(stage), "llm_parameters", ())]
-        lines += _rows(rows, "    ")
-    if no_llm:
-        lines.append(
-            "  (without an LLM the only repair is of contradicted figures, from the reference; run with --llm "
-            "to see the LLM's parameters and its repair)"
+        for key, spec in getattr(type(stage), "parameter_constraints", {}).items():
+            declared.setdefault(key, spec)
+    own = tuple(dataclasses.replace(r, constraint=declared.get(r.name)) for r in _signature_rows(factory))
+    if without_llm:
+        base = _what_runs(pipe)
+        own = tuple(r for r in own if r.required or _reaches_a_stage(factory, r, base))
+    differ: tuple[StageParameters, ...] = ()
+    if not without_llm and found.needs_llm and found.llm_optional:
+        with_llm = {k: registry.name_of(s) for k, s in stages}
+        differ = tuple(
+            _stage_table(k, s, without_llm=True)
+            for k, s in _stages(factory(llm=None))
+            if with_llm.get(k) != registry.name_of(s)
         )
-    return "\n".join(lines)
+    return ParameterTable(
+        **head,
+        parameters=own,
+        stages=tuple(_stage_table(k, s, without_llm=without_llm) for k, s in stages),
+        without_llm=without_llm,
+        stages_without_llm=differ,
+    )
 
 
 __all__ = [
     "DEFAULT_METHOD",
     "DEFAULT_MITIGATION_METHOD",
+    "BuiltMethod",
     "LLMDescription",
+    "LLMInput",
+    "MethodInput",
     "MethodSpec",
-    "describe_parameters",
+    "Parameter",
+    "ParameterTable",
+    "StageParameters",
     "list_methods",
     "load_method",
     "method_and_llm",
     "method_spec",
     "mitigates",
+    "parameter_table",
     "resolve",
     "spec_from_method",
 ]

@@ -11,7 +11,7 @@ import pytest
 
 from hallucheck import cli
 from hallucheck.cli import main
-from hallucheck.cli._common import _parse_params
+from hallucheck.cli._common import parse_params
 
 REF = "The Oberoi Group is a hotel company with its head office in Delhi."
 
@@ -108,7 +108,7 @@ def test_compare_on_a_corrupt_run_is_an_input_error(tmp_path, capsys, metrics):
 
 # -- item 6: booleans ----------------------------------------------------------------------------
 def test_param_booleans_are_parsed_strictly():
-    assert _parse_params(["a=False", "b=TRUE", "c=false", "d=0", "e=no"]) == {
+    assert parse_params(["a=False", "b=TRUE", "c=false", "d=0", "e=no"]) == {
         "a": False,
         "b": True,
         "c": False,

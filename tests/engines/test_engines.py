@@ -10,7 +10,7 @@ import pytest
 
 import hallucheck
 from hallucheck.cli import build_parser, main
-from hallucheck.engines import LocalEngine, MethodSpec, spec_from_method
+from hallucheck.engines import LocalEngine, MethodSpec
 from hallucheck.errors import ConfigError
 from hallucheck.eval.datasets import Example
 from hallucheck.eval.runner import run_eval
@@ -36,9 +36,10 @@ def _examples(n=6):
 def test_a_spec_pickles_and_builds_the_drivers_method():
     driver = hallucheck.load_method("sim_overlap", t2=0.2)
     spec = MethodSpec(method="sim_overlap", params={"t2": 0.2}, expect=driver.to_dict())
-    method, llm = pickle.loads(pickle.dumps(spec)).build()
-    assert llm is None and method.to_dict() == driver.to_dict()
-    rebuilt, _ = pickle.loads(pickle.dumps(spec_from_method(driver))).build()  # from the saved configuration
+    built = pickle.loads(pickle.dumps(spec)).build()
+    assert built.llm is None and built.method.to_dict() == driver.to_dict()
+    saved = MethodSpec.of(driver).for_workers(driver)  # from the saved configuration
+    rebuilt = pickle.loads(pickle.dumps(saved)).build().method
     assert rebuilt.to_dict() == driver.to_dict()
     ex = _examples(1)[0]
     assert rebuilt.run(ex.answer, ex.reference).score == driver.run(ex.answer, ex.reference).score
@@ -62,15 +63,16 @@ def test_the_local_engine_is_the_default_and_gives_the_same_records(tmp_path):
 
 
 def test_engine_options_parse_and_default_to_local():
+    from hallucheck.cli._common import engine_config
     from hallucheck.engines import EngineConfig
 
     args = build_parser().parse_args(["check", "rows.jsonl"])
-    assert EngineConfig.from_args(args) == EngineConfig()
+    assert engine_config(args) == EngineConfig()
     args = build_parser().parse_args(
         ["eval", "--data", "d", "--engine", "ray", "--actors", "3", "--actor-gpus", "0.5", "--ray-address", "auto"]
         + ["--workers", "2"]
     )
-    assert EngineConfig.from_args(args) == EngineConfig("ray", workers=2, ray_address="auto", actors=3, actor_gpus=0.5)
+    assert engine_config(args) == EngineConfig("ray", workers=2, ray_address="auto", actors=3, actor_gpus=0.5)
     with pytest.raises(SystemExit):
         build_parser().parse_args(["check", "rows.jsonl", "--actors", "0"])
 
@@ -88,21 +90,24 @@ def test_engine_ray_without_ray_installed_says_how_to_install(tmp_path, monkeypa
 def test_method_spec_describes_what_evaluate_builds():
     """evaluate()/check_file() hand the Ray engine a picklable spec of the method and its LLM."""
     from hallucheck.errors import InputError
-    from hallucheck.eval.api import method_spec
     from hallucheck.llm import FakeLLM
 
+    def for_workers(method, pipeline, **kw):
+        return MethodSpec.of(method, **kw).for_workers(pipeline)
+
     driver = hallucheck.load_method("sim_overlap", t2=0.2)
-    spec = method_spec("sim_overlap", driver, params={"t2": 0.2}, llm="openai:m", llm_options={"base_url": ["u"]})
+    spec = for_workers("sim_overlap", driver, params={"t2": 0.2}, llm="openai:m", llm_options={"base_url": ["u"]})
     assert spec.llm is None and spec.params == {"t2": 0.2}  # a method without an LLM takes none along
-    assert pickle.loads(pickle.dumps(spec)).build()[0].to_dict() == driver.to_dict()
+    assert pickle.loads(pickle.dumps(spec)).build().method.to_dict() == driver.to_dict()
     prompt = hallucheck.load_method("prompt", llm=FakeLLM(), calibrate=False)
     options = {"base_url": ["http://a/v1", "http://b/v1"], "pool": "p", "max_concurrency": [1, 2], "cache": None}
-    spec = pickle.loads(pickle.dumps(method_spec("prompt", prompt, llm="openai:m", llm_options=options)))
+    spec = pickle.loads(pickle.dumps(for_workers("prompt", prompt, llm="openai:m", llm_options=options)))
     assert spec.llm == {"spec": "openai:m", **options} and spec.expect == prompt.to_dict()
-    assert method_spec("prompt", prompt, llm="none").llm == "none"
-    assert spec_from_method(driver).config == method_spec(driver, driver).config  # a built pipeline: its config
+    assert for_workers("prompt", prompt, llm="none").llm == "none"
+    saved = for_workers(driver, driver)  # a built pipeline: its config, and not the pipeline object itself
+    assert saved.config == driver.to_dict() and saved.given is None
     with pytest.raises(InputError, match="client object"):
-        method_spec("prompt", prompt, llm=FakeLLM())
+        for_workers("prompt", prompt, llm=FakeLLM())
 
 
 def test_evaluate_takes_the_engine_by_name(tmp_path, monkeypatch):

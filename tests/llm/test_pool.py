@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from hallucheck.cli import build_parser
-from hallucheck.cli._common import _make_llm
+from hallucheck.cli._common import llm_client
 from hallucheck.errors import BackendError, ConfigError
 from hallucheck.llm import ResponseCache, make_llm
 from hallucheck.llm.base import LLMRequest, Message
@@ -115,10 +115,10 @@ def test_the_cli_options_make_a_pool(servers):
         ]
         + ["--max-concurrency", "1,2,3", "--balance", "round-robin", "--endpoint-pool", "p", "--no-cache"]
     )
-    llm = _make_llm(args)
+    llm = llm_client(args)
     assert isinstance(llm, EndpointPool) and llm.base_urls == [a.base_url, b.base_url, c.base_url]
     assert llm.limits == [1, 2, 3] and llm.balance == "round-robin" and llm.cache_endpoint() == "pool:p"
-    one = _make_llm(parse(["check", "rows.jsonl", "--llm", "openai:m", "--base-url", a.base_url, "--no-cache"]))
+    one = llm_client(parse(["check", "rows.jsonl", "--llm", "openai:m", "--base-url", a.base_url, "--no-cache"]))
     assert type(one) is OpenAICompatLLM and one.max_concurrency == 4  # one endpoint: the plain client, as before
     with pytest.raises(ConfigError, match="one per endpoint"):
         make_llm("openai:m", base_url=[a.base_url, b.base_url], max_concurrency=[1, 2, 3], cache=None)

@@ -7,10 +7,9 @@ One module per command (``detect``, ``mitigate``, ``evaluate`` for ``eval``, ``c
 ``generate``, ``generate_data``, ``train``, ``serve``, ``methods``, ``cache``, ``compare``), each
 with ``HELP``, ``EPILOG``, ``add_arguments(parser)`` and its ``cmd_*`` handler, and one row of
 :data:`~hallucheck.cli._main.COMMANDS`; ``_common`` holds what several commands share (input
-files, argument types, ``--param``, the LLM options and client, colour, exit codes); ``_main``
-builds the parser from the table and runs ``main``. ``train``'s arguments and run are in
-:mod:`hallucheck.training.cli`. The names below are
-the commands' public functions.
+files, argument types, ``--param``, the LLM options and client, the method, colour, exit codes);
+``_main`` builds the parser from the table and runs ``main``. Every ``argparse`` option of hallucheck
+is defined here, and nowhere else. The names below are the commands' public functions.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Helpers shared by the commands: reading user files, argument types, ``--param``, the LLM
-options and client, colour, and the exit codes."""
+options and client, the method (:func:`build_method`: the one place a command reads ``--llm``),
+colour, and the exit codes."""
 
 from __future__ import annotations
 
@@ -7,10 +8,15 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from ..errors import InputError
 from ..types import EXIT_CODES
+
+if TYPE_CHECKING:
+    from ..engines import EngineConfig
+    from ..llm.base import LLMClient
+    from ..loader import BuiltMethod
 
 EXIT_GROUNDED = EXIT_CODES["grounded"]
 EXIT_HALLUCINATED = EXIT_CODES["hallucinated"]
@@ -141,7 +147,7 @@ _positive_float = _float_above(0)
 
 def add_engine_arguments(p: argparse.ArgumentParser) -> None:
     """The engine options of ``eval`` and ``check`` (read back by
-    :meth:`hallucheck.engines.EngineConfig.from_args`)."""
+    :func:`engine_config`)."""
     from ..engines import ENGINES
 
     g = p.add_argument_group("engine")
@@ -185,7 +191,7 @@ def _concurrency(text: str) -> list[int]:
     return values
 
 
-def _parse_params(pairs: Sequence[str]) -> dict[str, Any]:
+def parse_params(pairs: Sequence[str]) -> dict[str, Any]:
     params: dict[str, Any] = {}
     for pair in pairs:
         key, sep, raw = pair.partition("=")
@@ -204,42 +210,65 @@ def _parse_params(pairs: Sequence[str]) -> dict[str, Any]:
 
 
 def llm_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The keyword arguments of :func:`hallucheck.llm.make_llm` that the LLM options describe
-    (picklable: a Ray actor makes its own client from them)."""
-    extra: dict[str, Any] = {}
-    if args.llm.startswith("openai:"):
-        extra = {"timeout": args.timeout, "max_retries": args.max_retries}
-        for key in ("max_concurrency", "balance", "pool"):  # several endpoints (llm/pool.py)
-            if getattr(args, key, None) is not None:
-                extra[key] = getattr(args, key)
+    """The keyword arguments of :func:`hallucheck.llm.make_llm` that the LLM options other than
+    ``--llm`` describe (picklable: a Ray actor makes its own client from them). The endpoint options
+    (timeout, retries, several endpoints) go along whatever the backend: one that is not an endpoint
+    ignores them."""
+    extra = {key: getattr(args, key) for key in ("max_concurrency", "balance", "pool") if getattr(args, key, None)}
     return {
         "base_url": args.base_url,
         "api_key_env": args.api_key_env,
         "cache": None if args.no_cache else "default",
         "progress": not args.quiet,
+        "timeout": args.timeout,
+        "max_retries": args.max_retries,
         **extra,
     }
+
+
+def engine_config(args: argparse.Namespace) -> EngineConfig:
+    """The engine the command's options (:func:`add_engine_arguments`, ``--workers``) describe."""
+    from ..engines import EngineConfig
+
+    return EngineConfig(
+        name=getattr(args, "engine", "local"),
+        workers=getattr(args, "workers", 1),
+        ray_address=getattr(args, "ray_address", None),
+        actors=getattr(args, "actors", None),
+        actor_cpus=getattr(args, "actor_cpus", 1.0),
+        actor_gpus=getattr(args, "actor_gpus", 0.0),
+        batch_size=getattr(args, "batch_size", None),
+    )
 
 
 def run_options(args: argparse.Namespace) -> dict[str, Any]:
     """The keywords ``hallucheck eval`` and ``hallucheck check`` hand their run function alike
     (:func:`~hallucheck.eval.evaluate`, :func:`~hallucheck.eval.check_file`): the method's
     parameters and LLM, the run directory, when to stop and retry, the progress bar and the engine."""
-    from ..engines import EngineConfig
-
     return {
-        "params": _parse_params(args.param),
+        "params": parse_params(args.param),
         "llm": args.llm,
         "llm_options": llm_options(args),
         "out": args.out,
         "max_errors": args.max_errors,
         "retry_failed": args.retry_failed,
         "progress": not args.quiet,
-        "engine": EngineConfig.from_args(args),
+        "engine": engine_config(args),
     }
 
 
-def _make_llm(args: argparse.Namespace) -> Any:
+def build_method(args: argparse.Namespace) -> BuiltMethod:
+    """The method --method, --param and the LLM options name, with its LLM client (detect, mitigate)."""
+    from ..loader import MethodSpec
+
+    return MethodSpec.of(
+        args.method, params=parse_params(args.param), llm=args.llm, llm_options=llm_options(args)
+    ).build()
+
+
+def llm_client(args: argparse.Namespace) -> LLMClient:
+    """The client --llm names, for the commands that hand one LLM to whatever they run (generate,
+    generate-data, serve, proxy)."""
     from ..llm import make_llm
 
     return make_llm(args.llm, **llm_options(args))
@@ -256,14 +285,6 @@ class _Style:
 
 def _use_color(args: argparse.Namespace) -> bool:
     return args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
-
-
-def _load_pipeline(args: argparse.Namespace) -> tuple[Any, Any]:
-    """(pipeline, LLM client or None) from --method, --param and the LLM options."""
-    from ..loader import method_and_llm
-
-    params = _parse_params(args.param)
-    return method_and_llm(args.method, params=params, llm=args.llm, llm_options=llm_options(args))
 
 
 # -- option groups several commands share ------------------------------------------------------

@@ -12,11 +12,11 @@ from ..types import Detection
 from ._common import (
     ERROR_EXITS,
     _answer_arg,
-    _load_pipeline,
     _Style,
     _use_color,
     add_llm_options,
     add_method_options,
+    build_method,
     read_text_file,
 )
 
@@ -223,8 +223,7 @@ def _inputs(args: argparse.Namespace) -> tuple[str, str | list[str]]:
 
 def cmd_detect(args: argparse.Namespace) -> int:
     answer, reference = _inputs(args)
-    pipeline, _ = _load_pipeline(args)
-    det = pipeline.run(answer, reference, question=args.question)
+    det = build_method(args).method.run(answer, reference, question=args.question)
     if args.format == "json":
         print(json.dumps(det.to_dict(), ensure_ascii=False, indent=2))
     else:

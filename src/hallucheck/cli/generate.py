@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from ..errors import InputError
-from ._common import ERROR_EXITS, _make_llm, _parse_params, _Style, _use_color, add_llm_options
+from ._common import ERROR_EXITS, _Style, _use_color, add_llm_options, llm_client, parse_params
 
 HELP = "answer a question from a corpus with DRAD (or a baseline), correcting uncertain entities"
 # examples and exit codes, printed at the end of --help as written
@@ -128,14 +128,14 @@ def cmd_generate_answer(args: argparse.Namespace) -> int:
         )
     if args.question is not None and not args.question.strip():
         raise InputError("The question is empty: give the question to answer (--question TEXT).", field="question")
-    params = _parse_params(args.param)
+    params = parse_params(args.param)
     corpus = Corpus.load(args.corpus, on_bad_file="skip" if args.skip_bad_files else "raise")
     if not args.quiet:
         how = "reused the saved index" if corpus.reused else "built and saved the index"
         print(
             f"[hallucheck] corpus {args.corpus}: {len(corpus)} passages ({how}: {corpus.index_path})", file=sys.stderr
         )
-    gen = DRADGenerator(llm=_make_llm(args), corpus=corpus, method=args.method, **params)
+    gen = DRADGenerator(llm=llm_client(args), corpus=corpus, method=args.method, **params)
     if args.questions is not None:
         from ..eval.qa import run_qa
 

@@ -1,9 +1,12 @@
-"""``hallucheck methods``: list the registered methods with their tags, or one's parameter table."""
+"""``hallucheck methods``: list the registered methods with their tags, or one's parameter table
+(the table's data is :func:`hallucheck.loader.parameter_table`; this module prints it)."""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any, Sequence
 
+from ..loader import Parameter, ParameterTable, StageParameters
 from ._common import ERROR_EXITS
 
 HELP = "list the registered methods"
@@ -31,8 +34,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def cmd_methods(args: argparse.Namespace) -> int:
     if getattr(args, "params", None):
-        from ..loader import describe_parameters
-
         print(describe_parameters(args.params, llm=getattr(args, "llm", None)))
         return 0
     from ..loader import DEFAULT_METHOD, mitigates
@@ -68,3 +69,60 @@ def measured() -> dict[str, list[str]]:
     except (OSError, ValueError):
         return {}
     return {k: list(v) for k, v in data.items() if not k.startswith("_")}
+
+
+def describe_parameters(name: str, *, llm: str | None = None) -> str:
+    """The parameter table of a method or component, as ``hallucheck methods --params NAME`` prints
+    it (``llm="none"``: what runs without an LLM; see :func:`hallucheck.loader.parameter_table`)."""
+    from ..loader import parameter_table
+
+    return render_parameters(parameter_table(name, llm=llm))
+
+
+def render_parameters(table: ParameterTable) -> str:
+    """The text of a :class:`~hallucheck.loader.ParameterTable`: a header line, then the rows."""
+    lines = [f"{table.kind} {table.qualified}: {table.summary}".rstrip()]
+    if table.kind != "method":
+        return "\n".join(lines + _rows(table.parameters, "  "))
+    where = " with --llm none" if table.without_llm else ""
+    lines.append(f"  method parameters{where} (--param NAME=VALUE; load_method({table.name!r}, NAME=VALUE)):")
+    lines += _rows(table.parameters, "    ")
+    for stage in table.stages:
+        lines.append(f"  {stage.kind} {stage.name} ({stage.cls}), as this method builds it{where}:")
+        lines += _rows(stage.parameters, "    ")
+    if table.without_llm:
+        lines.append(
+            "  (without an LLM the only repair is of contradicted figures, from the reference; run with --llm "
+            "to see the LLM's parameters and its repair)"
+        )
+    elif table.stages_without_llm:
+        lines.append(
+            f"  with --llm none it builds {_stage_names(table.stages_without_llm)} instead "
+            f"(hallucheck methods --params {table.name} --llm none)"
+        )
+    return "\n".join(lines)
+
+
+def _stage_names(stages: Sequence[StageParameters]) -> str:
+    names = [f"{s.kind} {s.name} ({s.cls})" for s in stages]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _shown(row: Parameter) -> str:
+    if row.required:
+        return "required"
+    value: Any = row.value
+    if hasattr(value, "to_dict"):
+        from ..registry import name_of
+
+        return f"<{name_of(value) or type(value).__name__}>"
+    return repr(value)
+
+
+def _rows(rows: Sequence[Parameter], indent: str) -> list[str]:
+    if not rows:
+        return [f"{indent}(no parameters)"]
+    cells = [(r.name, _shown(r), r.allowed) for r in rows]
+    w1 = max(len(c[0]) for c in cells)
+    w2 = max(len(c[1]) for c in cells)
+    return [f"{indent}{a:<{w1}}  {b:<{w2}}  {c}".rstrip() for a, b, c in cells]

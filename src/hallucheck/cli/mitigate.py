@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ._common import ERROR_EXITS, _load_pipeline, _Style, _use_color
+from ._common import ERROR_EXITS, _Style, _use_color, build_method
 from .detect import _inputs, print_warnings, render_detection
 from .detect import add_arguments as add_detect_arguments
 
@@ -58,8 +58,7 @@ def render_diff(original: str, revised: str, *, color: bool = False) -> str:
 
 def cmd_mitigate(args: argparse.Namespace) -> int:
     answer, reference = _inputs(args)
-    pipeline, _ = _load_pipeline(args)
-    result = pipeline.mitigate(answer, reference, question=args.question)
+    result = build_method(args).method.mitigate(answer, reference, question=args.question)
     if args.format == "json":
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
     else:

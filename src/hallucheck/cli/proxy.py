@@ -96,7 +96,7 @@ def _config(args: argparse.Namespace) -> Any:
     from ..registry import entry
     from ..serve.proxy_check import ProxyConfig
     from ..serve.state import ServeConfig
-    from ._common import _make_llm
+    from ._common import llm_client
     from .serve import is_loopback
 
     for name, value, low in (("--workers", args.workers, 1), ("--queue-size", args.queue_size, 0)):
@@ -126,7 +126,7 @@ def _config(args: argparse.Namespace) -> Any:
     policies = tuple(p.strip() for p in (args.policies or ",".join(POLICIES)).split(",") if p.strip())
     serve = ServeConfig(
         method=method,
-        llm=None if args.llm == "none" else _make_llm(args),
+        llm=None if args.llm == "none" else llm_client(args),
         llm_spec=args.llm,
         workers=args.workers,
         queue_size=args.queue_size,

@@ -154,7 +154,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         ) from None
     from ..registry import check_params, entry
     from ..serve.params import parse_setting
-    from ._common import _make_llm
+    from ._common import llm_client
 
     for name, value, low in (
         ("--workers", args.workers, 1),
@@ -204,7 +204,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
         # a method that needs an LLM: a usage error now, not 422 on every request
         load_method(method, llm="none", **method_params.get(method, {}))
-    llm: Any = None if args.llm == "none" else _make_llm(args)
+    llm: Any = None if args.llm == "none" else llm_client(args)
     config = ServeConfig(
         method=method,
         llm=llm,

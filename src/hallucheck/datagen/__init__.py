@@ -36,7 +36,7 @@ input is the reference document).
 
 from __future__ import annotations
 
-from .command import add_generate_data_arguments, main_generate_data, read_input_rows
+from .command import generate_from_file, read_input_rows
 from .labels import detail_words, label_schema, label_triplets, llm_labels, novel_details, parse_llm_labels
 from .rows import GenerationReport, Unconfirmed, generate_dataset, generate_rows, read_ids
 from .sample import (
@@ -63,14 +63,13 @@ __all__ = [
     "GenerationReport",
     "Unconfirmed",
     "HallucinatedSample",
-    "add_generate_data_arguments",
     "detail_words",
     "generate_dataset",
+    "generate_from_file",
     "generate_rows",
     "generate_sample",
     "label_triplets",
     "llm_labels",
-    "main_generate_data",
     "normalise_types",
     "novel_details",
     "parse_llm_labels",

@@ -6,7 +6,8 @@
 
 An :class:`EngineConfig` says which engine and how it is sized; it is the one object the CLI's
 engine options, :func:`hallucheck.eval.evaluate` and :func:`~hallucheck.eval.check_file` hand
-on. Engines are rows of :data:`ENGINES` (name -> ``"module:function"`` that makes the engine from
+on (the CLI makes it from its options: :func:`hallucheck.cli._common.engine_config`). Engines are
+rows of :data:`ENGINES` (name -> ``"module:function"`` that makes the engine from
 the config): a new engine is a module with that function and one row. Every engine runs the same
 :class:`~hallucheck.engines.task.RecordTask` per example and hands every record to the runner's
 writer in this process, so ``results.jsonl``, resuming, reports and metrics do not depend on the
@@ -15,14 +16,13 @@ engine. See ``docs/scaling.md``.
 
 from __future__ import annotations
 
-import argparse
 import difflib
 import importlib
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Protocol, Sequence, Union, runtime_checkable
 
 from ..errors import ConfigError
-from ..loader import LLMDescription, MethodSpec, spec_from_method
+from ..loader import LLMDescription, MethodSpec, spec_from_method  # spec_from_method: an alias for one release
 from .local import LocalEngine
 from .task import RecordTask
 
@@ -32,6 +32,22 @@ ENGINES: dict[str, str] = {
     "local": "hallucheck.engines.local:from_config",
     "ray": "hallucheck.engines.ray:from_config",
 }
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """What runs a run's examples: ``execute`` calls ``task`` on each example of ``todo`` and hands
+    each record to ``finish``; ``describe`` says how it ran (recorded in the manifest)."""
+
+    def execute(
+        self,
+        todo: Sequence[Any],
+        task: Callable[[Any], dict[str, Any]],
+        finish: Callable[[dict[str, Any]], None],
+        progress: Any = None,
+    ) -> None: ...
+
+    def describe(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -58,28 +74,20 @@ class EngineConfig:
         if not isinstance(self.workers, int) or isinstance(self.workers, bool) or self.workers < 1:
             raise ConfigError(f"EngineConfig.workers must be a whole number >= 1; got {self.workers!r}.")
 
-    @classmethod
-    def from_args(cls, args: argparse.Namespace) -> "EngineConfig":
-        """The engine the command's options (:func:`add_engine_arguments`, ``--workers``) describe."""
-        return cls(
-            name=getattr(args, "engine", "local"),
-            workers=getattr(args, "workers", 1),
-            ray_address=getattr(args, "ray_address", None),
-            actors=getattr(args, "actors", None),
-            actor_cpus=getattr(args, "actor_cpus", 1.0),
-            actor_gpus=getattr(args, "actor_gpus", 0.0),
-            batch_size=getattr(args, "batch_size", None),
-        )
-
-    def build(self, spec: MethodSpec | Callable[[], MethodSpec] | None = None, *, verbose: bool = True) -> Any:
+    def build(self, spec: MethodSpec | Callable[[], MethodSpec] | None = None, *, verbose: bool = True) -> Engine:
         """The engine object (with ``execute`` and ``describe``) this config names."""
         module, _, attr = ENGINES[self.name].partition(":")
-        return getattr(importlib.import_module(module), attr)(self, spec, verbose=verbose)
+        engine: Engine = getattr(importlib.import_module(module), attr)(self, spec, verbose=verbose)
+        return engine
+
+
+# What a caller may name as the engine: a row of ENGINES, a sized config, an engine object, or None (local).
+EngineInput = Union[str, EngineConfig, Engine, None]
 
 
 def make_engine(
-    engine: Any = None, spec: MethodSpec | Callable[[], MethodSpec] | None = None, *, verbose: bool = True
-) -> Any:
+    engine: EngineInput = None, spec: MethodSpec | Callable[[], MethodSpec] | None = None, *, verbose: bool = True
+) -> Engine:
     """The engine object for ``engine``: a name of :data:`ENGINES` or an :class:`EngineConfig`
     (None: the local engine, one thread), built with ``spec`` (or a function that makes it,
     called only by engines that rebuild the method, such as Ray); or ``engine`` itself when it is
@@ -100,7 +108,9 @@ def make_engine(
 
 __all__ = [
     "ENGINES",
+    "Engine",
     "EngineConfig",
+    "EngineInput",
     "LocalEngine",
     "LLMDescription",
     "MethodSpec",

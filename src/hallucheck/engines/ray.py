@@ -80,7 +80,8 @@ class ExampleWorker:
 
     def setup(self) -> dict[str, Any]:
         t0 = time.perf_counter()
-        method, llm = self.spec.build()
+        built = self.spec.build()
+        method, llm = built.method, built.llm
         cores = int(self.cpus)
         if (
             cores >= 1

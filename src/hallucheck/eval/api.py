@@ -19,10 +19,17 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ..errors import InputError
-from ..loader import method_and_llm, method_spec, resolve
+from ..loader import LLMInput, MethodInput, MethodSpec
+from ..loader import method_and_llm as method_and_llm  # an alias kept for one release
+from ..loader import method_spec as method_spec  # an alias kept for one release
+
+if TYPE_CHECKING:
+    from ..engines import Engine, EngineInput
+    from ..llm.base import LLMClient
+    from ..pipeline import Pipeline
 
 Log = Callable[[str], None]
 
@@ -32,33 +39,33 @@ def _stderr(message: str) -> None:
 
 
 def prepare(
-    method: Any,
+    method: MethodInput,
     *,
     params: Mapping[str, Any] | None,
-    llm: Any,
+    llm: LLMInput,
     llm_options: Mapping[str, Any] | None,
-    engine: Any,
+    engine: EngineInput,
     progress: bool,
-) -> tuple[Any, Any, Any]:
+) -> tuple[Pipeline, LLMClient | None, Engine]:
     """(pipeline, LLM client or None, engine object): what :func:`evaluate` and :func:`check_file`
-    run with. The method comes from :func:`hallucheck.loader.resolve`; the engine from
+    run with. The method comes from :meth:`hallucheck.loader.MethodSpec.build`; the engine from
     :func:`hallucheck.engines.make_engine`, and an engine that rebuilds the method elsewhere (Ray)
     gets its picklable spec."""
     from ..engines import make_engine
 
-    how, pipeline, client = resolve(method, params=params, llm=llm, llm_options=llm_options)
-    return pipeline, client, make_engine(engine, lambda: how.for_workers(pipeline), verbose=progress)
+    built = MethodSpec.of(method, params=params, llm=llm, llm_options=llm_options).build()
+    return built.method, built.llm, make_engine(engine, built.for_workers, verbose=progress)
 
 
 def data_file(spec: str | os.PathLike[str]) -> str | None:
     """The file (or directory) behind a ``--data`` value: the path itself when it exists, else
     ``<name>.jsonl`` in the shared data directories; None when neither is there."""
-    from .datasets.formats import _data_dirs
+    from .datasets.formats import data_dirs
 
     p = Path(spec).expanduser()
     if p.exists():
         return str(p)
-    for d in _data_dirs():
+    for d in data_dirs():
         if (d / f"{spec}.jsonl").is_file():
             return str(d / f"{spec}.jsonl")
     return None
@@ -151,10 +158,10 @@ def inferred_fields(examples: Any) -> dict[str, Any] | None:
 
 def evaluate(
     data: str | os.PathLike[str],
-    method: Any = None,
+    method: MethodInput = None,
     *,
     params: Mapping[str, Any] | None = None,
-    llm: Any = None,
+    llm: LLMInput = None,
     llm_options: Mapping[str, Any] | None = None,
     out: str | os.PathLike[str] | None = None,
     select: Selection | None = None,
@@ -163,7 +170,7 @@ def evaluate(
     threshold_from: str | os.PathLike[str] | None = None,
     mitigate: bool = False,
     retry_failed: bool = True,
-    engine: Any = "local",
+    engine: EngineInput = "local",
     progress: bool = True,
     log: Log | None = _stderr,
 ) -> EvalRun:
@@ -270,10 +277,10 @@ class CheckRun:
 
 def check_file(
     file: str | os.PathLike[str],
-    method: Any = None,
+    method: MethodInput = None,
     *,
     params: Mapping[str, Any] | None = None,
-    llm: Any = None,
+    llm: LLMInput = None,
     llm_options: Mapping[str, Any] | None = None,
     out: str | os.PathLike[str] | None = None,
     table_format: str = "jsonl",
@@ -282,7 +289,7 @@ def check_file(
     max_errors: int | None = None,
     retry_failed: bool = True,
     encoding: str = "utf-8",
-    engine: Any = "local",
+    engine: EngineInput = "local",
     progress: bool = True,
     log: Log | None = _stderr,
 ) -> CheckRun:

@@ -49,7 +49,7 @@ def declared_choices(method: str) -> dict[str, tuple[Any, ...]]:
     for stage in stages:
         for name, spec in (getattr(type(stage), "parameter_constraints", None) or {}).items():
             alts = _alternatives(spec)
-            named = tuple(v for c in alts if isinstance(c, OneOf) for v in c.choices if isinstance(v, str))
+            named = tuple(v for c in alts if isinstance(c, OneOf) for v in c.choices() if isinstance(v, str))
             free_text = any(isinstance(c, InstanceOf) and str in c.types for c in alts)
             if named and not free_text:  # an enumeration (numbers and None are checked by type)
                 found.setdefault(name, named)

@@ -162,7 +162,7 @@ class ServerState:
         llm = "none" if self.config.llm is None else self.config.llm
         # a first build may load models: off the event loop when a detection runs there
         try:
-            pipe, _ = _aio.blocking(MethodSpec.of(name, params=params, llm=llm).build)
+            pipe = _aio.blocking(MethodSpec.of(name, params=params, llm=llm).build).method
         except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
             if isinstance(exc, HallucheckError) or not params:
                 raise
