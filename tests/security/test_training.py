@@ -76,16 +76,16 @@ def _interrupted_run(tmp_path, tiny_encoder, monkeypatch):
     """A run killed after its first saved state: ``run/state`` holds progress.json and optim.pt."""
     from hallucheck.training import train as train_mod
 
-    real = train_mod._save_state
+    real = train_mod.save_state
 
     def killed(*a, **k):
         real(*a, **k)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(train_mod, "_save_state", killed)
+    monkeypatch.setattr(train_mod, "save_state", killed)
     with pytest.raises(KeyboardInterrupt):
         train_mod.train(_config(tmp_path, tiny_encoder, max_steps=None), progress=False, log=lambda m: None)
-    monkeypatch.setattr(train_mod, "_save_state", real)
+    monkeypatch.setattr(train_mod, "save_state", real)
     state = tmp_path / "run" / "state"
     assert (state / "optim.pt").is_file() and (state / "progress.json").is_file()
     return train_mod, state

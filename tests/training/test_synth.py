@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import re
 
-from hallucheck.training.pairs import PERTURBATIONS, _norm, content_words, perturb
+from hallucheck.training.pairs import PERTURBATIONS, content_words, norm_sentence, perturb
 from hallucheck.training.synth import document_pairs, fuse, labelled_pairs
 
 DOCS = [
@@ -67,8 +67,8 @@ def test_a_fusion_keeps_every_fact_supported_and_its_evidence_holds_both_sentenc
         halves = p.claim.split(", and ", 1)
         assert len(halves) == 2
         for half in halves:  # each half is a whole sentence of the reference, and the evidence has it
-            words = _norm(half)
-            assert words in _norm(ref) and words in _norm(p.evidence)
+            words = norm_sentence(half)
+            assert words in norm_sentence(ref) and words in norm_sentence(p.evidence)
 
 
 def test_changed_fusions_appended_and_foreign_sentences_are_unsupported():
@@ -83,7 +83,7 @@ def test_changed_fusions_appended_and_foreign_sentences_are_unsupported():
         if p.source.startswith("fusion-"):  # a fusion with one fact changed
             assert any(_changed_span(f, p.claim)[0] and len(_changed_span(f, p.claim)[0]) <= 3 for f in fusions)
         else:  # words from another document that this reference does not have
-            own = next(d for d in DOCS if _norm(p.evidence.split(". ")[0]) in _norm(d))
+            own = next(d for d in DOCS if norm_sentence(p.evidence.split(". ")[0]) in norm_sentence(d))
             missing = set(content_words(p.claim)) - set(content_words(own))
             assert len(missing) >= 2, p.claim
     assert document_pairs(ROWS, per_reference=2, seed=3) == pairs  # seeded

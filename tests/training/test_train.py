@@ -176,7 +176,7 @@ def test_runs_are_reproducible_and_a_killed_run_resumes(tmp_path, tiny_encoder, 
     a = CrossEncoder(str(tmp_path / "a" / "best")).score(ev, cl)
     assert CrossEncoder(str(tmp_path / "b" / "best")).score(ev, cl) == pytest.approx(a, abs=1e-6)
 
-    real_save = train_mod._save_state
+    real_save = train_mod.save_state
     calls = {"n": 0}
 
     def killed_after_three(*args, **kw):
@@ -185,10 +185,10 @@ def test_runs_are_reproducible_and_a_killed_run_resumes(tmp_path, tiny_encoder, 
         if calls["n"] == 3:
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(train_mod, "_save_state", killed_after_three)
+    monkeypatch.setattr(train_mod, "save_state", killed_after_three)
     with pytest.raises(KeyboardInterrupt):
         train_mod.train(_config(tmp_path, tiny_encoder, out="c"), progress=False, log=lambda m: None)
-    monkeypatch.setattr(train_mod, "_save_state", real_save)
+    monkeypatch.setattr(train_mod, "save_state", real_save)
     said = []
     train_mod.train(_config(tmp_path, tiny_encoder, out="c"), progress=False, log=said.append)
     assert any("resuming" in m for m in said)

@@ -12,7 +12,7 @@ from ..llm.json_reply import complete_json, json_from_reply
 from ..prompts import load_prompt
 from ..stages.triplets import format_triplets
 from ..text.stopwords import STOP_WORDS
-from .sample import LABEL_PROMPT, _key
+from .sample import LABEL_PROMPT, first_key
 
 # ---------------------------------------------------------------------------------------------
 # steps 2-3: triplets and their labels
@@ -89,13 +89,13 @@ def parse_llm_labels(reply: str, n: int) -> list[tuple[bool, str]]:
         value = json_from_reply(reply or "")
     except ValueError:
         raise ParseError("The labelling reply is not valid JSON.", raw=reply or "") from None
-    items = _key(value, "triplets", "plain_boolean_list", "labels") if isinstance(value, dict) else value
+    items = first_key(value, "triplets", "plain_boolean_list", "labels") if isinstance(value, dict) else value
     if not isinstance(items, list):
         raise ParseError('The labelling reply has no "triplets" list.', raw=reply)
     out = []
     for item in items:
-        flag = _key(item, "hallucinated") if isinstance(item, dict) else item
-        comment = _key(item, "comment") if isinstance(item, dict) else ""
+        flag = first_key(item, "hallucinated") if isinstance(item, dict) else item
+        comment = first_key(item, "comment") if isinstance(item, dict) else ""
         if isinstance(flag, str) and flag.strip().lower() in ("true", "false"):
             flag = flag.strip().lower() == "true"
         if not isinstance(flag, bool):

@@ -93,7 +93,7 @@ _SECTION = re.compile(
 )
 
 
-def _key(d: Mapping[str, Any], *names: str) -> Any:
+def first_key(d: Mapping[str, Any], *names: str) -> Any:
     low = {re.sub(r"[\s-]+", "_", str(k).lower()): v for k, v in d.items()}
     return next((low[n] for n in names if n in low), None)
 
@@ -113,9 +113,9 @@ def parse_sample(reply: str) -> tuple[str, str, tuple[str, ...]]:
     except ValueError:
         value = None
     if isinstance(value, dict):
-        faithful = _key(value, "non_hallucinated_answer", "faithful_answer", "answer")
-        hallucinated = _key(value, "hallucinated_answer")
-        details = _key(value, "hallucinated_details", "details", "hallucination_description")
+        faithful = first_key(value, "non_hallucinated_answer", "faithful_answer", "answer")
+        hallucinated = first_key(value, "hallucinated_answer")
+        details = first_key(value, "hallucinated_details", "details", "hallucination_description")
     else:
         sections: dict[str, str] = {}
         marks = list(_SECTION.finditer(reply))

@@ -15,7 +15,7 @@ from ..models.cross_encoder import TRAIN_HINT
 LABELS = {0: "supported", 1: "hallucinated"}
 
 
-def _imports() -> tuple[Any, Any]:
+def training_imports() -> tuple[Any, Any]:
     try:
         import torch
         import transformers

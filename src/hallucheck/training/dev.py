@@ -63,7 +63,7 @@ def answer_metrics(
     return out
 
 
-def _mean_auroc(metrics: dict[str, dict[str, float]]) -> float:
+def mean_auroc(metrics: dict[str, dict[str, float]]) -> float:
     vals = [m["auroc"] for m in metrics.values() if not math.isnan(m["auroc"])]
     return float(np.mean(vals)) if vals else float("nan")
 

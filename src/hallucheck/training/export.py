@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .._files import file_sha256
-from .common import LABELS, TrainConfig, _imports
+from .common import LABELS, TrainConfig, training_imports
 
 
 def export_onnx(checkpoint: str | Path, dest: str | Path, *, quantize: bool = True, opset: int = 17) -> Path:
     """Write ``model.onnx`` (and ``model.int8.onnx``), ``tokenizer.json`` and ``config.json`` of a
     Hugging Face sequence-classification checkpoint to ``dest``."""
-    torch, _ = _imports()
+    torch, _ = training_imports()
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     src, dest = Path(checkpoint), Path(dest)

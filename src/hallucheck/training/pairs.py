@@ -114,7 +114,7 @@ def answer_pairs(rows: Sequence[dict], *, k: int = 3) -> list[Pair]:
         groups.setdefault(_group_key(row), []).append(row)
     for group in groups.values():
         right = [r for r in group if not int(r["label"])]
-        right_sents = {_norm(s.text) for r in right for s in split_sentences(r["answer"])}
+        right_sents = {norm_sentence(s.text) for r in right for s in split_sentences(r["answer"])}
         for row in group:
             q = row.get("question") if isinstance(row.get("question"), str) else None
             label = int(row["label"])
@@ -129,7 +129,7 @@ def answer_pairs(rows: Sequence[dict], *, k: int = 3) -> list[Pair]:
                     continue
                 if not label:
                     out.append(Pair(_evidence(s.text, ref, ref_sents, k), s.text, 0, 1.0, "summary"))
-                elif _norm(s.text) in right_sents:
+                elif norm_sentence(s.text) in right_sents:
                     out.append(Pair(_evidence(s.text, ref, ref_sents, k), s.text, 0, 1.0, "summary-kept"))
                 elif right:  # only when a right summary of the same document shows what changed
                     out.append(
@@ -144,7 +144,7 @@ def answer_pairs(rows: Sequence[dict], *, k: int = 3) -> list[Pair]:
     return out
 
 
-def _norm(text: str) -> str:
+def norm_sentence(text: str) -> str:
     return " ".join(_WORD.findall(text.lower()))
 
 
@@ -361,7 +361,7 @@ def perturb(
             out = _antonym(sentence, rng)
         else:
             out = _change_hedge(sentence, rng)
-        if out and _norm(out) != _norm(sentence):
+        if out and norm_sentence(out) != norm_sentence(sentence):
             return out, kind
     return None
 

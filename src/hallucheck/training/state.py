@@ -1,6 +1,6 @@
 """The resumable state of a training run (``OUT/state/``): the model, tokenizer, optimiser,
 scheduler and random states, and ``progress.json`` (epoch, step, history); written atomically
-(:func:`_save_state`) and read back safely (:func:`load_state`: tensors and plain data only;
+(:func:`save_state`) and read back safely (:func:`load_state`: tensors and plain data only;
 :func:`read_progress`)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 from ..errors import InputError
 
 
-def _save_state(
+def save_state(
     state_dir: Path, model: Any, tokenizer: Any, optimizer: Any, scheduler: Any, info: dict, torch: Any
 ) -> None:
     tmp = state_dir.with_name(state_dir.name + ".tmp")
@@ -44,7 +44,7 @@ def _save_state(
 
 
 def load_state(path: Path, torch: Any) -> dict[str, Any]:
-    """The optimiser, scheduler and random states saved by :func:`_save_state`, read with
+    """The optimiser, scheduler and random states saved by :func:`save_state`, read with
     ``weights_only=True``: tensors, numbers, strings and containers only, never code. A training
     directory may come from someone else (shared, downloaded), and a pickle runs whatever it names."""
     try:

@@ -30,7 +30,7 @@ from typing import Sequence
 
 from ..text import split_sentences
 from ..text.stopwords import STOP_WORDS
-from .pairs import HALLUCINATED_SENTENCE_WEIGHT, Pair, _norm, content_words, perturb, select_evidence
+from .pairs import HALLUCINATED_SENTENCE_WEIGHT, Pair, content_words, norm_sentence, perturb, select_evidence
 
 NEAR_COPY = 0.9  # share of a sentence's content words one reference sentence must hold to count as its copy
 _USABLE = (6, 40)  # words of a reference sentence used to make claims
@@ -56,7 +56,7 @@ def labelled_pairs(rows: Sequence[dict], *, k: int = 3, source: str = "dev") -> 
         ref_sents = [s.text for s in split_sentences(ref)]
         ref_bags = [set(content_words(s)) for s in ref_sents]
         ref_words = set().union(*ref_bags) if ref_bags else set()
-        consistent = {_norm(s.text) for r in group if not int(r["label"]) for s in split_sentences(r["answer"])}
+        consistent = {norm_sentence(s.text) for r in group if not int(r["label"]) for s in split_sentences(r["answer"])}
         for row in group:
             q = row.get("question") if isinstance(row.get("question"), str) else ""
             sents = [s.text for s in split_sentences(row["answer"]) if len(content_words(s.text)) >= 2]
@@ -71,7 +71,7 @@ def labelled_pairs(rows: Sequence[dict], *, k: int = 3, source: str = "dev") -> 
                 ev = select_evidence(s, ref, k=k, sentences=ref_sents)
                 if not int(row["label"]):
                     out.append(Pair(ev, s, 0, 1.0, f"{source}-supported"))
-                elif _norm(s) in consistent or _near_copy(s, ref_bags, ref_words):
+                elif norm_sentence(s) in consistent or _near_copy(s, ref_bags, ref_words):
                     out.append(Pair(ev, s, 0, 1.0, f"{source}-kept"))
                 else:
                     out.append(Pair(ev, s, 1, HALLUCINATED_SENTENCE_WEIGHT, f"{source}-changed"))

@@ -33,11 +33,11 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..errors import ConfigError, InputError, MissingDependencyError
-from .common import LABELS, TrainConfig, _imports
-from .dev import _mean_auroc, answer_metrics, dev_examples
+from .common import LABELS, TrainConfig, training_imports
+from .dev import answer_metrics, dev_examples, mean_auroc
 from .export import export
 from .pairs import Pair, build_pairs, read_rows
-from .state import _save_state, load_state, read_progress
+from .state import load_state, read_progress, save_state
 from .synth import document_pairs, labelled_pairs
 
 _PAIR_TYPES = {"evidence": str, "claim": str, "label": int, "weight": (int, float), "source": str}
@@ -175,7 +175,7 @@ def train(cfg: TrainConfig, *, progress: bool = True, log: Callable[[str], None]
     """Run (or resume) a training run; returns a summary (``best_epoch``, ``dev``, ``model_dir``...)."""
     cfg.check()
     say = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
-    torch, transformers = _imports()
+    torch, transformers = training_imports()
     out = Path(cfg.out)
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {str(out)!r} is a file; give a directory for the training run.")
@@ -331,11 +331,11 @@ def train(cfg: TrainConfig, *, progress: bool = True, log: Callable[[str], None]
             info["last_loss"] = value
             bar.update(epoch + 1, cfg.epochs, info["global_step"], running, len(batch))
             if info["global_step"] % cfg.save_every == 0:
-                _save_state(state_dir, model, tokenizer, optimizer, scheduler, info, torch)
+                save_state(state_dir, model, tokenizer, optimizer, scheduler, info, torch)
         bar.end()
         finished_epoch = info["step_in_epoch"] >= len(batches)
         metrics = validate() if dev else {}
-        mean_auc = _mean_auroc(metrics) if metrics else float("nan")
+        mean_auc = mean_auroc(metrics) if metrics else float("nan")
         info["history"].append(
             {
                 "epoch": epoch + 1,
@@ -372,7 +372,7 @@ def train(cfg: TrainConfig, *, progress: bool = True, log: Callable[[str], None]
         elif dev and info["bad_epochs"] > cfg.patience - 1 and cfg.patience > 0 and not improved:
             info["done"] = stopped_early = True
             say(f"early stop: no dev improvement for {info['bad_epochs']} epoch(s)")
-        _save_state(state_dir, model, tokenizer, optimizer, scheduler, info, torch)
+        save_state(state_dir, model, tokenizer, optimizer, scheduler, info, torch)
 
     model_dir = export(out / "best", out / "model", cfg=cfg, info=info, pairs=counts, log=say)
     return {
