@@ -38,7 +38,7 @@ from ..llm.base import call_guard
 from ..types import Mitigation, Usage
 from .jobs import MAX_PAGE, job_page, json_response, retention_timer, run_job
 from .limits import CallRefused, RequestBudget, response_too_large
-from .runtime import Gate, Metrics, QueueFull, WorkPool, _error, authorized
+from .runtime import Gate, Metrics, QueueFull, WorkPool, authorized, error_response
 from .schemas import (
     CheckRequest,
     DetectRequest,
@@ -63,17 +63,17 @@ def _reply(payload: Any, cap: int) -> Response:
     response = json_response(payload)
     if len(response.body) > cap:
         exc = response_too_large(len(response.body), cap)
-        return _error(413, "error", str(exc), exc.field)
+        return error_response(413, "error", str(exc), exc.field)
     return response
 
 
 def _failure(exc: BaseException) -> JSONResponse:
     if isinstance(exc, (BackendError, ParseError)):  # e.g. a model that failed to load
-        return _error(502, "could_not_verify", f"could not verify: {exc}"[:500])
+        return error_response(502, "could_not_verify", f"could not verify: {exc}"[:500])
     if isinstance(exc, HallucheckError):
-        return _error(422, "error", str(exc), getattr(exc, "field", None) or _guess_field(str(exc)))
+        return error_response(422, "error", str(exc), getattr(exc, "field", None) or _guess_field(str(exc)))
     first = (str(exc).strip().splitlines() or [""])[0][:300]
-    return _error(500, "could_not_verify", f"unexpected {type(exc).__name__}: {first}")
+    return error_response(500, "could_not_verify", f"unexpected {type(exc).__name__}: {first}")
 
 
 def _guess_field(message: str) -> str | None:
@@ -136,13 +136,13 @@ def create_app(config: ServeConfig | None = None) -> Any:
         """Every refusal has the documented shape. FastAPI answers 400 when the body cannot be
         parsed at all (e.g. JSON nested too deeply for the parser): that is a bad body, 422."""
         if exc.status_code == 400:
-            return _error(
+            return error_response(
                 422, "error", "body: not a JSON object this server can read (malformed or nested too deeply)", "body"
             )
-        return _error(exc.status_code, "error", str(exc.detail), None, headers=getattr(exc, "headers", None))
+        return error_response(exc.status_code, "error", str(exc.detail), None, headers=getattr(exc, "headers", None))
 
     def busy() -> JSONResponse:
-        return _error(
+        return error_response(
             503,
             "error",
             "the server is busy (work queue full); retry later",
@@ -151,7 +151,7 @@ def create_app(config: ServeConfig | None = None) -> Any:
         )
 
     def timed_out() -> JSONResponse:
-        return _error(
+        return error_response(
             504, "could_not_verify", f"the request took longer than {config.timeout:g} s; it was not verified"
         )
 
@@ -252,15 +252,17 @@ def create_app(config: ServeConfig | None = None) -> Any:
         from ..eval.check import row_to_example
 
         if len(body.rows) > config.max_rows:
-            return _error(413, "error", f"a job takes at most {config.max_rows} rows; got {len(body.rows)}", "rows")
+            return error_response(
+                413, "error", f"a job takes at most {config.max_rows} rows; got {len(body.rows)}", "rows"
+            )
         examples, seen = [], set()
         for i, row in enumerate(body.rows):
             try:
                 ex = row_to_example(row, i + 1, f"rows[{i}]", "job")
             except InputError as exc:
-                return _error(422, "error", str(exc), f"rows[{i}].{exc.field}" if exc.field else f"rows[{i}]")
+                return error_response(422, "error", str(exc), f"rows[{i}].{exc.field}" if exc.field else f"rows[{i}]")
             if ex.id in seen:
-                return _error(422, "error", f"rows[{i}]: id {ex.id!r} is used twice", f"rows[{i}].id")
+                return error_response(422, "error", f"rows[{i}]: id {ex.id!r} is used twice", f"rows[{i}].id")
             seen.add(ex.id)
             examples.append(ex)
         try:
@@ -269,7 +271,7 @@ def create_app(config: ServeConfig | None = None) -> Any:
             return _failure(exc)
         active = sum(1 for j in state.jobs.values() if j.state in ("queued", "running"))
         if active >= config.max_jobs:
-            return _error(
+            return error_response(
                 503,
                 "error",
                 f"{active} jobs are queued or running (the limit); retry later",
@@ -278,7 +280,7 @@ def create_app(config: ServeConfig | None = None) -> Any:
             )
         used = await asyncio.to_thread(state.prune_jobs)
         if used > config.jobs_max_bytes:
-            return _error(
+            return error_response(
                 503,
                 "error",
                 "the job files of running jobs fill the server's job storage; retry later",
@@ -304,9 +306,11 @@ def create_app(config: ServeConfig | None = None) -> Any:
         its detection (inputs not echoed). The file is read and the body built off the event loop."""
         job = state.jobs.get(job_id)
         if job is None:
-            return _error(404, "error", f"no job {job_id!r} (finished jobs are kept for a while, then deleted)", "id")
+            return error_response(
+                404, "error", f"no job {job_id!r} (finished jobs are kept for a while, then deleted)", "id"
+            )
         if offset < 0 or not 1 <= limit <= MAX_PAGE:
-            return _error(422, "error", f"offset must be >= 0 and limit in [1, {MAX_PAGE}]", "limit")
+            return error_response(422, "error", f"offset must be >= 0 and limit in [1, {MAX_PAGE}]", "limit")
         return await asyncio.to_thread(job_page, job, offset, limit, detail, config.max_response_bytes)
 
     @app.get("/v1/methods")
@@ -323,7 +327,7 @@ def create_app(config: ServeConfig | None = None) -> Any:
         trusted = authorized({k.lower(): v for k, v in request.headers.items()}, config.token)
         if probe and config.llm is not None:
             if not trusted:
-                return _error(
+                return error_response(
                     401,
                     "error",
                     "a live LLM probe needs the bearer token (plain /healthz does not)",
@@ -332,7 +336,7 @@ def create_app(config: ServeConfig | None = None) -> Any:
                 )
             fut = state.start_probe()
             if fut is None:
-                return _error(
+                return error_response(
                     429,
                     "error",
                     f"a live LLM probe runs at most once every {config.probe_interval:g} s; retry later",

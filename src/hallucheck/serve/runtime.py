@@ -17,7 +17,7 @@ LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0
 NO_AUTH_PATHS = frozenset({"/healthz", "/"})  # "/" is the static page: no data; its API calls carry the token
 
 
-def _error(
+def error_response(
     code: int, status: str, message: str, field: str | None = None, headers: dict[str, str] | None = None
 ) -> JSONResponse:
     return JSONResponse({"status": status, "error": message, "field": field}, status_code=code, headers=headers)
@@ -222,7 +222,9 @@ class Gate:
                 scope,
                 receive,
                 send,
-                _error(400, "error", "this server does not answer to that Host name (see --allowed-host)", "host"),
+                error_response(
+                    400, "error", "this server does not answer to that Host name (see --allowed-host)", "host"
+                ),
             )
             return
         if cors and scope.get("method") == "OPTIONS" and "access-control-request-method" in headers:
@@ -246,7 +248,7 @@ class Gate:
                     scope,
                     receive,
                     send,
-                    _error(
+                    error_response(
                         401,
                         "error",
                         "missing or wrong bearer token (send Authorization: Bearer <token>)",
@@ -256,7 +258,7 @@ class Gate:
                 )
                 return
         limit = self.max_body_bytes
-        too_big = _error(413, "error", f"the request body is larger than the limit of {limit} bytes", "body")
+        too_big = error_response(413, "error", f"the request body is larger than the limit of {limit} bytes", "body")
         length = headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > limit:
             await self._reply(scope, receive, send, too_big)

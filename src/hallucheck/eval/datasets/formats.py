@@ -35,9 +35,6 @@ def data_dirs() -> list[Path]:
     return [Path(p).expanduser() for p in env.split(os.pathsep) if p]
 
 
-_data_dirs = data_dirs  # compatible alias for eval/api.py (see tests/test_seams.py ALIASES)
-
-
 def _peek_json_keys(path: Path) -> tuple[str, set[str]]:
     """('lines' | 'list', keys of the first record) without reading a huge file twice."""
     with open(path, "rb") as fh:
