@@ -1,7 +1,8 @@
 # Set-up and checks for a fresh machine (Python >= 3.10 with pip; no GPU; PyPI reachable).
 #   make demo   install everything and detect hallucinations in the shipped example
 #   make test   install everything and run the test suite
-#   make verifier  retrain the shipped verifier (src/hallucheck/data/verifier) from ../shared/data (about 45 min on 2 cores)
+#   make verifier  retrain the shipped verifier (src/hallucheck/data/verifier) from ../shared/data (its time:
+#                  docs/benchmarks.md "The default: examples per second, memory and training time")
 PYTHON ?= python3
 PIP := $(PYTHON) -m pip
 # llama.cpp is compiled by pip. Build it portable (AVX2, no AMX, no -march=native): a native
@@ -24,10 +25,12 @@ demo: install
 test: install lint
 	$(PYTHON) -m pytest
 
-# ruff (configured in pyproject.toml): lint and the one format, checked in CI
+# ruff (configured in pyproject.toml): lint and the one format; mypy: the public API's types, strict
+# ([tool.mypy] in pyproject.toml names the files). CI runs all three through `make test`.
 lint:
 	$(PYTHON) -m ruff check .
 	$(PYTHON) -m ruff format --check .
+	$(PYTHON) -m mypy
 
 bench: install
 	$(PYTHON) benchmarks/bench_detectors.py
@@ -35,9 +38,9 @@ bench: install
 # The shipped trained verifier: `hallucheck train` with its default settings (answer pairs from
 # HaluEval QA and summarisation, rule-made and document pairs from their references) plus every row
 # of SummEval, SummEdits and WiCE dev (--whole), validated on the two HaluEval dev sets, which it
-# never trains on (the `haluevals` fold of benchmarks/lodo_verifier.py; ~30 min on 2 cores,
-# resumable); writes the model card beside the model. Its combination (combine.json) is refitted by
-# benchmarks/fit_combination.py, see docs/benchmarks.md "The default (`ce_cascade`) on the dev sets".
+# never trains on (the `haluevals` fold of benchmarks/lodo_verifier.py; resumable); writes the model
+# card beside the model. Its combination (combine.json) is refitted by benchmarks/fit_combination.py,
+# see docs/benchmarks.md "The default (`ce_cascade`) on the dev sets".
 DATA ?= ../shared/data
 verifier: install
 	hallucheck train --data $(DATA)/train/halueval_qa.jsonl --data $(DATA)/train/halueval_summ.jsonl \

@@ -4,7 +4,9 @@
 >>> det = hallucheck.detect("Delhi is the capital of France.", "The Oberoi Group's head office is in Delhi.",
 ...                         method="sim_overlap")
 
-Importing this package loads nothing heavy; models load on first use.
+Importing this package loads nothing heavy; models load on first use. A method is built through
+one front door, :class:`MethodSpec` (``MethodSpec.of(name, params=..., llm=...).build()`` gives the
+method, its LLM client and the spec); :func:`load_method` is its one-line form.
 
 Docstrings cite the papers by tag ("paper 000" to "paper 003", "thesis 004") with the section they
 follow; docs/references.md gives authors, year, venue and title for each tag.
@@ -25,7 +27,7 @@ from .errors import (
     ParseError,
     RateLimited,
 )
-from .loader import DEFAULT_METHOD, list_methods, load_method
+from .loader import DEFAULT_METHOD, BuiltMethod, LLMInput, MethodSpec, list_methods, load_method
 from .types import Claim, Detection, Edit, Evidence, Mitigation, Usage, Verdict
 
 
@@ -35,7 +37,7 @@ def detect(
     *,
     question: str | None = None,
     method: str = DEFAULT_METHOD,
-    llm: Any = None,
+    llm: LLMInput = None,
     **params: Any,
 ) -> Detection:
     """Check ``answer`` against ``reference`` with ``method``; see :class:`Detection`."""
@@ -48,7 +50,7 @@ async def adetect(
     *,
     question: str | None = None,
     method: str = DEFAULT_METHOD,
-    llm: Any = None,
+    llm: LLMInput = None,
     **params: Any,
 ) -> Detection:
     """:func:`detect` for async code (``await hallucheck.adetect(...)``): the same Detection,
@@ -68,6 +70,8 @@ __all__ = [
     "detect",
     "list_methods",
     "load_method",
+    "BuiltMethod",
+    "MethodSpec",
     "Claim",
     "Detection",
     "Edit",

@@ -42,12 +42,18 @@ from .types import Claim, Detection, Evidence, Mitigation, Verdict
 MAX_TEXT_CHARS = 2_000_000
 
 
-@functools.lru_cache(maxsize=None)
+_INIT_PARAMETERS: dict[type, tuple[list[str], bool]] = {}
+
+
 def _init_parameters(cls: type) -> tuple[list[str], bool]:
     """``__init__``'s keyword names (not ``self``) and whether it takes ``**kwargs`` (per class, cached)."""
-    sig = inspect.signature(cls.__init__)
-    names = [n for n, p in sig.parameters.items() if n != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-    return names, any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
+    if cls not in _INIT_PARAMETERS:
+        sig = inspect.signature(getattr(cls, "__init__"))  # noqa: B009 (the class's, not an instance's)
+        names = [
+            n for n, p in sig.parameters.items() if n != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        ]
+        _INIT_PARAMETERS[cls] = (names, any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()))
+    return _INIT_PARAMETERS[cls]
 
 
 class Component:
@@ -273,13 +279,18 @@ class Verifier(Component, ABC):
             return
 
         @functools.wraps(own)
-        def verify(self: Verifier, claims: Sequence[Claim], evidence: Sequence[Sequence[Evidence]], **kw: Any):
+        def verify(
+            self: Verifier, claims: Sequence[Claim], evidence: Sequence[Sequence[Evidence]], **kw: Any
+        ) -> list[Verdict]:
             self.check_inputs(claims, evidence)
             if not claims:
                 return []  # no claims, no verdicts: the judging is not asked
-            if self.local_model:
-                return _aio.blocking(own, self, claims, evidence, **kw)
-            return own(self, claims, evidence, **kw)
+            verdicts: list[Verdict] = (
+                _aio.blocking(own, self, claims, evidence, **kw)
+                if self.local_model
+                else own(self, claims, evidence, **kw)
+            )
+            return verdicts
 
         verify._checked = True  # type: ignore[attr-defined]
         cls.verify = verify  # type: ignore[method-assign]

@@ -327,7 +327,7 @@ class ParameterTable:
 
 def _signature_rows(factory: Any, values: Mapping[str, Any] | None = None) -> tuple[Parameter, ...]:
     """A class's or factory's keyword parameters (not ``llm``), with its declared constraints."""
-    init = factory.__init__ if isinstance(factory, type) else factory
+    init = getattr(factory, "__init__") if isinstance(factory, type) else factory  # noqa: B009
     declared: Mapping[str, Spec] = getattr(factory, "parameter_constraints", {})
     rows = []
     for key, p in inspect.signature(init).parameters.items():
@@ -385,9 +385,9 @@ def parameter_table(name: str, *, llm: str | None = None) -> ParameterTable:
     reach it, and no stage parameter a component declares as its LLM's (``llm_parameters``)."""
     found = registry.find(name)
     factory = found.load()
-    head = {"kind": found.kind, "name": found.name, "qualified": found.qualified, "summary": found.summary}
+    head = (found.kind, found.name, found.qualified, found.summary)
     if found.kind != "method":
-        return ParameterTable(**head, parameters=_signature_rows(factory))
+        return ParameterTable(*head, parameters=_signature_rows(factory))
     from .llm.fake import FakeLLM
 
     without_llm = llm == "none"
@@ -414,7 +414,7 @@ def parameter_table(name: str, *, llm: str | None = None) -> ParameterTable:
             if with_llm.get(k) != registry.name_of(s)
         )
     return ParameterTable(
-        **head,
+        *head,
         parameters=own,
         stages=tuple(_stage_table(k, s, without_llm=without_llm) for k, s in stages),
         without_llm=without_llm,

@@ -87,7 +87,9 @@ def explain(det: Any) -> str:
     n = len(det.verdicts)
     flagged = det.flagged
     if not flagged:
-        return f"All {n} claim{'s' if n != 1 else ''} of the answer are supported by the contexts ({det.method})."
+        if n == 1:
+            return f"The answer's one claim is supported by the contexts ({det.method})."
+        return f"All {n} claims of the answer are supported by the contexts ({det.method})."
     parts = [f"{len(flagged)} of {n} claim{'s' if n != 1 else ''} not supported by the contexts ({det.method}):"]
     for v in flagged:
         line = f"- {v.claim.text!r} (answer[{v.claim.start}:{v.claim.end}], score {v.score:.2f}): {v.reason}"

@@ -36,9 +36,19 @@ def outcome(hallucinated: bool | None, status: str = "ok") -> Outcome:
     return "could_not_verify"
 
 
+# the decimals a score keeps where people read it (tables): enough to tell any two thresholds apart,
+# none of the float arithmetic's noise (0.8200000000000001)
+SCORE_DIGITS = 4
+
+
+def shown_score(score: float | None) -> float | None:
+    """``score`` as a table shows it: rounded to :data:`SCORE_DIGITS` decimals (None stays None)."""
+    return None if score is None else round(float(score), SCORE_DIGITS)
+
+
 def _plain(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return value.to_dict()
+        return value.to_dict()  # type: ignore[attr-defined]  # every dataclass here is _Serialisable
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     if isinstance(value, Mapping):
@@ -418,6 +428,7 @@ class Mitigation(_Serialisable):
 
 
 __all__ = [
+    "SCORE_DIGITS",
     "Label",
     "LABELS",
     "Usage",
@@ -428,4 +439,5 @@ __all__ = [
     "Detection",
     "Edit",
     "Mitigation",
+    "shown_score",
 ]

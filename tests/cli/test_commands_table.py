@@ -39,3 +39,23 @@ def test_a_new_command_is_one_module_and_one_row(monkeypatch, capsys):
     monkeypatch.setitem(_main.COMMANDS, "hello", "hallucheck_test_hello:cmd_hello")
     assert main(["hello", "--name", "there"]) == 0
     assert capsys.readouterr().out == "hello there\n"
+
+
+def test_argparse_is_the_command_lines_alone():
+    """Options are defined and read in cli/ only: the library below takes values, never a Namespace."""
+    import ast
+    from pathlib import Path
+
+    import hallucheck
+
+    root = Path(hallucheck.__file__).parent
+    users = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith("cli/"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if "argparse" in names or (isinstance(node, ast.ImportFrom) and node.module == "argparse"):
+                users.append(rel)
+    assert not users, f"argparse outside cli/: {users}"

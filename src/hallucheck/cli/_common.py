@@ -244,7 +244,8 @@ def engine_config(args: argparse.Namespace) -> EngineConfig:
 def run_options(args: argparse.Namespace) -> dict[str, Any]:
     """The keywords ``hallucheck eval`` and ``hallucheck check`` hand their run function alike
     (:func:`~hallucheck.eval.evaluate`, :func:`~hallucheck.eval.check_file`): the method's
-    parameters and LLM, the run directory, when to stop and retry, the progress bar and the engine."""
+    parameters and LLM, the run directory, when to stop and retry, the progress bar, the engine, and
+    with ``--quiet`` no announcement of the run on stderr."""
     return {
         "params": parse_params(args.param),
         "llm": args.llm,
@@ -254,6 +255,7 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
         "retry_failed": args.retry_failed,
         "progress": not args.quiet,
         "engine": engine_config(args),
+        **({"log": None} if args.quiet else {}),
     }
 
 

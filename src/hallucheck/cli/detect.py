@@ -99,7 +99,7 @@ def render_detection(det: Detection, *, color: bool = False) -> str:
     score = "n/a" if det.score is None else f"{det.score:.2f}"
     lines.append(
         f"{head}  method={det.method}  score={score}  "
-        f"{len(flagged)} of {len(det.verdicts)} claims unsupported"
+        f"{len(flagged)} of {len(det.verdicts)} claim{'' if len(det.verdicts) == 1 else 's'} unsupported"
         + (f", {len(errors)} not verified" if errors else "")
     )
     if det.error:

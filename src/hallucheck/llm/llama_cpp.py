@@ -27,11 +27,13 @@ from .base import LabelScores, LLMClient, LLMRequest, LLMResponse, Message, Toke
 from .gguf import (  # re-exported: the model table and the GGUF assembly moved to .gguf
     ALIASES,
     DEFAULT_MODEL,
+    EMBEDDED_HINT,
     MODELS,
     WEIGHTS_HINT,
     ModelSpec,
     default_model_dir,
     ensure_gguf,
+    missing_for,
     progress_note,
     resolve_model,
 )
@@ -313,7 +315,15 @@ def make_embedded(name: str = "embedded", *, cache: Any = None, progress: bool =
 
 def from_spec(spec: str, *, cache: Any = None, progress: bool = True, **_endpoint_options: Any) -> LlamaCppLLM:
     """The ``embedded`` row of :data:`hallucheck.llm.BACKENDS` (an in-process model takes no
-    endpoint options: ``base_url``, ``api_key_env``, ``timeout`` ... are not its)."""
+    endpoint options: ``base_url``, ``api_key_env``, ``timeout`` ... are not its). What the model
+    needs and lacks is said here, before anything runs: the ``models`` extra alone does not
+    install the engine or the weights."""
+    missing = missing_for(spec)
+    if missing:
+        raise MissingDependencyError(
+            f"What --llm {spec} needs ({'; '.join(missing)})",
+            f"{EMBEDDED_HINT}  (or run with --llm none, or --llm openai:MODEL --base-url URL)",
+        )
     return make_embedded(spec, cache=cache, progress=progress)
 
 

