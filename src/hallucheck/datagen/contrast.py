@@ -159,6 +159,7 @@ class _Reference:
         self._finder = finder
         self._parties: dict[int, list[Party]] = {}
         self.words: set[str] | None = None  # content words, for invented clauses
+        self._rest: dict[int, str] = {}
 
     def parties(self, i: int) -> list[Party]:
         if i not in self._parties:
@@ -170,9 +171,17 @@ class _Reference:
     def looked_up(self) -> set[int]:
         return set(self._parties)
 
-    def holds(self, text: str) -> bool:
-        """The reference has ``text`` word for word (case and punctuation aside)."""
-        return f" {norm(text)} " in self.norm
+    def holds(self, text: str, besides: int) -> bool:
+        """The reference has ``text`` word for word (case and punctuation aside) outside its sentence
+        ``besides`` (a dropped condition leaves words of its own sentence: is it said elsewhere?)."""
+        words = f" {norm(text)} "
+        if words not in self.norm:
+            return False
+        span = self.spans[besides]
+        rest = self._rest.get(besides)
+        if rest is None:
+            rest = self._rest[besides] = f" {norm(self.text[: span.start])} | {norm(self.text[span.end :])} "
+        return words in rest
 
 
 def contrast_pairs(
@@ -217,9 +226,7 @@ def contrast_pairs(
                 if not _may_name(kind, sentence):
                     continue
                 looked_up += 1
-            candidates = [
-                c for c in _candidates(kind, i, ref, lang, rng, foreign) if _changes_meaning(c, sentence, ref)
-            ]
+            candidates = [c for c in _candidates(kind, i, ref, lang, rng, foreign) if _changes_meaning(c, i, ref)]
             if not candidates:
                 continue
             chosen = rng.choice(candidates)
@@ -256,9 +263,10 @@ def _other_parties(i: int, ref: _Reference, rng: random.Random) -> list[Party]:
     return [p for k in sorted(chosen) for p in ref.parties(k)]
 
 
-def _changes_meaning(candidate: Candidate, sentence: str, ref: _Reference) -> bool:
+def _changes_meaning(candidate: Candidate, i: int, ref: _Reference) -> bool:
+    sentence = ref.spans[i].text
     changed = apply_changes(sentence, candidate)
-    return norm(changed) != norm(sentence) and not ref.holds(changed)
+    return norm(changed) != norm(sentence) and not ref.holds(changed, besides=i)
 
 
 def _invented(sentence: str, ref: _Reference, foreign: Sequence[str], rng: random.Random) -> Candidate | None:

@@ -76,6 +76,14 @@ class Tokens:
         """Word ``i`` is capitalised and not the sentence's first word (a name: "May", "Lower Manhattan")."""
         return i > 0 and self.spans[i].text[:1].isupper() and not self._after_opening_mark(i)
 
+    def in_name(self, i: int) -> bool:
+        """Word ``i`` is capitalised mid-sentence, or opens the sentence before another capitalised word
+        ("Greater London", "North Korea"): part of a name."""
+        if self.mid_capital(i):
+            return True
+        nxt = self.spans[i + 1].text if i + 1 < len(self.spans) else ""
+        return i == 0 and self.spans[0].text[:1].isupper() and nxt[:1].isupper() and self.plain_gap(0)
+
     def _after_opening_mark(self, i: int) -> bool:
         before = self.sentence[self.spans[i - 1].end : self.spans[i].start]
         return bool(re.search(r"[:\"“‘(]\s*$", before))

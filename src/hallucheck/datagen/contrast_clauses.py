@@ -79,7 +79,7 @@ def condition_clauses(sentence: str, lang: str) -> list[ConditionClause]:
         found = _after_clause(sentence, m, prev[0])
         if found is not None:
             out.append(found)
-    tails = rf"(?P<join>,?\s+)(?P<open>(?:only\s+)?(?:{_alternation(CONDITION_TAILS_EN)}))\b(?=\s*(?:[,;.!?]|$))"
+    tails = rf"(?P<join>,?\s+)(?P<open>(?:only\s+)?(?:{_alternation(CONDITION_TAILS_EN)})(?:\s+(?:from|by)\s+(?:a|an|the|your|his|her)\s+\w+)?)\b(?=\s*(?:[,;.!?]|$))"
     for m in re.finditer(tails, sentence, re.IGNORECASE):
         if _words(sentence[: m.start()]) >= _MIN_MAIN_WORDS and not any(c.start <= m.start() < c.end for c in out):
             out.append(_trailing(sentence, m.start(), m.end(), m.group("open").lower(), m.start("open")))

@@ -19,6 +19,7 @@ _HOST_END = re.compile(r"(?<=[\w)%])\.$")
 _QUOTES = re.compile(r"[\"“”‘’]")
 _LEADING_LINK = re.compile(r"^(?:But|And|So|However|Meanwhile|Also)\b,?\s*")
 _CAPITAL = re.compile(r"[A-Z][\w'’-]")
+_TITLES = frozenset("Dr Mr Mrs Ms Prof Sir Dame Lord Lady President Senator Judge Gen Capt Rev St".split())
 # capitalised only because they open a sentence (besides STOP_WORDS and COMMON_OPENERS)
 _OPENING_WORDS = frozenset(
     """following according meanwhile additionally finally currently recently previously initially originally
@@ -42,6 +43,8 @@ def as_clause(sentence: str) -> str | None:
     if lowered is not None:
         return lowered
     word = first.group()
+    if word in _TITLES:
+        return body  # "Dr. Alice Brown said ..."
     if word.lower() in STOP_WORDS or word.lower() in _OPENING_WORDS:
         return word.lower() + body[len(word) :]  # "In 2010 ...", "Following the ...": no name
     # a run of capitalised words ("Carlos Watson said") or an acronym is a name, kept as it is

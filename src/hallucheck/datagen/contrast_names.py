@@ -27,7 +27,8 @@ SPEAKER_LABELS = frozenset({"PERSON", "ORG", "NAME"})
 class Party:
     """A named party: ``sentence[start:end] == text``; ``label`` is spaCy's (PERSON, ORG, GPE) or
     ``"NAME"`` for a capitalised run found without NER. With a parse (``parsed``): ``role`` is
-    ``subject``, ``object`` or ``agent`` (the "by" of a passive) of the verb at offset ``head``, or ``""``."""
+    ``subject``, ``object``, ``agent`` (the "by" of a passive) or ``oblique`` (the object of "to", "from",
+    "for", "over" ...) of the verb at offset ``head``, or ``""``."""
 
     text: str
     start: int
@@ -40,6 +41,9 @@ class Party:
 
 PartyFinder = Callable[[str], Sequence[Party]]
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
+# prepositions whose object has a role the subject's cannot take ("X lost to Y" is not "Y lost to X");
+# not "with", "against", "between" (both orders say the same) nor places ("in", "at")
+_OBLIQUE_PREPOSITIONS = frozenset("to from for on over into than towards toward after".split())
 _OBJECTS = frozenset({"dobj", "dative", "obj", "iobj"})
 
 
@@ -59,6 +63,8 @@ def ner_parties(sentence: str) -> list[Party]:
             role, head = "object", root.head.idx
         elif root.dep_ == "pobj" and root.head.dep_ == "agent":
             role, head = "agent", root.head.head.idx
+        elif root.dep_ == "pobj" and root.head.dep_ == "prep" and root.head.text.lower() in _OBLIQUE_PREPOSITIONS:
+            role, head = "oblique", root.head.head.idx  # "sold the firm to Y", "lost to Y"
         out.append(Party(e.text, e.start_char, e.end_char, e.label_, role, head, True))
     return out
 
@@ -74,9 +80,9 @@ def capitalised_parties(sentence: str, *, first: bool = False) -> list[Party]:
     out = []
     for m in _RUN.finditer(sentence):
         text, start = m.group(), m.start()
-        first = text.split()[0]
-        if first.lower() in COMMON_OPENERS:  # "The Hague" keeps "Hague"; "He" is no name
-            rest = text[len(first) :].lstrip()
+        opener = text.split()[0]
+        if opener.lower() in COMMON_OPENERS:  # "The Hague" keeps "Hague"; "He" is no name
+            rest = text[len(opener) :].lstrip()
             start, text = m.end() - len(rest), rest
         text = text.rstrip("'’")
         if text.endswith(("'s", "’s")):
@@ -144,7 +150,7 @@ _SYMMETRIC_VERBS = frozenset(
     drew tied""".split()
 )
 _SYMMETRIC_LINKS = frozenset("and or with alongside along against between versus vs together".split())
-_ROLE_PAIRS = ({"subject", "object"}, {"subject", "agent"})
+_ROLE_PAIRS = ({"subject", "object"}, {"subject", "agent"}, {"subject", "oblique"})
 
 
 def role_swap(sentence: str, parties: Sequence[Party]) -> list[Candidate]:
@@ -183,7 +189,16 @@ def may_attribute(sentence: str) -> bool:
     return bool(speakers(sentence, capitalised_parties(sentence, first=True)))
 
 
+_PLACE_PREPOSITIONS = frozenset("in at on from to near of into across through for by with".split())
+
+
 def _swappable_between(sentence: str, a: Party, b: Party) -> bool:
+    """Without a parse: words between the two that may say who does what, and neither after a
+    preposition ("arrived in Paris": a place, which no capitalised run tells from a person)."""
+    for p in (a, b):
+        before = re.findall(r"[\w']+", sentence[: p.start].lower())[-1:]
+        if before and before[0] in _PLACE_PREPOSITIONS:
+            return False
     between = sentence[a.end : b.start]
     ws = re.findall(r"[\w']+", between.lower())
     if not ws or len(ws) > 12 or _LIST_JOIN.search(between) or all(w in _SYMMETRIC for w in ws):
@@ -235,6 +250,8 @@ def attribution(sentence: str, parties: Sequence[Party], others: Sequence[Party]
                 continue
             if not _distinct(sp, o) or any(not _distinct(o, p) for p in parties):
                 continue
+            if o.label == "NAME" and len(o.text.split()) < min(2, len(sp.text.split())):
+                continue  # without NER, a full name only for a full name ("Riverside" is no "Alice Brown")
             seen.add(o.text)
             out.append((change(sentence, sp.start, sp.end, o.text),))
     return out

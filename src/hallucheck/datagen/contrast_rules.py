@@ -113,7 +113,7 @@ def _negatable(tok: Tokens, i: int) -> bool:
     capitalised name), followed directly by a word that is no negation, bound or adverb; "has",
     "have", "had" only before a participle ("has won", not "has a car")."""
     w, nxt = tok.word(i), tok.word(i + 1)
-    if i + 1 >= len(tok) or not tok.plain_gap(i) or tok.mid_capital(i) or tok.word(i - 1) in DETERMINERS:
+    if i + 1 >= len(tok) or not tok.plain_gap(i) or tok.in_name(i) or tok.word(i - 1) in DETERMINERS:
         return False
     if i == 0 or nxt in NOT_BEFORE or nxt in CONTRACTED or _bounds(tok, i + 1):
         return False
@@ -212,7 +212,7 @@ def comparison(sentence: str, lang: str) -> list[Candidate]:
 
 def _comparison_en(tok: Tokens, i: int) -> str | None:
     w, prev, nxt = tok.word(i), tok.word(i - 1), tok.word(i + 1)
-    if tok.mid_capital(i):
+    if tok.in_name(i):
         return None  # "Greater London", "Lower Manhattan"
     if w in ("more", "less", "fewer"):
         if prev in ("once", "any", "what's") or nxt in ("or", "and") or prev in ("or", "and"):
@@ -251,7 +251,7 @@ def _foreign_comparison_ok(tok: Tokens, i: int, lang: str) -> bool:
         return not any(x == "nicht" or x in DE_KEIN for x in window) and nxt != "oder" and prev != "oder"
     if lang == "es" and w in ("más", "menos"):
         return "no" not in window and nxt != "o" and prev != "o"
-    return not (lang != "de" and tok.mid_capital(i))
+    return not (lang != "de" and tok.in_name(i))
 
 
 # ---------------------------------------------------------------------------------------------- direction
@@ -270,7 +270,7 @@ def direction(sentence: str, lang: str) -> list[Candidate]:
         if lang == "en" and w in ("up", "down"):
             if tok.word(i - 1) in _MOVE_VERBS and (tok.word(i + 1)[:1].isdigit() or tok.word(i + 1) in ("by", "from")):
                 new = "down" if w == "up" else "up"
-        elif w in table and (lang != "en" or _direction_en_ok(tok, i)) and not (lang != "de" and tok.mid_capital(i)):
+        elif w in table and (lang != "en" or _direction_en_ok(tok, i)) and not (lang != "de" and tok.in_name(i)):
             new = table[w]
         if new is not None:
             out.append(replace_word(tok, i, new))
@@ -279,7 +279,7 @@ def direction(sentence: str, lang: str) -> list[Candidate]:
 
 def _direction_en_ok(tok: Tokens, i: int) -> bool:
     w, prev, nxt = tok.word(i), tok.word(i - 1), tok.word(i + 1)
-    if tok.mid_capital(i):
+    if tok.in_name(i):
         return False  # "North Korea", "Niagara Falls"
     if w in ("after", "before") and nxt == "a" and tok.word(i + 2) == "while":
         return False
@@ -317,7 +317,7 @@ def quantifier(sentence: str, lang: str) -> list[Candidate]:
 
 def _quantifier_ok(tok: Tokens, i: int, lang: str) -> bool:
     w, prev, nxt = tok.word(i), tok.word(i - 1), tok.word(i + 1)
-    if lang != "de" and tok.mid_capital(i):
+    if lang != "de" and tok.in_name(i):
         return False  # "May", "Will Smith"
     if w in DETERMINER_QUANTIFIERS:
         if lang != "en":
