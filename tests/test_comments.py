@@ -14,16 +14,6 @@ from pathlib import Path
 # Files whose owners are rewriting them right now and clean their own comments. This list may only
 # shrink: take a file off it once it is clean, never add one.
 ALLOWED = (
-    "src/hallucheck/loader.py",
-    "src/hallucheck/constraints.py",
-    "src/hallucheck/registry.py",
-    "src/hallucheck/types.py",
-    "src/hallucheck/base.py",
-    "src/hallucheck/__init__.py",
-    "src/hallucheck/eval/api.py",
-    "src/hallucheck/training/cli.py",
-    "src/hallucheck/cli/*",
-    "src/hallucheck/engines/*",
     "src/hallucheck/datagen/*",
     "src/hallucheck/serve/*",
     "src/hallucheck/stages/ce_cascade*",
