@@ -158,6 +158,24 @@ def test_llm_none_repairs_a_german_answer_in_its_own_format():
     assert ref_de[edit.source[0] : edit.source[1]] == "2,6 bar"
 
 
+def test_a_figure_repair_that_leaves_its_sentence_flagged_is_refused_and_the_llm_gets_the_original():
+    # the wrong pressure can take the reference's value, but the sentence stays unsupported (the torque):
+    # fewer wrong facts in a sentence the re-check still flags is no better, so nothing of it changes
+    both = "When the vehicle is fully loaded, increase the rear tyre pressure to 3.0 bar and tighten the caps to 5 Nm."
+    answer = f"{GROUNDED} {both}"
+    mit = detector(FigureRepairMitigator()).mitigate(answer, REF)
+    assert mit.revised == answer and not mit.edits
+    (refusal,) = [n for n in mit.notes if n.startswith("refused:")]
+    assert "no better (1 unsupported claim(s) and 2 wrong fact(s) before, 1 and 1 after)" in refusal, refusal
+    assert [v.hallucinated for v in mit.after.verdicts] == [False, True]
+    # with an LLM, the sentence it is sent is the answer's own, and its whole repair is kept
+    fixed = "When the vehicle is fully loaded, increase the rear tyre pressure to 2.6 bar."
+    llm = piece_llm(fixed)
+    mit = detector(PieceRepairMitigator(llm=llm, locate="source")).mitigate(answer, REF)
+    assert _sentences_sent(llm) == [both]
+    assert mit.revised == f"{GROUNDED} {fixed}" and mit.after.hallucinated is False
+
+
 @pytest.mark.parametrize(
     "answer_span, ref_span, ref_sentence, langs, expected",
     [

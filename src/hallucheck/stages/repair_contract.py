@@ -14,8 +14,10 @@ what it replaces), then grouped by the flagged sentence they fall in. A change i
 - the revised sentence is the answer's own text (:func:`.repair_checks.revision_problem`: no
   meta-text, no quotes around it, no explanation, the answer's language, no new figure the
   reference lacks);
-- re-checked by the same detector, its sentence is better: fewer unsupported claims there, or as
-  many with fewer wrong facts; nothing there the detector could not judge;
+- re-checked by the same detector, its sentence is better: fewer unsupported claims there (as many
+  with fewer wrong facts is not better: a figure check agrees with the value it proposed itself, and a
+  sentence the detector still flags may now be wrong in another way, "directed Beowulf" made
+  "directed Robert Zemeckis"); nothing there the detector could not judge;
 - and the re-check flags no sentence that was grounded before.
 
 Otherwise the original sentence stays (flagged) and a note starting ``"refused:"`` says why. A
@@ -182,14 +184,12 @@ class _Round:
             was = _flagged_in(self.det, u.start, u.end)
             now = _flagged_in(after, a, b)
             unjudged = [v for v in after.verdicts if _claim_in(v, a, b) and v.hallucinated is None]
-            before_score = (len(was), _wrong_facts(was))
-            after_score = (len(now), _wrong_facts(now))
             if unjudged:
                 why = "the re-check could not judge the revision"
-            elif after_score >= before_score:
+            elif len(now) >= len(was):
                 why = (
-                    f"re-checked, it is no better ({len(was)} unsupported claim(s) and {before_score[1]} wrong "
-                    f"fact(s) before, {len(now)} and {after_score[1]} after)"
+                    f"re-checked, it is no better ({len(was)} unsupported claim(s) and {_wrong_facts(was)} wrong "
+                    f"fact(s) before, {len(now)} and {_wrong_facts(now)} after)"
                 )
             else:
                 continue
