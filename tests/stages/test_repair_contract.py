@@ -188,6 +188,9 @@ def test_a_figure_repair_that_leaves_its_sentence_flagged_is_refused_and_the_llm
         ("80%", "100 per cent", "Set the limit to 100 per cent.", ("en", "en"), "100%"),
         ("5 years", "12 months", "For 12 months after it ends.", ("en", "en"), "12 months"),
         ("5 Jahre", "12 months", "For 12 months after it ends.", ("de", "en"), None),
+        ("2018", "2 June 2017", "It was released on 2 June 2017.", ("en", "en"), "2017"),
+        ("2018", "2. Juni 2017", "Es erschien am 2. Juni 2017.", ("en", "de"), "2017"),
+        ("May 2018", "2 June 2017", "It was released on 2 June 2017.", ("en", "en"), "2 June 2017"),
     ],
 )
 def test_the_reference_value_is_written_as_the_answer_writes_figures(

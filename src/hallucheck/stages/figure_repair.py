@@ -5,7 +5,8 @@ contradicted by a reference figure about the same thing, its verdict's ``meta["f
 holds both spans. :class:`FigureRepairMitigator` replaces the answer's span with the
 reference's value written as the answer writes numbers ("2,6 bar" in a German answer, "2.6 bar"
 in an English one), keeping the answer's own unit when the reference gives the value in that unit
-too ("38 psi" from "2.6 bar (38 psi)"). Each change is one :class:`~hallucheck.types.Edit` of
+too ("38 psi" from "2.6 bar (38 psi)"), and a year the answer gives alone taking the reference's
+year alone ("2017" from "2 June 2017"). Each change is one :class:`~hallucheck.types.Edit` of
 the span, with ``source`` = the reference offsets it was taken from.
 
 A flagged sentence with no such figure (a missing figure, a wrong name, a claim the reference
@@ -99,6 +100,10 @@ def rewrite_figure(
     rq = parse_quantities(ref_span, lang=rl)
     one = len(aq) == 1 and len(rq) == 1
     if one and (aq[0].date is not None or rq[0].date is not None):
+        a_date, r_date = aq[0].date, rq[0].date
+        # a year alone takes the reference's year alone ("released in 2017", not "in 2 June 2017")
+        if a_date and r_date and r_date[0] is not None and a_date[1:] == (None, None) and aq[0].text.isdigit():
+            return str(r_date[0]), ""
         if same_lang:
             return ref_span, ""
         return None, "a date of the reference cannot be written in the answer's language without an LLM"
