@@ -58,9 +58,17 @@ def condition_clauses(sentence: str, lang: str) -> list[ConditionClause]:
     lead = re.match(rf"(?P<open>{_alternation(openers)}|S'ils?)\b(?P<clause>[^,;:]{{2,160}}?),\s+(?P<main>\S.*)$",
                     sentence, re.IGNORECASE | re.DOTALL)  # fmt: skip
     if lead and lead.group("open")[:1].isupper() and _words(lead.group("main")) >= _MIN_MAIN_WORDS:
-        opener = lead.group("open").lower()
-        if not (opener in ("when", "whenever") and _past(lead.group("main"))):
-            start = lead.start("main")
+        opener, clause = lead.group("open").lower(), lead.group("clause")
+        start = lead.start("main")
+        then = re.match(r"then\s+", sentence[start:], re.IGNORECASE)  # "If X, then Y" -> "Y"
+        start += then.end() if then else 0
+        if (
+            not (opener in ("when", "whenever") and _past(lead.group("main")))
+            and _words(clause) >= 2
+            and not _NO_CONDITION.match(clause)
+            and not _ABSORBED.search(" ".join(clause.split()[3:]))
+            and sentence[start : start + 1].isalpha()
+        ):
             main = first_upper(sentence[start:])
             out.append(ConditionClause(0, start, opener, True, main, sentence[: lead.end("clause")]))
     if lang != "en":
@@ -70,22 +78,33 @@ def condition_clauses(sentence: str, lang: str) -> list[ConditionClause]:
     for m in re.finditer(pattern, sentence, re.IGNORECASE):
         before = sentence[: m.start()]
         prev = re.findall(r"[\w']+", before.lower())[-1:] or [""]
-        if _words(before) < _MIN_MAIN_WORDS or prev[0] in ASKING or prev[0] in ("even", "as", "what", "and", "or"):
+        if _words(before) < _MIN_MAIN_WORDS or prev[0] in ASKING or prev[0] in _NOT_BEFORE_CONDITION:
             continue
-        if m.group("open")[:1].isupper() or _words(m.group("clause")) < 2:
+        if m.group("open")[:1].isupper() or _words(m.group("clause")) < 2 or _NO_CONDITION.match(m.group("clause")):
             continue
         if m.group("open").lower() == "except" and re.match(r"\s*that\b", m.group("clause")):
             continue
         found = _after_clause(sentence, m, prev[0])
         if found is not None:
             out.append(found)
-    tails = rf"(?P<join>,?\s+)(?P<open>(?:only\s+)?(?:{_alternation(CONDITION_TAILS_EN)})(?:\s+(?:from|by)\s+(?:a|an|the|your|his|her)\s+\w+)?)\b(?=\s*(?:[,;.!?]|$))"
+    tails = rf"(?P<join>,?\s+)(?P<open>(?:only\s+)?(?:{_alternation(CONDITION_TAILS_EN)})(?:\s+(?:from|by)\s+(?:a|an|the|your|his|her)\s+\w+)?)\b(?=\s*(?:[.!?]|$))"
     for m in re.finditer(tails, sentence, re.IGNORECASE):
         if _words(sentence[: m.start()]) >= _MIN_MAIN_WORDS and not any(c.start <= m.start() < c.end for c in out):
             out.append(_trailing(sentence, m.start(), m.end(), m.group("open").lower(), m.start("open")))
     return out
 
 
+# words after which an "if" clause is no condition of what precedes ("more than if", "as if", "even if")
+# or cannot go alone ("especially if")
+_NOT_BEFORE_CONDITION = frozenset("even as what and or than especially particularly mainly mostly".split())
+# "if" clauses that are no condition: "if anything", "if not months", "if we're being honest", "if you will"
+_NO_CONDITION = re.compile(
+    r"\s*(?:anything|any|not|ever|so|at all|possible|you will|you like|you ask me|i may|"
+    r"(?:we're|we are|i'm|i am|to be) (?:being )?honest)\b",
+    re.IGNORECASE,
+)
+# a clause that has taken in its main clause (no comma after it): "When she goes out she is followed ..."
+_ABSORBED = re.compile(r"\b(?:he|she|they|we|i|it|you)\s+(?:is|are|was|were|will|would|can|could|has|have|had)\b", re.I)
 _BOUNDARY_WORDS = frozenset("that because so but and while where since then".split())
 _SUBJECT_START = re.compile(
     r"(?:the|a|an|he|she|it|they|we|you|i|this|that|these|those|there|his|her|their|its|our)\b", re.I
@@ -128,7 +147,11 @@ def condition(sentence: str, lang: str) -> list[Candidate]:
 
 def moved_condition(sentence: str, clause: ConditionClause) -> str | None:
     """``sentence`` with ``clause`` at its other end (a supported twin); None when that cannot be
-    done safely (a clause with words after it, a main clause opening with a name)."""
+    done safely: a clause with words after it, a main clause opening with a name, or one of more than
+    one clause (commas, quotes, "that", reported speech), where the condition would come to govern
+    another part ("We'll assume you're ok, but you can opt out if you wish")."""
+    if re.search(r"[,;:\"“”]|\b(?:that|said|says|told|but|and)\b", clause.main) or clause.opener == "except":
+        return None
     end = _END.search(sentence)
     stop = sentence[end.start() :].strip() if end else "."
     if clause.leading:
