@@ -37,6 +37,7 @@ class Party:
     role: str = ""
     head: int = -1
     parsed: bool = False
+    coordinated: bool = False  # one of "A and B"
 
 
 PartyFinder = Callable[[str], Sequence[Party]]
@@ -65,7 +66,8 @@ def ner_parties(sentence: str) -> list[Party]:
             role, head = "agent", root.head.head.idx
         elif root.dep_ == "pobj" and root.head.dep_ == "prep" and root.head.text.lower() in _OBLIQUE_PREPOSITIONS:
             role, head = "oblique", root.head.head.idx  # "sold the firm to Y", "lost to Y"
-        out.append(Party(e.text, e.start_char, e.end_char, e.label_, role, head, True))
+        coordinated = root.dep_ == "conj" or any(c.dep_ == "conj" for c in root.children)
+        out.append(Party(e.text, e.start_char, e.end_char, e.label_, role, head, True, coordinated))
     return out
 
 
@@ -163,8 +165,15 @@ def role_swap(sentence: str, parties: Sequence[Party]) -> list[Candidate]:
         for b in ps[n + 1 :]:
             if a.label != b.label or not _distinct(a, b) or a.end > b.start:
                 continue
-            if sentence.count(a.text) > 1 or sentence.count(b.text) > 1:
+            if (
+                sentence.count(a.text) > 1
+                or sentence.count(b.text) > 1
+                or _attached(sentence, a)
+                or _attached(sentence, b)
+            ):
                 continue
+            if a.coordinated or b.coordinated:
+                continue  # "designed by A and B": one of two cannot take the other's place alone
             if a.parsed or b.parsed:
                 verb = re.match(r"[\w'’-]+", sentence[a.head :]) if a.head >= 0 else None
                 if a.head != b.head or {a.role, b.role} not in _ROLE_PAIRS or verb is None:
@@ -190,6 +199,16 @@ def may_attribute(sentence: str) -> bool:
 
 
 _PLACE_PREPOSITIONS = frozenset("in at on from to near of into across through for by with".split())
+
+
+def _attached(sentence: str, p: Party) -> bool:
+    """The word before the party belongs to it: an article ("the Kingdom") or a capitalised title
+    ("President Obama", "Sir Richard"), which would stay behind if the name moved."""
+    before = re.search(r"([\w'’.-]+)\s+$", sentence[: p.start])
+    if before is None:
+        return False
+    word = before.group(1)
+    return word.lower() == "the" or (word[:1].isupper() and before.start(1) > 0)
 
 
 def _swappable_between(sentence: str, a: Party, b: Party) -> bool:
