@@ -36,55 +36,9 @@ from ..errors import ConfigError, InputError, MissingDependencyError
 from .common import LABELS, TrainConfig, training_imports
 from .dev import answer_metrics, dev_examples, mean_auroc
 from .export import export
-from .pairs import Pair, build_pairs, read_rows
+from .pairs import Pair
+from .run_pairs import extra_pairs, read_pairs, training_pairs
 from .state import load_state, read_progress, save_state
-from .synth import document_pairs, labelled_pairs
-
-_PAIR_TYPES = {"evidence": str, "claim": str, "label": int, "weight": (int, float), "source": str}
-
-
-def read_pairs(path: Path) -> list[Pair]:
-    """The training pairs a run wrote to ``OUT/pairs.jsonl`` (one JSON object a line); a line that is
-    not one is an :class:`InputError` naming the line, never a ``TypeError`` from ``Pair``."""
-    pairs = []
-    for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
-        if not line.strip():
-            continue
-        problem = None
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            row, problem = None, f"not JSON ({exc.msg} at column {exc.colno})"
-        if problem is None and not isinstance(row, dict):
-            problem = f"expected a JSON object, got {type(row).__name__}"
-        if problem is None:
-            unknown = sorted(set(row) - set(_PAIR_TYPES))
-            missing = [k for k in ("evidence", "claim", "label") if k not in row]
-            wrong = [
-                k
-                for k, t in _PAIR_TYPES.items()
-                if k in row and (not isinstance(row[k], t) or isinstance(row[k], bool))
-            ]
-            if unknown or missing or wrong:
-                problem = "; ".join(
-                    x
-                    for x in (
-                        unknown and f"unknown fields {', '.join(unknown)}",
-                        missing and f"missing {', '.join(missing)}",
-                        wrong and f"wrong type for {', '.join(wrong)}",
-                    )
-                    if x
-                )
-            elif row["label"] not in (0, 1) or not (0 < row.get("weight", 1.0) < math.inf):
-                problem = "the label must be 0 or 1 and the weight a positive number"
-        if problem is not None:
-            raise InputError(
-                f"{path} line {n}: not a training pair ({problem}); a pair has evidence and claim (strings), "
-                "label (0 or 1), weight (a number) and source. Fix the line, or delete the file to rebuild the "
-                "pairs from the training files."
-            )
-        pairs.append(Pair(**row))
-    return pairs
 
 
 def base_model_path(base: str) -> Path:
@@ -154,29 +108,10 @@ def _batches(pairs: Sequence[Pair], batch_size: int, seed: int, epoch: int) -> l
     return batches
 
 
-def extra_pairs(cfg: TrainConfig) -> list[Pair]:
-    """The pairs beyond :func:`build_pairs`: document pairs made from the training files' references
-    (cut to the same ``max_pairs`` share as theirs) and every pair of ``whole_files``."""
-    out: list[Pair] = []
-    if cfg.document_per_reference:
-        made: list[Pair] = []
-        for f in cfg.train_files:
-            made.extend(document_pairs(read_rows(f), per_reference=cfg.document_per_reference, k=cfg.k, seed=cfg.seed))
-        if cfg.max_pairs is not None:
-            random.Random(cfg.seed).shuffle(made)
-            made = made[: cfg.max_pairs // 2]
-        out.extend(made)
-    for f in cfg.whole_files:
-        out.extend(labelled_pairs(read_rows(f), k=cfg.k, source="whole"))
-    return out
-
-
-def train(cfg: TrainConfig, *, progress: bool = True, log: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Run (or resume) a training run; returns a summary (``best_epoch``, ``dev``, ``model_dir``...)."""
-    cfg.check()
-    say = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
-    torch, transformers = training_imports()
-    out = Path(cfg.out)
+def open_run(cfg: TrainConfig, out: Path) -> Path:
+    """Make (or reopen) the run directory ``out`` and return the base encoder's directory. A new run
+    records its configuration in ``run.json``; a directory that holds a run with another
+    configuration is refused."""
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {str(out)!r} is a file; give a directory for the training run.")
     out.mkdir(parents=True, exist_ok=True)
@@ -194,6 +129,16 @@ def train(cfg: TrainConfig, *, progress: bool = True, log: Callable[[str], None]
             )
     else:
         run_file.write_text(json.dumps({"fingerprint": fp, "config": dataclasses.asdict(cfg)}, indent=2))
+    return base
+
+
+def train(cfg: TrainConfig, *, progress: bool = True, log: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Run (or resume) a training run; returns a summary (``best_epoch``, ``dev``, ``model_dir``...)."""
+    cfg.check()
+    say = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    torch, transformers = training_imports()
+    out = Path(cfg.out)
+    base = open_run(cfg, out)
 
     random.seed(cfg.seed)
     np.random.seed(cfg.seed)
@@ -201,140 +146,132 @@ def train(cfg: TrainConfig, *, progress: bool = True, log: Callable[[str], None]
     transformers.logging.set_verbosity_error()
     transformers.utils.logging.disable_progress_bar()
 
-    pairs_file = out / "pairs.jsonl"
-    if pairs_file.is_file():
-        pairs = read_pairs(pairs_file)
-    else:
-        say(f"building training pairs from {', '.join(cfg.train_files)} ...")
-        pairs = build_pairs(
-            cfg.train_files,
-            k=cfg.k,
-            rules_per_reference=cfg.rules_per_reference,
-            seed=cfg.seed,
-            max_pairs=cfg.max_pairs,
-            answers=cfg.answer_pairs,
-            compress_share=cfg.compress_share,
-        )
-        pairs.extend(extra_pairs(cfg))
-        random.Random(cfg.seed).shuffle(pairs)
-        tmp = pairs_file.with_suffix(".tmp")
-        tmp.write_text("".join(json.dumps(p.to_dict(), ensure_ascii=False) + "\n" for p in pairs), encoding="utf-8")
-        tmp.replace(pairs_file)
-    if not pairs:
-        raise InputError("The training files gave no training pairs (no answers with two or more content words).")
+    pairs = training_pairs(cfg, out / "pairs.jsonl", say)
     counts: dict[str, int] = {}
     for p in pairs:
         counts[p.source] = counts.get(p.source, 0) + 1
     say(f"{len(pairs)} training pairs: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
 
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
-
-    state_dir = out / "state"
-    info: dict[str, Any] = {
-        "epoch": 0,
-        "step_in_epoch": 0,
-        "global_step": 0,
-        "history": [],
-        "best": None,
-        "bad_epochs": 0,
-        "done": False,
+    run = _Run(cfg, out, base, pairs, torch, say)
+    stopped_early = run.loop(progress)
+    info = run.info
+    model_dir = export(out / "best", out / "model", cfg=cfg, info=info, pairs=counts, log=say)
+    return {
+        "best_epoch": info["best"]["epoch"],
+        "dev": info["best"]["dev"],
+        "history": info["history"],
+        "model_dir": str(model_dir),
+        "pairs": len(pairs),
+        "stopped_early": stopped_early,
     }
-    source = state_dir if (state_dir / "progress.json").is_file() else base
-    if source == state_dir:
-        info = read_progress(state_dir / "progress.json")
-        say(f"resuming from {state_dir} (epoch {info['epoch'] + 1}, step {info['step_in_epoch']})")
-    tokenizer = AutoTokenizer.from_pretrained(str(source))
-    model = AutoModelForSequenceClassification.from_pretrained(
-        str(source), num_labels=2, id2label=LABELS, label2id={v: k for k, v in LABELS.items()}
-    )
-    steps_per_epoch = math.ceil(len(pairs) / cfg.batch_size)
-    total_steps = steps_per_epoch * cfg.epochs
-    if cfg.max_steps:
-        total_steps = min(total_steps, cfg.max_steps)
-    no_decay = ("bias", "LayerNorm.weight")
-    groups = [
-        {
-            "params": [p for n, p in model.named_parameters() if not any(x in n for x in no_decay)],
-            "weight_decay": cfg.weight_decay,
-        },
-        {"params": [p for n, p in model.named_parameters() if any(x in n for x in no_decay)], "weight_decay": 0.0},
-    ]
-    optimizer = torch.optim.AdamW(groups, lr=cfg.lr)
-    scheduler = get_linear_schedule_with_warmup(optimizer, int(cfg.warmup * total_steps), total_steps)
-    if source == state_dir:
-        st = load_state(state_dir / "optim.pt", torch)
-        optimizer.load_state_dict(st["optimizer"])
-        scheduler.load_state_dict(st["scheduler"])
-        torch.set_rng_state(st["torch_rng"])
-        random.setstate(st["py_rng"])
 
-    dev = dev_examples(cfg.dev_files, cfg.dev_limit, cfg.k) if cfg.dev_files else []
 
-    def score_pairs(ev: Sequence[str], cl: Sequence[str]) -> list[float]:
-        model.eval()
-        order = sorted(range(len(cl)), key=lambda i: len(ev[i]) + len(cl[i]))
-        res = [0.0] * len(cl)
-        with torch.inference_mode():
-            for b in range(0, len(order), 64):
-                idx = order[b : b + 64]
-                enc = tokenizer(
-                    [ev[i] for i in idx],
-                    [cl[i] for i in idx],
-                    truncation="only_first",
-                    max_length=cfg.max_length,
-                    padding=True,
-                    return_tensors="pt",
-                )
-                p = torch.softmax(model(**enc).logits.float(), dim=-1)[:, 1].tolist()
-                for i, s in zip(idx, p):
-                    res[i] = s
-        model.train()
-        return res
+class _Run:
+    """The model, optimiser and progress of one run, started from the base encoder or resumed from
+    ``OUT/state/``, and its loop: epochs of steps, each epoch validated on the dev files, the best
+    epoch kept in ``OUT/best/``, the state saved every ``save_every`` steps and at each epoch's end."""
 
-    def validate() -> dict[str, dict[str, float]]:
-        ev = [e for ex in dev for e, _ in ex["pairs"]]
-        cl = [c for ex in dev for _, c in ex["pairs"]]
-        return answer_metrics(dev, score_pairs(ev, cl))
+    def __init__(self, cfg: TrainConfig, out: Path, base: Path, pairs: list[Pair], torch: Any, say: Callable) -> None:
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
 
-    bar = _Progress(total_steps, progress)
-    model.train()
-    stopped_early = False
-    while not info["done"] and info["epoch"] < cfg.epochs:
-        epoch = info["epoch"]
-        batches = _batches(pairs, cfg.batch_size, cfg.seed, epoch)
+        self.cfg, self.out, self.pairs, self.torch, self.say = cfg, out, pairs, torch, say
+        self.state_dir = out / "state"
+        self.info: dict[str, Any] = {
+            "epoch": 0,
+            "step_in_epoch": 0,
+            "global_step": 0,
+            "history": [],
+            "best": None,
+            "bad_epochs": 0,
+            "done": False,
+        }
+        resumed = (self.state_dir / "progress.json").is_file()
+        source = self.state_dir if resumed else base
+        if resumed:
+            self.info = read_progress(self.state_dir / "progress.json")
+            say(f"resuming from {self.state_dir} (epoch {self.info['epoch'] + 1}, step {self.info['step_in_epoch']})")
+        self.tokenizer = AutoTokenizer.from_pretrained(str(source))
+        self.model = AutoModelForSequenceClassification.from_pretrained(
+            str(source), num_labels=2, id2label=LABELS, label2id={v: k for k, v in LABELS.items()}
+        )
+        total_steps = math.ceil(len(pairs) / cfg.batch_size) * cfg.epochs
+        self.total_steps = min(total_steps, cfg.max_steps) if cfg.max_steps else total_steps
+        no_decay = ("bias", "LayerNorm.weight")
+        named = list(self.model.named_parameters())
+        groups = [
+            {"params": [p for n, p in named if not any(x in n for x in no_decay)], "weight_decay": cfg.weight_decay},
+            {"params": [p for n, p in named if any(x in n for x in no_decay)], "weight_decay": 0.0},
+        ]
+        self.optimizer = torch.optim.AdamW(groups, lr=cfg.lr)
+        self.scheduler = get_linear_schedule_with_warmup(
+            self.optimizer, int(cfg.warmup * self.total_steps), self.total_steps
+        )
+        if resumed:
+            st = load_state(self.state_dir / "optim.pt", torch)
+            self.optimizer.load_state_dict(st["optimizer"])
+            self.scheduler.load_state_dict(st["scheduler"])
+            torch.set_rng_state(st["torch_rng"])
+            random.setstate(st["py_rng"])
+        self.dev = dev_examples(cfg.dev_files, cfg.dev_limit, cfg.k) if cfg.dev_files else []
+
+    def loop(self, progress: bool) -> bool:
+        """Train until the last epoch, ``max_steps`` or an early stop; True when it stopped early."""
+        bar = _Progress(self.total_steps, progress)
+        self.model.train()
+        stopped_early = False
+        while not self.info["done"] and self.info["epoch"] < self.cfg.epochs:
+            running, finished = self.epoch(bar)
+            stopped_early = self.end_epoch(running, finished)
+        return stopped_early
+
+    def epoch(self, bar: _Progress) -> tuple[float | None, bool]:
+        """The rest of the current epoch's steps: its running loss and whether it ran to its end."""
+        cfg, info = self.cfg, self.info
+        batches = _batches(self.pairs, cfg.batch_size, cfg.seed, info["epoch"])
         running = None
         for b in range(info["step_in_epoch"], len(batches)):
             if cfg.max_steps and info["global_step"] >= cfg.max_steps:
                 break
-            batch = [pairs[i] for i in batches[b]]
-            enc = tokenizer(
-                [p.evidence for p in batch],
-                [p.claim for p in batch],
-                truncation="only_first",
-                max_length=cfg.max_length,
-                padding=True,
-                return_tensors="pt",
-            )
-            labels = torch.tensor([p.label for p in batch])
-            weights = torch.tensor([p.weight for p in batch], dtype=torch.float32)
-            logits = model(**enc).logits
-            loss = (torch.nn.functional.cross_entropy(logits, labels, reduction="none") * weights).sum() / weights.sum()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad()
+            batch = [self.pairs[i] for i in batches[b]]
+            value = self.step(batch)
             info["step_in_epoch"] = b + 1
             info["global_step"] += 1
-            value = loss.item()
             running = value if running is None else 0.95 * running + 0.05 * value
             info["last_loss"] = value
-            bar.update(epoch + 1, cfg.epochs, info["global_step"], running, len(batch))
+            bar.update(info["epoch"] + 1, cfg.epochs, info["global_step"], running, len(batch))
             if info["global_step"] % cfg.save_every == 0:
-                save_state(state_dir, model, tokenizer, optimizer, scheduler, info, torch)
+                save_state(self.state_dir, self.model, self.tokenizer, self.optimizer, self.scheduler, info, self.torch)
         bar.end()
-        finished_epoch = info["step_in_epoch"] >= len(batches)
-        metrics = validate() if dev else {}
+        return running, info["step_in_epoch"] >= len(batches)
+
+    def step(self, batch: list[Pair]) -> float:
+        """One optimiser step on ``batch`` (the loss weighted by each pair's weight); its loss."""
+        torch = self.torch
+        enc = self.tokenizer(
+            [p.evidence for p in batch],
+            [p.claim for p in batch],
+            truncation="only_first",
+            max_length=self.cfg.max_length,
+            padding=True,
+            return_tensors="pt",
+        )
+        labels = torch.tensor([p.label for p in batch])
+        weights = torch.tensor([p.weight for p in batch], dtype=torch.float32)
+        logits = self.model(**enc).logits
+        loss = (torch.nn.functional.cross_entropy(logits, labels, reduction="none") * weights).sum() / weights.sum()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+        self.optimizer.step()
+        self.scheduler.step()
+        self.optimizer.zero_grad()
+        return loss.item()
+
+    def end_epoch(self, running: float | None, finished: bool) -> bool:
+        """Validate, record the epoch, keep it when it is the best so far, decide whether the run is
+        done and save the state; True when the run stops early."""
+        cfg, info = self.cfg, self.info
+        epoch = info["epoch"]
+        metrics = self.validate() if self.dev else {}
         mean_auc = mean_auroc(metrics) if metrics else float("nan")
         info["history"].append(
             {
@@ -343,11 +280,11 @@ def train(cfg: TrainConfig, *, progress: bool = True, log: Callable[[str], None]
                 "loss": running,
                 "dev": metrics,
                 "mean_auroc": mean_auc,
-                "complete": finished_epoch,
+                "complete": finished,
             }
         )
         if metrics:
-            say(
+            self.say(
                 f"epoch {epoch + 1}: dev "
                 + "; ".join(
                     f"{k} AUROC {v['auroc']:.3f} BA {v['balanced_accuracy']:.3f} F1 {v['macro_f1']:.3f}"
@@ -358,28 +295,61 @@ def train(cfg: TrainConfig, *, progress: bool = True, log: Callable[[str], None]
         if improved:
             info["best"] = {"epoch": epoch + 1, "mean_auroc": mean_auc if metrics else None, "dev": metrics}
             info["bad_epochs"] = 0
-            best_dir = out / "best"
-            if best_dir.exists():
-                shutil.rmtree(best_dir)
-            model.save_pretrained(best_dir)
-            tokenizer.save_pretrained(best_dir)
+            self.keep_best()
         else:
             info["bad_epochs"] += 1
         info["epoch"] = epoch + 1
         info["step_in_epoch"] = 0
+        stopped_early = False
         if (cfg.max_steps and info["global_step"] >= cfg.max_steps) or info["epoch"] >= cfg.epochs:
             info["done"] = True
-        elif dev and info["bad_epochs"] > cfg.patience - 1 and cfg.patience > 0 and not improved:
+        elif self.dev and info["bad_epochs"] > cfg.patience - 1 and cfg.patience > 0 and not improved:
             info["done"] = stopped_early = True
-            say(f"early stop: no dev improvement for {info['bad_epochs']} epoch(s)")
-        save_state(state_dir, model, tokenizer, optimizer, scheduler, info, torch)
+            self.say(f"early stop: no dev improvement for {info['bad_epochs']} epoch(s)")
+        save_state(self.state_dir, self.model, self.tokenizer, self.optimizer, self.scheduler, info, self.torch)
+        return stopped_early
 
-    model_dir = export(out / "best", out / "model", cfg=cfg, info=info, pairs=counts, log=say)
-    return {
-        "best_epoch": info["best"]["epoch"],
-        "dev": info["best"]["dev"],
-        "history": info["history"],
-        "model_dir": str(model_dir),
-        "pairs": len(pairs),
-        "stopped_early": stopped_early,
-    }
+    def keep_best(self) -> None:
+        best_dir = self.out / "best"
+        if best_dir.exists():
+            shutil.rmtree(best_dir)
+        self.model.save_pretrained(best_dir)
+        self.tokenizer.save_pretrained(best_dir)
+
+    def validate(self) -> dict[str, dict[str, float]]:
+        """The answer-level dev metrics of the model as it is now."""
+        ev = [e for ex in self.dev for e, _ in ex["pairs"]]
+        cl = [c for ex in self.dev for _, c in ex["pairs"]]
+        return answer_metrics(self.dev, self.score_pairs(ev, cl))
+
+    def score_pairs(self, ev: Sequence[str], cl: Sequence[str]) -> list[float]:
+        """P(hallucinated) of each (evidence, claim) pair, in batches of similar lengths."""
+        torch, model = self.torch, self.model
+        model.eval()
+        order = sorted(range(len(cl)), key=lambda i: len(ev[i]) + len(cl[i]))
+        res = [0.0] * len(cl)
+        with torch.inference_mode():
+            for b in range(0, len(order), 64):
+                idx = order[b : b + 64]
+                enc = self.tokenizer(
+                    [ev[i] for i in idx],
+                    [cl[i] for i in idx],
+                    truncation="only_first",
+                    max_length=self.cfg.max_length,
+                    padding=True,
+                    return_tensors="pt",
+                )
+                p = torch.softmax(model(**enc).logits.float(), dim=-1)[:, 1].tolist()
+                for i, s in zip(idx, p):
+                    res[i] = s
+        model.train()
+        return res
+
+
+__all__ = [
+    "base_model_path",
+    "extra_pairs",
+    "open_run",
+    "read_pairs",
+    "train",
+]  # read_pairs, extra_pairs: from .run_pairs
