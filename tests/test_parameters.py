@@ -274,7 +274,7 @@ def test_the_table_with_an_llm_names_the_stages_that_run_without_one():
 
 
 def test_the_table_is_data_before_it_is_text():
-    from hallucheck.loader import parameter_table
+    from hallucheck.parameters import parameter_table
 
     table = parameter_table("ce_cascade", llm="none")
     rows = {r.name: r for r in table.parameters}

@@ -1,12 +1,12 @@
 """``hallucheck methods``: list the registered methods with their tags, or one's parameter table
-(the table's data is :func:`hallucheck.loader.parameter_table`; this module prints it)."""
+(the table's data is :func:`hallucheck.parameters.parameter_table`; this module prints it)."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any, Sequence
 
-from ..loader import Parameter, ParameterTable, StageParameters
+from ..parameters import Parameter, ParameterTable, StageParameters
 from ._common import ERROR_EXITS
 
 HELP = "list the registered methods"
@@ -73,14 +73,14 @@ def measured() -> dict[str, list[str]]:
 
 def describe_parameters(name: str, *, llm: str | None = None) -> str:
     """The parameter table of a method or component, as ``hallucheck methods --params NAME`` prints
-    it (``llm="none"``: what runs without an LLM; see :func:`hallucheck.loader.parameter_table`)."""
-    from ..loader import parameter_table
+    it (``llm="none"``: what runs without an LLM; see :func:`hallucheck.parameters.parameter_table`)."""
+    from ..parameters import parameter_table
 
     return render_parameters(parameter_table(name, llm=llm))
 
 
 def render_parameters(table: ParameterTable) -> str:
-    """The text of a :class:`~hallucheck.loader.ParameterTable`: a header line, then the rows."""
+    """The text of a :class:`~hallucheck.parameters.ParameterTable`: a header line, then the rows."""
     lines = [f"{table.kind} {table.qualified}: {table.summary}".rstrip()]
     if table.kind != "method":
         return "\n".join(lines + _rows(table.parameters, "  "))
