@@ -36,6 +36,8 @@ from ..errors import ConfigError, MissingDependencyError
 
 EMBEDDED = "embedded"
 ONNX_NAMES = ("model.int8.onnx", "model.onnx")
+# the encoder's length in tokens when neither the caller nor the checkpoint's config gives one
+MAX_LENGTH = 256
 TRAIN_HINT = "pip install -c requirements/constraints.txt 'hallucheck[train]'"
 
 
@@ -162,7 +164,7 @@ class CrossEncoder:
         self,
         model: str = EMBEDDED,
         *,
-        max_length: int = 256,
+        max_length: int = MAX_LENGTH,
         batch_size: int = 32,
         supported_label: str | int | None = None,
         onnx_file: str | None = None,
@@ -392,7 +394,7 @@ def identity(model: str) -> str:
 
 def get_cross_encoder(
     model: str = EMBEDDED,
-    max_length: int = 256,
+    max_length: int = MAX_LENGTH,
     batch_size: int = 32,
     supported_label: str | int | None = None,
     onnx_file: str | None = None,

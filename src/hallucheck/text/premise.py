@@ -17,6 +17,10 @@ from .stopwords import STOP_WORDS
 
 _WORD = re.compile(r"[a-z0-9]+")
 
+# reference sentences a claim is read against, unless the verifier's checkpoint says otherwise (the
+# number its training pairs were made with)
+PREMISE_K = 3
+
 
 def claim_text(sentence: str, question: str | None) -> str:
     """The text the verifier judges: the sentence, after the question when there is one."""
@@ -31,7 +35,7 @@ def content_words(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS] + cjk_bigrams(text)
 
 
-def select_evidence(claim: str, reference: str, *, k: int = 3, sentences: Sequence[str] | None = None) -> str:
+def select_evidence(claim: str, reference: str, *, k: int = PREMISE_K, sentences: Sequence[str] | None = None) -> str:
     """The top-``k`` reference sentences for ``claim`` by IDF-weighted word overlap, joined best
     first; the whole reference (stripped) when it has at most ``k`` sentences.
     ``sentences``: the reference's sentences, when the caller has split it already."""
@@ -42,7 +46,7 @@ def select_evidence(claim: str, reference: str, *, k: int = 3, sentences: Sequen
 
 
 def select_evidence_indices(
-    claim: str, reference: str, *, k: int = 3, sentences: Sequence[str] | None = None
+    claim: str, reference: str, *, k: int = PREMISE_K, sentences: Sequence[str] | None = None
 ) -> list[int]:
     """Indices of the top-``k`` sentences for ``claim``, best first (so that truncation of a long
     premise drops the least relevant); all, in reference order, when there are at most ``k``."""
@@ -62,7 +66,7 @@ def select_evidence_indices(
     return sorted(range(n), key=lambda i: scores[i], reverse=True)[:k]
 
 
-__all__ = ["claim_text", "content_words", "select_evidence", "select_evidence_indices"]
+__all__ = ["PREMISE_K", "claim_text", "content_words", "select_evidence", "select_evidence_indices"]
 
 
 # a token of text: a run of non-space characters, its punctuation at either end not counted
