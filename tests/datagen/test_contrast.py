@@ -253,6 +253,7 @@ def test_comparatives_in_french_german_spanish(sentence, lang):
         "Greater London has more than thirty boroughs.",  # a name, and a bound with nothing graded
         "The shop is open more or less every day of the week.",
         "He never ran for office again.",
+        "They can at least confirm which of the titles will run.",  # "at least" bounds no figure here
     ],
 )
 def test_no_comparison_pair_when_no_comparative_is_there(sentence):
@@ -404,6 +405,9 @@ def test_attribution_is_changed_to_another_party_of_the_reference():
     assert (
         contrast_pairs("The plant will close in May, said the owner.", kinds=["attribution_changed"], lang="en") == []
     )
+    # a one-word name that speaks nowhere is no speaker to swap in ("Springfield")
+    lone = "Factory owner Smith said the plant would close in May. The plant lies north of Springfield."
+    assert contrast_pairs(lone, kinds=["attribution_changed"], parties=capitalised_parties, lang="en") == []
 
 
 # ---------------------------------------------------------------------------------------------- invented clauses, twins

@@ -50,6 +50,7 @@ from .contrast_names import (
     may_attribute,
     may_swap,
     role_swap,
+    speakers,
 )
 from .contrast_rules import comparison, condition, direction, negation, quantifier
 from .contrast_twins import moved_adverbial_twins, synonym_twins
@@ -247,20 +248,23 @@ def _candidates(kind: str, i: int, ref: _Reference, lang: str, rng: random.Rando
     if kind == "role_swap":
         return role_swap(sentence, ref.parties(i))
     if kind == "attribution_changed":
-        return attribution(sentence, ref.parties(i), _other_parties(i, ref, rng))
+        others, speaking = _other_parties(i, ref, rng)
+        return attribution(sentence, ref.parties(i), others, speaking)
     clause = _invented(sentence, ref, foreign, rng)
     return [clause] if clause else []
 
 
-def _other_parties(i: int, ref: _Reference, rng: random.Random) -> list[Party]:
-    """Parties of other sentences of the reference: those already looked up, and up to
-    MAX_NER_SENTENCES more with capitalised runs, sentences that quote someone first (other speakers
-    are the likeliest to be mistaken for this one)."""
+def _other_parties(i: int, ref: _Reference, rng: random.Random) -> tuple[list[Party], set[str]]:
+    """Parties of other sentences of the reference (those already looked up, and up to
+    MAX_NER_SENTENCES more with capitalised runs, sentences that quote someone first: other speakers are
+    the likeliest to be mistaken for this one), and the texts of those that speak there."""
     others = [k for k in ref.usable if k != i and capitalised_parties(ref.spans[k].text)]
     rng.shuffle(others)
     others.sort(key=lambda k: not may_attribute(ref.spans[k].text))
-    chosen = set(others[:MAX_NER_SENTENCES]) | (ref.looked_up() - {i})
-    return [p for k in sorted(chosen) for p in ref.parties(k)]
+    chosen = sorted(set(others[:MAX_NER_SENTENCES]) | (ref.looked_up() - {i}))
+    parties = [p for k in chosen for p in ref.parties(k)]
+    speaking = {p.text for k in chosen for p in speakers(ref.spans[k].text, ref.parties(k))}
+    return parties, speaking
 
 
 def _changes_meaning(candidate: Candidate, i: int, ref: _Reference) -> bool:

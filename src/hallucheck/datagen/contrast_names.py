@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Collection, Sequence
 
 from ..text.stopwords import STOP_WORDS
 from .contrast_base import COMMON_OPENERS, Candidate, change
@@ -257,10 +257,14 @@ def speakers(sentence: str, parties: Sequence[Party]) -> list[Party]:
     return out
 
 
-def attribution(sentence: str, parties: Sequence[Party], others: Sequence[Party]) -> list[Candidate]:
+def attribution(
+    sentence: str, parties: Sequence[Party], others: Sequence[Party], speaking: Collection[str] = ()
+) -> list[Candidate]:
     """For each speaker of the sentence, one candidate per other party of the reference of the same
-    kind that the sentence does not name."""
-    out = []
+    kind that the sentence does not name, of the likeliest to be mistaken for the speaker only: a party
+    that speaks elsewhere in the reference (its text in ``speaking``), else one named in full (two
+    words or more; a single capitalised word is as often a misread place or title: "Ont", "Starstruck")."""
+    ranked: list[tuple[int, Candidate]] = []
     lowered = sentence.lower()
     for sp in speakers(sentence, parties):
         seen = set()
@@ -269,11 +273,13 @@ def attribution(sentence: str, parties: Sequence[Party], others: Sequence[Party]
                 continue
             if not _distinct(sp, o) or any(not _distinct(o, p) for p in parties):
                 continue
-            if o.label == "NAME" and len(o.text.split()) < min(2, len(sp.text.split())):
+            rank = 2 if o.text in speaking else 1 if len(o.text.split()) >= 2 else 0
+            if rank == 0 or (o.label == "NAME" and len(o.text.split()) < min(2, len(sp.text.split()))):
                 continue  # without NER, a full name only for a full name ("Riverside" is no "Alice Brown")
             seen.add(o.text)
-            out.append((change(sentence, sp.start, sp.end, o.text),))
-    return out
+            ranked.append((rank, (change(sentence, sp.start, sp.end, o.text),)))
+    best = max((r for r, _ in ranked), default=0)
+    return [c for r, c in ranked if r == best]
 
 
 __all__ = [

@@ -47,6 +47,9 @@ from .contrast_words import (
     QUANTIFIER,
 )
 
+_NUMBER_WORDS = frozenset(
+    "a an one two three four five six seven eight nine ten twelve twenty hundred thousand half once twice".split()
+)
 _BOUND_COMPARATIVES = frozenset("more less fewer later earlier longer sooner greater higher lower".split())
 
 
@@ -224,8 +227,12 @@ def _comparison_en(tok: Tokens, i: int) -> str | None:
         if w != "more":
             return "more"
         return "fewer" if _plural(nxt) and not graded else "less"
-    if w in ("most", "least") and prev in ("the", "at"):
+    if w in ("most", "least") and prev == "the":
         return "least" if w == "most" else "most"
+    if w in ("most", "least") and prev == "at":  # a bound on a figure: "at least 8", "at most half"
+        if nxt[:1].isdigit() or nxt in _NUMBER_WORDS:
+            return "least" if w == "most" else "most"
+        return None
     if w not in COMPARISON["en"]:
         return None
     if w in ("longer", "more") and prev in ("no", "any"):
