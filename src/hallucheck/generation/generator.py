@@ -13,7 +13,7 @@ from ..errors import BackendError, ConfigError, InputError
 from ..llm.base import LLMClient, LLMResponse, TokenLogprob, usage_scope
 from ..text.segment import split_sentences
 from .continuation import CONTINUATIONS, NO_ENDPOINT_STATUS, continue_answer
-from .policies import METHODS, POLICIES, Draft, GenerationPolicy
+from .policies import METHODS, POLICIES, Draft, GenerationPolicy, Revision
 from .results import NOT_FOUND, Correction, GenerationEvent, GenerationResult, Retrieval, extract_answer
 from .revisions import unsupported_facts
 from .rhd import DEFAULT_THETA1, DEFAULT_THETA2, EntityUncertainty, RHDDetector, align_tokens
@@ -198,156 +198,184 @@ class DRADGenerator(Component):
         policy = self.policy
         if policy.uses_corpus:
             self._get_corpus()  # fail on a bad corpus before any generation
-        emit = on_event or (lambda ev: None)
         t0 = time.perf_counter()
-        retrievals: list[Retrieval] = []
-        corrections: list[Correction] = []
-        scored: list[EntityUncertainty] = []
-        history: list[tuple[tuple[int, int], TokenLogprob]] = []  # accepted tokens with spans in the answer
-        answer = ""
-        calls = 0
-
-        def retrieve(query: str, reason: str) -> tuple[Passage, ...]:
-            return self._retrieve(query, reason, retrievals, emit)
-
-        fixed = policy.first_passages(question, retrieve)
-        last_sentence = ""
+        run = _Drafting(self, question, policy, on_event or (lambda ev: None))
+        fixed = policy.first_passages(question, run.retrieve)
         with usage_scope() as tally:
-            finished = False
-            max_steps = max(4, self.max_tokens)
-            for _ in range(max_steps):
-                budget = self._budget(answer)
-                if finished or budget <= 0:
-                    break
-                passages = policy.step_passages(question, last_sentence, fixed, retrieve)
-                one_shot = policy.one_shot
-                text, tokens, response = self._call(
-                    question, answer, passages, budget if one_shot else min(self.step_tokens, budget)
-                )
-                calls += 1
-                base = len(answer)
-                full = answer + text
-                spans = align_tokens(text, tokens, offset=base)
-                sents = [s for s in split_sentences(full) if s.end > base and full[max(s.start, base) : s.end].strip()]
-                if not sents:
-                    break
-                stopped = response.finish_reason == "stop"
-                complete = sents if (stopped or one_shot) else sents[:-1]
-                if not complete:  # one sentence longer than a step: accept what there is
-                    complete = sents[:1]
-                complete = policy.accept(complete)
-                advanced = False
-                revised = repeated = False
-                said = {_norm(x.text) for x in split_sentences(answer)}
-                for s in complete:
-                    s_start, s_end = max(s.start, base), s.end
-                    if _norm(full[s_start:s_end]) in said:
-                        # a sentence the answer already holds (a chat model that starts its answer
-                        # again): nothing new will follow; stop rather than loop on it
-                        finished = repeated = True
-                        break
-                    idx = [i for i, (a, b) in enumerate(spans) if a < s_end and b > s_start]
-                    fix, ents = policy.revision(Draft(full, s_start, s_end, tokens, spans, idx, history, len(answer)))
-                    if fix is None:
-                        scored.extend(ents)
-                        history.extend((spans[i], tokens[i]) for i in idx if spans[i][0] < s_end)
-                        emit(GenerationEvent("sentence", full[len(answer) : s_end]))
-                        answer = full[:s_end]
-                        last_sentence = full[s_start:s_end]
-                        said.add(_norm(last_sentence))
-                        advanced = True
-                        continue
-                    cut, trigger = fix.cut, fix.trigger
-                    hist_before = history + [
-                        (spans[i], tokens[i])
-                        for i in range(len(tokens))
-                        if spans[i][0] >= len(answer) and spans[i][1] <= cut
-                    ]
-                    got = retrieve(fix.query, trigger)
-                    prefix = full[:cut]
-                    rtext, rtokens, rresp = self._call(
-                        question, prefix, got, min(self.step_tokens, max(1, self._budget(prefix)))
-                    )
-                    calls += 1
-                    new_full = prefix + rtext
-                    rspans = align_tokens(rtext, rtokens, offset=cut)
-                    after = [
-                        x
-                        for x in split_sentences(new_full)
-                        if x.end > cut and new_full[max(x.start, cut) : x.end].strip()
-                    ]
-                    end = after[0].end if after else len(new_full.rstrip())
-                    end = max(end, cut)
-                    if _norm(new_full[s_start:end]) in said:  # the revision repeats a sentence of the answer
-                        finished = repeated = True
-                        break
-                    missing = (
-                        unsupported_facts(self.rhd, new_full, cut, end, got, question, s_start)
-                        if self.check_revisions
-                        else []
-                    )
-                    if missing:
-                        # the passages do not hold the answer: say so rather than keep a new unsupported entity
-                        keep = full[:s_start] if full[:s_start].strip() else ""
-                        sep = " " if keep and not keep[-1].isspace() else ""
-                        corr = Correction(
-                            sentence_start=s_start,
-                            start=len(keep) + len(sep),
-                            end=len(keep) + len(sep) + len(NOT_FOUND),
-                            original=full[s_start:s_end],
-                            revised=NOT_FOUND,
-                            trigger=trigger,
-                            retrieval=retrievals[-1],
-                            entities=fix.entities,
-                            uncertain_tokens=fix.uncertain_tokens,
-                            unsupported=tuple(missing),
-                            rejected=new_full[cut:end],
-                        )
-                        corrections.append(corr)
-                        emit(GenerationEvent("correction", (keep + sep + NOT_FOUND)[len(answer) :], corr))
-                        answer = keep + sep + NOT_FOUND
-                        finished = advanced = revised = True
-                        break
-                    corr = Correction(
-                        sentence_start=s_start,
-                        start=cut,
-                        end=end,
-                        original=full[s_start:s_end],
-                        revised=new_full[cut:end],
-                        trigger=trigger,
-                        retrieval=retrievals[-1],
-                        entities=fix.entities,
-                        uncertain_tokens=fix.uncertain_tokens,
-                    )
-                    corrections.append(corr)
-                    history = hist_before + [(rspans[i], rtokens[i]) for i in range(len(rtokens)) if rspans[i][0] < end]
-                    emit(GenerationEvent("correction", new_full[len(answer) : end], corr))
-                    answer = new_full[:end]
-                    last_sentence = new_full[min(s_start, end) : end]
-                    # the revision replaces one sentence: go on drafting unless the draft ended with it
-                    finished = (
-                        stopped and s is sents[-1] and rresp.finish_reason == "stop" and not new_full[end:].strip()
-                    )
-                    advanced = revised = True
-                    break
-                if not revised and not repeated:
-                    finished = one_shot or (stopped and len(complete) == len(sents))
-                if not advanced:
-                    break
+            run.run(fixed)
             usage = tally.usage
         return GenerationResult(
             question=question,
-            answer=answer,
-            short_answer=extract_answer(answer),
+            answer=run.answer,
+            short_answer=extract_answer(run.answer),
             method=self.method,
-            retrievals=tuple(retrievals),
-            corrections=tuple(corrections),
-            entities=tuple(scored),
+            retrievals=tuple(run.retrievals),
+            corrections=tuple(run.corrections),
+            entities=tuple(run.scored),
             usage=usage,
             seconds=time.perf_counter() - t0,
-            llm_calls=calls,
+            llm_calls=run.calls,
             params=self.to_dict()["params"],
         )
+
+
+class _Drafting:
+    """One :meth:`DRADGenerator.generate` call: the answer so far and what led to it. Each
+    :meth:`step` drafts a few tokens after the answer and goes through the draft's complete
+    sentences: a sentence the policy does not flag is accepted (:meth:`accept`), the first it flags
+    is revised from passages retrieved for it (:meth:`revise`), and the step ends there."""
+
+    def __init__(
+        self, gen: DRADGenerator, question: str, policy: GenerationPolicy, emit: Callable[[GenerationEvent], None]
+    ) -> None:
+        self.gen, self.question, self.policy, self.emit = gen, question, policy, emit
+        self.retrievals: list[Retrieval] = []
+        self.corrections: list[Correction] = []
+        self.scored: list[EntityUncertainty] = []
+        self.history: list[tuple[tuple[int, int], TokenLogprob]] = []  # accepted tokens with spans in the answer
+        self.answer = ""
+        self.calls = 0
+        self.last_sentence = ""
+        self.finished = False
+
+    def retrieve(self, query: str, reason: str) -> tuple[Passage, ...]:
+        return self.gen._retrieve(query, reason, self.retrievals, self.emit)
+
+    def call(
+        self, prefix: str, passages: Sequence[Passage] | None, max_tokens: int
+    ) -> tuple[str, tuple[TokenLogprob, ...], LLMResponse]:
+        out = self.gen._call(self.question, prefix, passages, max_tokens)
+        self.calls += 1
+        return out
+
+    def run(self, fixed: Any) -> None:
+        """Draft until the answer is finished, the token budget is spent or a step adds nothing."""
+        for _ in range(max(4, self.gen.max_tokens)):
+            budget = self.gen._budget(self.answer)
+            if self.finished or budget <= 0 or not self.step(fixed, budget):
+                break
+
+    def step(self, fixed: Any, budget: int) -> bool:
+        """One draft and its complete sentences; True when the answer advanced."""
+        policy = self.policy
+        passages = policy.step_passages(self.question, self.last_sentence, fixed, self.retrieve)
+        one_shot = policy.one_shot
+        text, tokens, response = self.call(
+            self.answer, passages, budget if one_shot else min(self.gen.step_tokens, budget)
+        )
+        base = len(self.answer)
+        full = self.answer + text
+        spans = align_tokens(text, tokens, offset=base)
+        sents = [s for s in split_sentences(full) if s.end > base and full[max(s.start, base) : s.end].strip()]
+        if not sents:
+            return False
+        stopped = response.finish_reason == "stop"
+        complete = sents if (stopped or one_shot) else sents[:-1]
+        if not complete:  # one sentence longer than a step: accept what there is
+            complete = sents[:1]
+        complete = policy.accept(complete)
+        advanced = revised = repeated = False
+        said = {_norm(x.text) for x in split_sentences(self.answer)}
+        for s in complete:
+            s_start, s_end = max(s.start, base), s.end
+            if _norm(full[s_start:s_end]) in said:
+                # a sentence the answer already holds (a chat model that starts its answer
+                # again): nothing new will follow; stop rather than loop on it
+                self.finished = repeated = True
+                break
+            idx = [i for i, (a, b) in enumerate(spans) if a < s_end and b > s_start]
+            draft = Draft(full, s_start, s_end, tokens, spans, idx, self.history, len(self.answer))
+            fix, ents = policy.revision(draft)
+            if fix is None:
+                self.accept(draft, ents)
+                said.add(_norm(self.last_sentence))
+                advanced = True
+                continue
+            if self.revise(draft, fix, said, ends_draft=stopped and s is sents[-1]):
+                advanced = revised = True
+            else:  # the revision repeats a sentence of the answer
+                self.finished = repeated = True
+            break
+        if not revised and not repeated:
+            self.finished = one_shot or (stopped and len(complete) == len(sents))
+        return advanced
+
+    def accept(self, draft: Draft, ents: Sequence[EntityUncertainty]) -> None:
+        """The draft's sentence joins the answer as written."""
+        full, s_start, s_end, spans, tokens = draft.full, draft.start, draft.end, draft.spans, draft.tokens
+        self.scored.extend(ents)
+        self.history.extend((spans[i], tokens[i]) for i in draft.idx if spans[i][0] < s_end)
+        self.emit(GenerationEvent("sentence", full[len(self.answer) : s_end]))
+        self.answer = full[:s_end]
+        self.last_sentence = full[s_start:s_end]
+
+    def revise(self, draft: Draft, fix: Revision, said: set[str], *, ends_draft: bool) -> bool:
+        """Rewrite the flagged sentence from ``fix.cut`` on with passages retrieved for it; False
+        (nothing changed) when the rewrite repeats a sentence of the answer. A rewrite holding facts
+        its passages do not support is replaced by :data:`NOT_FOUND`, which ends the answer."""
+        full, s_start, s_end, spans, tokens = draft.full, draft.start, draft.end, draft.spans, draft.tokens
+        cut, trigger, answer = fix.cut, fix.trigger, self.answer
+        hist_before = self.history + [
+            (spans[i], tokens[i]) for i in range(len(tokens)) if spans[i][0] >= len(answer) and spans[i][1] <= cut
+        ]
+        got = self.retrieve(fix.query, trigger)
+        prefix = full[:cut]
+        rtext, rtokens, rresp = self.call(prefix, got, min(self.gen.step_tokens, max(1, self.gen._budget(prefix))))
+        new_full = prefix + rtext
+        rspans = align_tokens(rtext, rtokens, offset=cut)
+        after = [x for x in split_sentences(new_full) if x.end > cut and new_full[max(x.start, cut) : x.end].strip()]
+        end = max(after[0].end if after else len(new_full.rstrip()), cut)
+        if _norm(new_full[s_start:end]) in said:
+            return False
+        gen = self.gen
+        missing = (
+            unsupported_facts(gen.rhd, new_full, cut, end, got, self.question, s_start) if gen.check_revisions else []
+        )
+        if missing:  # the passages do not hold the answer: say so rather than keep a new unsupported entity
+            self.not_found(draft, fix, new_full[cut:end], missing)
+            return True
+        corr = Correction(
+            sentence_start=s_start,
+            start=cut,
+            end=end,
+            original=full[s_start:s_end],
+            revised=new_full[cut:end],
+            trigger=trigger,
+            retrieval=self.retrievals[-1],
+            entities=fix.entities,
+            uncertain_tokens=fix.uncertain_tokens,
+        )
+        self.corrections.append(corr)
+        self.history = hist_before + [(rspans[i], rtokens[i]) for i in range(len(rtokens)) if rspans[i][0] < end]
+        self.emit(GenerationEvent("correction", new_full[len(answer) : end], corr))
+        self.answer = new_full[:end]
+        self.last_sentence = new_full[min(s_start, end) : end]
+        # the revision replaces one sentence: go on drafting unless the draft ended with it
+        self.finished = ends_draft and rresp.finish_reason == "stop" and not new_full[end:].strip()
+        return True
+
+    def not_found(self, draft: Draft, fix: Revision, rejected: str, missing: Sequence[Any]) -> None:
+        """The flagged sentence becomes :data:`NOT_FOUND` and the answer ends there."""
+        full, s_start = draft.full, draft.start
+        keep = full[:s_start] if full[:s_start].strip() else ""
+        sep = " " if keep and not keep[-1].isspace() else ""
+        corr = Correction(
+            sentence_start=s_start,
+            start=len(keep) + len(sep),
+            end=len(keep) + len(sep) + len(NOT_FOUND),
+            original=full[s_start : draft.end],
+            revised=NOT_FOUND,
+            trigger=fix.trigger,
+            retrieval=self.retrievals[-1],
+            entities=fix.entities,
+            uncertain_tokens=fix.uncertain_tokens,
+            unsupported=tuple(missing),
+            rejected=rejected,
+        )
+        self.corrections.append(corr)
+        self.emit(GenerationEvent("correction", (keep + sep + NOT_FOUND)[len(self.answer) :], corr))
+        self.answer = keep + sep + NOT_FOUND
+        self.finished = True
 
 
 def generate(
