@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, AsyncIterator
 
 import httpx
 from fastapi import FastAPI, Request
@@ -120,34 +120,79 @@ def _verdict_headers(obj: dict[str, Any], policy: str) -> dict[str, str]:
 
 def create_proxy(config: ProxyConfig) -> Any:
     """The proxy's ASGI app: the FastAPI app inside the service's gate (``.app``)."""
-    state = ServerState(config.serve)
-    checker = Checker(config, state)
-    upstream = Upstream(config)
-    admission = Admission(config.max_streams)
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> Any:
-        yield
-        await upstream.close()
-        state.close()
-
+    proxy = _Proxy(config)
     app = FastAPI(
         title="hallucheck proxy",
         version=__version__,
-        lifespan=lifespan,
+        lifespan=proxy.lifespan,
         docs_url=None,
         redoc_url=None,
         openapi_url=None,
     )
-    app.state.hallucheck = state
+    app.state.hallucheck = proxy.state
+    app.post("/v1/chat/completions")(proxy.chat)
+    app.get("/v1/models")(proxy.models)
+    app.get("/healthz")(proxy.healthz)
+    # last: every other path and method is refused
+    app.api_route("/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"])(proxy.refused)
+    return Gate(
+        app,
+        metrics=proxy.state.metrics,
+        allowed_hosts=proxy.state.allowed_hosts,
+        token=config.token,
+        max_body_bytes=config.serve.max_body_bytes,
+    )
 
-    def busy() -> Response:
-        return openai_error(
-            503, "the proxy is busy (too many requests at once); retry later", kind="server_error", Retry_After="1"
-        )
 
-    async def whole(body: dict[str, Any], ask: Ask, headers: dict[str, str]) -> Response:
-        response = await upstream.send("POST", "/chat/completions", headers, body)
+class _Proxy:
+    """What one proxy shares across its requests (the server state, the checker, the upstream
+    client, the admission count) and its routes."""
+
+    def __init__(self, config: ProxyConfig) -> None:
+        self.config = config
+        self.state = ServerState(config.serve)
+        self.checker = Checker(config, self.state)
+        self.upstream = Upstream(config)
+        self.admission = Admission(config.max_streams)
+
+    @asynccontextmanager
+    async def lifespan(self, app: FastAPI) -> AsyncIterator[None]:
+        yield
+        await self.upstream.close()
+        self.state.close()
+
+    async def chat(self, request: Request) -> Response:
+        try:
+            body = json.loads(await request.body())
+        except ValueError:
+            return openai_error(422, "the body is not JSON", "body")
+        if not isinstance(body, dict):
+            return openai_error(422, "the body must be a JSON object", "body")
+        try:
+            ask = read_ask(body, self.config)
+        except ExtensionError as exc:
+            return openai_error(422, str(exc), exc.field)
+        if not self.admission.enter():
+            return openai_error(
+                503, "the proxy is busy (too many requests at once); retry later", kind="server_error", Retry_After="1"
+            )
+        stream, handed = bool(body.get("stream")), False
+        try:
+            headers = self.upstream.headers(request.headers)
+            if stream:
+                response = await self.streamed(body, ask, headers)
+                handed = isinstance(response, StreamingResponse)  # it leaves when the stream ends
+                return response
+            return await self.whole(body, ask, headers)
+        except UpstreamDown as exc:
+            return exc.response
+        finally:
+            if not handed:
+                self.admission.leave()
+
+    async def whole(self, body: dict[str, Any], ask: Ask, headers: dict[str, str]) -> Response:
+        """A completion in one piece: the upstream's JSON with the check and the policy applied."""
+        response = await self.upstream.send("POST", "/chat/completions", headers, body)
         if ask.reference is None or response.status_code != 200:
             return await passthrough(response, **(UNCHECKED if ask.reference is None else {}))
         try:
@@ -159,12 +204,13 @@ def create_proxy(config: ProxyConfig) -> Any:
         answer = _content(data)
         if answer is None or not isinstance(data, dict):
             return JSONResponse(data, headers=passed_headers(response, **UNCHECKED))
-        obj = await _whole(checker, data, answer, ask)
+        obj = await _whole(self.checker, data, answer, ask)
         data["hallucheck"] = obj
         return JSONResponse(data, headers=passed_headers(response, **_verdict_headers(obj, ask.policy)))
 
-    async def streamed(body: dict[str, Any], ask: Ask, headers: dict[str, str]) -> Response:
-        response = await upstream.send("POST", "/chat/completions", headers, body)
+    async def streamed(self, body: dict[str, Any], ask: Ask, headers: dict[str, str]) -> Response:
+        """A streamed completion relayed event by event, through the :class:`StreamGuard` when checked."""
+        response = await self.upstream.send("POST", "/chat/completions", headers, body)
         kind = response.headers.get("content-type", "")
         if response.status_code != 200 or "text/event-stream" not in kind:
             return await passthrough(response, **UNCHECKED)
@@ -172,9 +218,10 @@ def create_proxy(config: ProxyConfig) -> Any:
             chunks: Any = response.aiter_bytes()
             extra = UNCHECKED
         else:
-            note = await checker.repair_note() if ask.policy == "repair" else None
-            chunks = StreamGuard(checker, ask, note).run(sse_data(response.aiter_lines()))
+            note = await self.checker.repair_note() if ask.policy == "repair" else None
+            chunks = StreamGuard(self.checker, ask, note).run(sse_data(response.aiter_lines()))
             extra = {"X-Hallucheck-Checked": "true", "X-Hallucheck-Policy": ask.policy}
+        admission = self.admission
 
         async def relay() -> Any:
             try:
@@ -188,66 +235,27 @@ def create_proxy(config: ProxyConfig) -> Any:
         out["Cache-Control"] = "no-cache"
         return StreamingResponse(relay(), status_code=200, headers=out, media_type="text/event-stream")
 
-    @app.post("/v1/chat/completions")
-    async def chat(request: Request) -> Response:
+    async def models(self, request: Request) -> Response:
         try:
-            body = json.loads(await request.body())
-        except ValueError:
-            return openai_error(422, "the body is not JSON", "body")
-        if not isinstance(body, dict):
-            return openai_error(422, "the body must be a JSON object", "body")
-        try:
-            ask = read_ask(body, config)
-        except ExtensionError as exc:
-            return openai_error(422, str(exc), exc.field)
-        if not admission.enter():
-            return busy()
-        stream, handed = bool(body.get("stream")), False
-        try:
-            headers = upstream.headers(request.headers)
-            if stream:
-                response = await streamed(body, ask, headers)
-                handed = isinstance(response, StreamingResponse)  # it leaves when the stream ends
-                return response
-            return await whole(body, ask, headers)
-        except UpstreamDown as exc:
-            return exc.response
-        finally:
-            if not handed:
-                admission.leave()
-
-    @app.get("/v1/models")
-    async def models(request: Request) -> Response:
-        try:
-            response = await upstream.send("GET", "/models", upstream.headers(request.headers))
+            response = await self.upstream.send("GET", "/models", self.upstream.headers(request.headers))
         except UpstreamDown as exc:
             return exc.response
         return await passthrough(response)
 
-    @app.get("/healthz")
-    async def healthz() -> Any:
+    async def healthz(self) -> Any:
+        pool = self.state.pool
         return {
             "status": "ok",
             "version": __version__,
-            "method": checker.method,
-            "policy": config.policy,
-            "policies": list(config.policies),
-            "requests": admission.active,
-            "queue": {"waiting": state.pool.waiting, "running": state.pool.running, "capacity": state.pool.capacity},
+            "method": self.checker.method,
+            "policy": self.config.policy,
+            "policies": list(self.config.policies),
+            "requests": self.admission.active,
+            "queue": {"waiting": pool.waiting, "running": pool.running, "capacity": pool.capacity},
         }
 
-    @app.api_route("/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"])
-    async def refused(path: str) -> Response:
+    async def refused(self, path: str) -> Response:
         return openai_error(404, f"this proxy forwards only {' and '.join(FORWARDED)}", kind="not_found")
-
-    serve = config.serve
-    return Gate(
-        app,
-        metrics=state.metrics,
-        allowed_hosts=state.allowed_hosts,
-        token=config.token,
-        max_body_bytes=serve.max_body_bytes,
-    )
 
 
 __all__ = ["ProxyConfig", "create_proxy"]
