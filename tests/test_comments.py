@@ -16,12 +16,6 @@ from pathlib import Path
 ALLOWED = (
     "src/hallucheck/datagen/*",
     "src/hallucheck/serve/*",
-    "src/hallucheck/stages/ce_cascade*",
-    "src/hallucheck/stages/cross_encoder.py",
-    "src/hallucheck/stages/cascade.py",
-    "src/hallucheck/methods/cross_encoder.py",
-    "src/hallucheck/text/premise.py",
-    "src/hallucheck/models/cross_encoder.py",
 )
 
 REPO = Path(__file__).resolve().parents[1]

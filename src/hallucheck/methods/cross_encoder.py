@@ -20,16 +20,13 @@ from typing import Sequence
 
 from ..llm.base import LLMClient
 from ..pipeline import Pipeline
-from ..stages.cascade import JUDGE_THRESHOLD
-from ..stages.ce_cascade import CECascadeVerifier
+from ..stages.ce_cascade import DEFAULTS, CECascadeVerifier
 from ..stages.claims import SentenceExtractor
-from ..stages.cross_encoder import CrossEncoderVerifier
+from ..stages.cross_encoder import VERIFIER_THRESHOLD, CrossEncoderVerifier
 from ..stages.evidence import CompactRetriever, LexicalRetriever
 from ..stages.figure_repair import FigureRepairMitigator
 from ..stages.piece_repair import PieceRepairMitigator
-
-# the verifier alone: P(unsupported) above this flags a sentence
-VERIFIER_THRESHOLD = 0.5
+from ..text.premise import PREMISE_K
 
 
 def cross_encoder(
@@ -51,47 +48,52 @@ def cross_encoder(
         model=model, threshold=threshold, k=k, supported_label=supported_label, backend=backend, premise=premise
     )
     return Pipeline(
-        name="cross_encoder", extractor=SentenceExtractor(), retriever=LexicalRetriever(k=k or 3), verifier=ce, llm=llm
+        name="cross_encoder",
+        extractor=SentenceExtractor(),
+        retriever=LexicalRetriever(k=k or PREMISE_K),
+        verifier=ce,
+        llm=llm,
     )
 
 
 def ce_cascade(
     *,
     llm: LLMClient | None = None,
-    gate: str = "entities",
-    model: str = "embedded",
-    combine: str | dict | None = "embedded",
-    threshold: float | None = None,
-    qa_threshold: float | None = None,
-    band: str | Sequence[float] | None = "auto",
-    band_width: float | None = None,
-    judge_threshold: float | None = JUDGE_THRESHOLD,
-    k: int = 4,
-    embedder: str = "minilm",
-    question_mode: str = "auto",
-    premise: str = "sentences",
-    verbatim: bool = True,
+    gate: str = DEFAULTS.gate,
+    model: str = DEFAULTS.model,
+    combine: str | dict | None = DEFAULTS.combine,
+    threshold: float | None = DEFAULTS.threshold,
+    qa_threshold: float | None = DEFAULTS.qa_threshold,
+    band: str | Sequence[float] | None = DEFAULTS.band,
+    band_width: float | None = DEFAULTS.band_width,
+    judge_threshold: float | None = DEFAULTS.judge_threshold,
+    k: int = DEFAULTS.judge_k,
+    embedder: str = DEFAULTS.embedder,
+    question_mode: str = DEFAULTS.question_mode,
+    premise: str = DEFAULTS.premise,
+    verbatim: bool = DEFAULTS.verbatim,
 ) -> Pipeline:
     """Gate -> trained verifier and learned combination -> LLM judge in the uncertainty band only.
     ``combine``: the combination's weights (``"embedded"``: fitted on the dev sets by
     ``benchmarks/fit_combination.py``; a JSON path; ``None``: the verifier's score alone).
-    ``threshold`` / ``qa_threshold``: flag a sentence whose score exceeds it (default: the
-    combination's, per task); ``band``: ``"auto"`` (threshold +/- ``band_width``, default: the
-    combination's per task), ``[low, high]``
-    or ``None`` (the LLM is never asked); ``judge_threshold``: the judge's own decision point, mapped
-    onto the task threshold before its score is averaged with the combination's (default
-    ``cascade``'s tuned 0.82; ``None``: no mapping); ``k``: evidence sentences the judge sees;
-    ``question_mode``: ``auto`` (a one-sentence answer is read after its question with the QA
-    weights; each sentence of a longer answer is judged on its own), ``qa`` or ``claims``;
+    ``threshold`` / ``qa_threshold``: flag a sentence whose score exceeds it (``None``: the
+    combination's, per task); ``band``: ``"auto"`` (threshold +/- ``band_width``; ``None``: the
+    combination's width per task), ``[low, high]`` or ``None`` (the LLM is never asked);
+    ``judge_threshold``: the judge's own decision point, mapped onto the task threshold before its
+    score is mixed with the combination's (``None``: no mapping); ``k``: evidence sentences the
+    judge sees; ``question_mode``: ``auto`` (a one-sentence answer is read after its question with
+    the QA weights; each sentence of a longer answer is judged on its own), ``qa`` or ``claims``;
     ``premise``: what the verifier reads a claim against (see :func:`cross_encoder`); ``verbatim``: a
     sentence the reference holds word for word is supported without the verifier's threshold or the
-    judge (:class:`~hallucheck.stages.ce_cascade.CECascadeVerifier`)."""
+    judge. Every default, and what ``None`` stands for per task:
+    :mod:`hallucheck.stages.ce_cascade.settings` (``hallucheck methods --params ce_cascade`` shows
+    them); the verifier: :class:`~hallucheck.stages.ce_cascade.CECascadeVerifier`."""
     return Pipeline(
         name="ce_cascade",
         extractor=SentenceExtractor(),
         # the judge's evidence (as in ``cascade``, so its replies are shared through the cache); with no
         # LLM the verdicts show the verifier's own premise sentences and no embedding is computed
-        retriever=CompactRetriever(k=k, embedder=embedder) if llm is not None else LexicalRetriever(k=3),
+        retriever=CompactRetriever(k=k, embedder=embedder) if llm is not None else LexicalRetriever(k=PREMISE_K),
         verifier=CECascadeVerifier(
             llm=llm,
             gate=gate,

@@ -5,8 +5,8 @@ of at most 2 with a small local judge. Each claim (an answer sentence) goes thro
 
 1. the **entity gate** (:class:`~hallucheck.stages.entity_check.EntityCheckVerifier`): a number,
    date or name of the claim that does not occur in the reference flags the claim with no LLM
-   call. On the HaluEval-QA dev set every answer this gate flags is labelled hallucinated (the
-   count is in docs/benchmarks.md); the 1.5B judge is least reliable on exactly these facts.
+   call (how often it is right on the dev sets: docs/benchmarks.md); a small judge is least reliable
+   on exactly these facts.
 2. the **judge** (:class:`~hallucheck.stages.nli.LLMNLIVerifier`) with the short
    ``cascade_nli.v1`` prompt: the evidence first (the whole reference when it is short, else the
    top-k reference sentences the retriever chose), then the claim, then a one-line question;
@@ -33,12 +33,10 @@ from .entity_check import EntityCheckVerifier
 from .nli import FLAG_ON_CHOICE, LLMNLIVerifier
 
 # The judge's tuned threshold: flag a claim when its calibrated P(not entailed) exceeds it. Tuned
-# with benchmarks/tune_cascade.py on dev rows held apart from those docs/benchmarks.md reports
-# (HaluEval-QA rows 40-139, HaluEval-summarisation 40-79, SummEdits 40-159, SummEval 40-119;
-# embedded 1.5B judge): 0.82 maximises the mean of balanced accuracy and macro F1 over the four,
-# well above the most likely label deciding (the sweep: docs/benchmarks.md). The QA and summary
-# optima were close, so both tasks use the same value. The ``cascade`` method's default, and the
-# point of the judge's scale that ``ce_cascade`` maps onto its own threshold.
+# with benchmarks/tune_cascade.py on dev rows held apart from those docs/benchmarks.md reports, with
+# the embedded judge, for the mean of balanced accuracy and macro F1 (the rows and the sweep:
+# docs/benchmarks.md); one value for both tasks. The ``cascade`` method's default, and the point of
+# the judge's scale that ``ce_cascade`` maps onto its own threshold.
 JUDGE_THRESHOLD = 0.82
 
 QUESTION_MODES = ("auto", "qa", "claims")
@@ -102,11 +100,16 @@ def build_judges(
     return judge, qa_judge
 
 
-def gate_share(v: Verdict) -> float:
-    """The share of a gate verdict's facts that are wrong (0 when it passed the claim)."""
+def missing_share(v: Verdict) -> float:
+    """The missing-fact share of a claim: the share of its figures and names the gate found missing
+    from the reference or contradicted by it (0 when the gate passed the claim). The one place the
+    gate's own record of it (its verdict's ``meta["wrong_share"]``) is read."""
     if not v.hallucinated:
         return 0.0
     return float(v.meta.get("wrong_share", v.score or 0.0))
+
+
+gate_share = missing_share  # the name it had before
 
 
 class CascadeVerifier(Verifier):
@@ -183,7 +186,7 @@ class CascadeVerifier(Verifier):
                 if v.meta.get("warning"):
                     warning = {"warning": v.meta["warning"]}
                 if v.hallucinated:
-                    share = max(gate_share(v), 1e-3)
+                    share = max(missing_share(v), 1e-3)
                     gated[i] = replace(v, score=point + (1.0 - point) * share, meta={**v.meta, "stage": "gate"})
         out = []
         for claim, ev, g in zip(claims, evidence, gated):
@@ -195,4 +198,12 @@ class CascadeVerifier(Verifier):
         return out
 
 
-__all__ = ["CascadeVerifier"]
+__all__ = [
+    "JUDGE_THRESHOLD",
+    "QUESTION_MODES",
+    "CascadeVerifier",
+    "build_gate",
+    "build_judges",
+    "missing_share",
+    "qa_question",
+]

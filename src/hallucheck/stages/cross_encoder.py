@@ -1,5 +1,5 @@
-"""The trained cross-encoder verifier (:mod:`hallucheck.models.cross_encoder`) and the signals the
-default method's learned combination reads (:mod:`hallucheck.stages.ce_cascade`).
+"""The trained cross-encoder verifier (:mod:`hallucheck.models.cross_encoder`): the ``cross_encoder``
+method's verifier, and the score the default method (:mod:`hallucheck.stages.ce_cascade`) combines.
 
 :class:`CrossEncoderVerifier` scores each claim against its evidence with a sequence-classification
 encoder: hallucheck's trained verifier by default, or any NLI / HHEM-style / MiniCheck-style
@@ -16,58 +16,22 @@ sentence after the question, as in training. Score = P(not supported); flagged w
 
 from __future__ import annotations
 
-import math
 from typing import Any, Sequence
-
-import numpy as np
 
 from ..base import NONE, POSITIVE_INT, UNIT, OneOf, Verifier, scored_verdict
 from ..errors import ConfigError
 from ..text import split_sentences
 from ..text.chunks import sentence_chunks
+from ..text.premise import PREMISE_K
 from ..text.segment import Span
 from ..types import Claim, Evidence, Verdict
-from .cascade import build_gate, gate_share
-from .entity_check import EntityCheckVerifier
 
 # what a claim is read against: the top-k reference sentences by overlap, whole-document chunks of
-# sentences (the lowest score over chunks), or the lower of the two (issue 21, item 2)
+# sentences (the lowest score over chunks), or the lower of the two
 PREMISES = ("sentences", "chunks", "both")
 
-
-def _logit(p: float) -> float:
-    p = min(max(float(p), 1e-4), 1.0 - 1e-4)
-    return math.log(p / (1.0 - p))
-
-
-def claim_signals(text: str, verifier_score: float, missing_share: float, ref_sents: Sequence[str]) -> dict[str, float]:
-    """The signals the learned combination weighs for one claim: the verifier's logit, the
-    DelucionQA overlap ratio with the closest reference sentence, and the share of the claim's
-    numbers and names missing from the reference (0 when the gate passed it)."""
-    from .similarity import overlap_ratio
-
-    overlap = max((overlap_ratio(text, r) for r in ref_sents), default=0.0)
-    return {"verifier": _logit(verifier_score), "overlap": overlap, "gate": float(missing_share)}
-
-
-def sentence_signals(
-    claims: Sequence[tuple[str, int, int]],
-    verifier_scores: Sequence[float],
-    reference: str,
-    *,
-    gate: EntityCheckVerifier | None = None,
-) -> np.ndarray:
-    """:func:`claim_signals` of every claim ``(text, start, end)`` of an answer, one row each (the
-    gate is run here, as :class:`CECascadeVerifier` runs it)."""
-    gate = gate or build_gate("entities")
-    objs = [Claim(t, a, b) for t, a, b in claims]
-    ref_sents = [sp.text for sp in split_sentences(reference)] or [reference]
-    gated = gate.verify(objs, [[] for _ in objs], reference=reference)
-    rows = []
-    for c, s, g in zip(objs, verifier_scores, gated):
-        x = claim_signals(c.text, s, gate_share(g), ref_sents)
-        rows.append((x["verifier"], x["overlap"], x["gate"]))
-    return np.array(rows, dtype=np.float64).reshape(len(objs), 3)
+# the verifier alone: P(unsupported) above this flags a sentence
+VERIFIER_THRESHOLD = 0.5
 
 
 class CrossEncoderVerifier(Verifier):
@@ -75,7 +39,7 @@ class CrossEncoderVerifier(Verifier):
 
     ``model``: ``"embedded"`` (hallucheck's shipped verifier), a local directory (ONNX with
     ``tokenizer.json``, or a Hugging Face checkpoint) or a hub id. ``k``: premise sentences per
-    claim (``None``: the model's own setting, else 3). ``supported_label``: the label (name or
+    claim (``None``: the model's own setting, else :data:`~hallucheck.text.premise.PREMISE_K`). ``supported_label``: the label (name or
     index) meaning "supported" for models whose labels do not say (default: ``entailment``,
     ``supported``..., else index 1 of two). ``backend``: ``auto`` | ``onnx`` | ``torch``.
     """
@@ -95,7 +59,7 @@ class CrossEncoderVerifier(Verifier):
         self,
         *,
         model: str = "embedded",
-        threshold: float = 0.5,
+        threshold: float = VERIFIER_THRESHOLD,
         k: int | None = None,
         max_length: int | None = None,
         batch_size: int = 32,
@@ -122,10 +86,10 @@ class CrossEncoderVerifier(Verifier):
     @property
     def encoder(self) -> Any:
         if self._encoder is None:
-            from ..models.cross_encoder import get_cross_encoder, model_settings
+            from ..models.cross_encoder import MAX_LENGTH, get_cross_encoder, model_settings
 
             # the length the model was trained with, unless given (read from its config, not by loading it twice)
-            length = self.max_length or int(model_settings(self.model).get("max_length") or 256)
+            length = self.max_length or int(model_settings(self.model).get("max_length") or MAX_LENGTH)
             self._encoder = get_cross_encoder(
                 self.model, length, self.batch_size, self.supported_label, self.onnx_file, self.backend
             ).load()
@@ -133,7 +97,7 @@ class CrossEncoderVerifier(Verifier):
 
     @property
     def premise_k(self) -> int:
-        return self.k or int(self.encoder.meta.get("k", 3))
+        return self.k or int(self.encoder.meta.get("k", PREMISE_K))
 
     def premises(
         self, claims: Sequence[Claim], reference: str, question: str | None, sentences: Sequence[Span] | None = None
@@ -166,7 +130,9 @@ class CrossEncoderVerifier(Verifier):
         1.4 tokens a word, 48 tokens kept for the claim)."""
         if self.chunk_words:
             return self.chunk_words
-        length = self.max_length or int(self.encoder.meta.get("max_length") or 256)
+        from ..models.cross_encoder import MAX_LENGTH
+
+        length = self.max_length or int(self.encoder.meta.get("max_length") or MAX_LENGTH)
         return max(40, int((length - 48) / 1.4))
 
     def scores(
@@ -225,4 +191,13 @@ class CrossEncoderVerifier(Verifier):
         return [self.verdict(c, s, ev) for c, s, ev in zip(claims, scores, evs)]
 
 
-__all__ = ["CrossEncoderVerifier", "PREMISES", "claim_signals", "sentence_signals"]
+def __getattr__(name: str) -> Any:
+    """The combination's signals, once here, now in :mod:`hallucheck.stages.ce_cascade.combination`."""
+    if name in ("claim_signals", "sentence_signals"):
+        from .ce_cascade import combination
+
+        return getattr(combination, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["PREMISES", "VERIFIER_THRESHOLD", "CrossEncoderVerifier"]

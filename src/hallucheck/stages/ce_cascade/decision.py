@@ -1,0 +1,116 @@
+"""The decision step: a claim's verdict from its combined score, and the judge's opinion where the
+judge was asked.
+
+- outside the band, or with no LLM: the combined score against the task threshold
+  (:func:`verifier_verdict`);
+- inside it: the final score mixes the two by the task's ``judge_weight`` (:func:`final_score`; 1.0:
+  the judge decides, as for summaries and claims) and is read against the threshold
+  (:func:`judge_verdict`);
+- a judge that could not answer leaves the claim unverified (:func:`failed_verdict`: an error
+  verdict, exit 3), never silently "grounded".
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ...types import Claim, Evidence, Verdict
+from .combination import Combined
+from .judge import Opinion
+from .settings import TaskSettings
+
+# said with --llm none on a summary or a claim, where the trained verifier does not transfer
+WEAK_ALONE = (
+    "Without an LLM the trained verifier decides alone, and on summaries and claims unlike HaluEval's it is "
+    "weak (balanced accuracy 58-70 on held-out summary and claim sets, docs/benchmarks.md): add --llm "
+    "(e.g. --llm embedded) so that the LLM judge reads each sentence."
+)
+
+
+def verifier_verdict(
+    claim: Claim, combined: Combined, evidence: Sequence[Evidence], task: TaskSettings, *, weak: bool
+) -> Verdict:
+    """The combined score decides alone. ``weak``: say that the verifier alone is weak here."""
+    t = task.threshold
+    flagged = combined.score > t
+    meta = {**combined.meta, "warning": WEAK_ALONE} if weak else combined.meta
+    how = combined.how
+    return Verdict(
+        claim,
+        "unverifiable" if flagged else "supported",
+        flagged,
+        combined.score,
+        f"{how[:1].upper()}{how[1:]} {'>' if flagged else '<='} threshold {t:.2f}.",
+        tuple(evidence),
+        meta={**meta, "stage": "verifier"},
+    )
+
+
+def band_text(task: TaskSettings) -> str:
+    """The task's band in words, ``[low, high]``."""
+    low, high = task.band if task.band is not None else (0.0, 1.0)
+    return f"[{low:.2f}, {high:.2f}]"
+
+
+def failed_verdict(
+    claim: Claim, combined: Combined, evidence: Sequence[Evidence], opinion: Opinion, task: TaskSettings
+) -> Verdict:
+    """The verifier was unsure and the judge that should settle it could not answer: no verdict
+    (``--llm none`` accepts the verifier's own decision)."""
+    return Verdict.failed(
+        claim,
+        f"Could not verify: the {combined.how} is in the uncertainty band {band_text(task)} "
+        f"and the LLM judge failed: {opinion.verdict.reason} Rerun when the LLM is back, or with --llm none "
+        "to take the verifier's decision.",
+        raw=opinion.verdict.raw,
+        evidence=evidence,
+        meta={**combined.meta, "stage": "judge"},
+    )
+
+
+def final_score(combined: float, judge_on_scale: float, judge_weight: float) -> float:
+    """The score of a claim the judge was asked about: the combination's and the judge's (on the
+    task's scale) mixed by ``judge_weight``."""
+    return (1.0 - judge_weight) * combined + judge_weight * judge_on_scale
+
+
+def judge_verdict(
+    claim: Claim, combined: Combined, evidence: Sequence[Evidence], opinion: Opinion, task: TaskSettings
+) -> Verdict:
+    """The verdict of a claim the judge answered: :func:`final_score` against the task threshold; the
+    judge's label when the two agree on flagging, else the plain one; the judge's reason and its own
+    score against its own threshold in words."""
+    j, score, on_scale = opinion.verdict, float(opinion.score or 0.0), float(opinion.on_scale or 0.0)
+    t, jt, w = task.threshold, task.judge_threshold, task.judge_weight
+    final = final_score(combined.score, on_scale, w)
+    flagged = final > t
+    judge_said = (
+        f"the judge's P(unsupported) {score:.2f} is {'above' if score > jt else 'not above'} its own threshold {jt:g}"
+    )
+    if w >= 1.0:  # the judge decides (summaries and claims)
+        reason = (
+            f"The LLM judge decides summaries and claims ({combined.how}): {j.reason.rstrip('.')}. "
+            f"{judge_said[:1].upper()}{judge_said[1:]}, so the final score is {final:.2f}, "
+            f"{'above' if flagged else 'not above'} {t:.2f}."
+        )
+    else:
+        reason = (
+            f"The {combined.how} is in the uncertainty band {band_text(task)} around the threshold, so "
+            f"the LLM judge was asked: "
+            f"{j.reason.rstrip('.')}. Both together: {judge_said}, so the final score is {final:.2f}, "
+            f"{'above' if flagged else 'not above'} {t:.2f}."
+        )
+    label = j.label if flagged == bool(j.hallucinated) else ("unverifiable" if flagged else "supported")
+    return Verdict(
+        claim,
+        label,
+        flagged,
+        final,
+        reason,
+        j.evidence or tuple(evidence),
+        raw=j.raw,
+        meta={**j.meta, **combined.meta, "stage": "judge", "judge_score": j.score},
+    )
+
+
+__all__ = ["WEAK_ALONE", "band_text", "failed_verdict", "final_score", "judge_verdict", "verifier_verdict"]
