@@ -9,7 +9,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from ...errors import ConfigError, InputError
 from ._files import not_empty, read_text, split_lines
@@ -132,8 +132,7 @@ def load_delucionqa_csv(
     ``sentence_labels``, ``answerable`` and ``does_not_answer`` when present.
     """
     p = Path(path)
-    text = read_text(p, encoding)
-    reader = csv.reader(io.StringIO(text, newline=""))
+    reader = csv.reader(io.StringIO(read_text(p, encoding), newline=""))
     try:
         header = next(reader)
     except StopIteration:
@@ -149,74 +148,16 @@ def load_delucionqa_csv(
 
     examples: list[Example] = []
     first_line = FirstLines()
-    start = 2
-    row_no = 0
-    while True:
-        try:
-            cells = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as e:
-            raise InputError(f"{p} line {start}: not valid CSV ({e})") from None
-        row_line = start
+    for row_no, (row_line, cells) in enumerate(_rows(reader, p, len(header)), 1):
         where = f"{p} line {row_line}"
-        start = reader.line_num + 1
-        if not any(c.strip() for c in cells):
-            continue
-        row_no += 1
-        if len(cells) < len(header):
-            raise InputError(f"{where}: expected {len(header)} columns, found {len(cells)}")
-
-        def cell(name: str) -> str | None:
-            i = col.get(name)
-            return cells[i] if i is not None else None  # noqa: B023 (called inside the loop)
-
-        context = cell("context") or ""
-        ids = _word_ids(context)
-        if ids is not None:
-            if vocab is None:
-                raise InputError(f"{where}: column 'Context' holds word ids, not text. {_VOCAB_HELP}", field="Context")
-            unknown = [i for i in ids if i not in vocab]
-            if unknown:
-                raise InputError(
-                    f"{where}: word id {unknown[0]} of column 'Context' is not in the vocabulary "
-                    f"({len(vocab)} words); is it the vocabulary of this DelucionQA release?",
-                    field="Context",
-                )
-            context = " ".join(vocab[i] for i in ids)
-
-        label: int | None = None
-        raw_label = cell("label")
-        if raw_label is not None and raw_label.strip():
-            key = " ".join(raw_label.strip().lower().split())
-            if key not in _DELUCION_LABELS:
-                raise InputError(
-                    f"{where}: column 'Label' must be 'Hallucinated' or 'Not Hallucinated', got {raw_label!r}",
-                    field="Label",
-                )
-            label = _DELUCION_LABELS[key]
-
-        meta: dict[str, Any] = {}
-        setting = cell("retreival_setting")  # sic, as in the release
-        if setting is None:
-            setting = cell("retrieval_setting")
-        if setting is not None:
-            meta["retrieval_setting"] = setting
-        sents = cell("answer_sent_tokenized")
-        if sents is not None and sents.strip():
-            meta["sentences"] = _literal(sents, where, "Answer_sent_tokenized")
-        sent_labels = cell("sentence_labels")
-        if sent_labels is not None and sent_labels.strip():
-            meta["sentence_labels"] = _literal(sent_labels, where, "Sentence_labels")
-        for name in ("answerable", "does_not_answer"):
-            value = cell(name)
-            if value is not None and value.strip():
-                meta[name] = _parse_bool(value)
-
+        row = {name: cells[i] for name, i in col.items()}
+        context = _context_text(row.get("context") or "", vocab, where)
+        label = _label(row.get("label"), where)
+        meta = _meta(row, where)
         sample_id = cells[id_col].strip() if id_col is not None else ""
         ex_id = f"delucionqa-{sample_id or row_no - 1}"
         first_line.add(ex_id, row_line, f"{where}: sample id {sample_id!r}", field="sample_id")
-        question = cell("question")
+        question = row.get("question")
         examples.append(
             Example(
                 id=ex_id,
@@ -224,9 +165,77 @@ def load_delucionqa_csv(
                 task="qa",
                 question=question if question and question.strip() else None,
                 reference=context,
-                answer=cell("answer") or "",
+                answer=row.get("answer") or "",
                 label=label,
                 meta=meta,
             )
         )
     return not_empty(examples, p)
+
+
+def _rows(reader: Any, p: Path, width: int) -> Iterator[tuple[int, list[str]]]:
+    """The rows after the header that are not blank, each with the line it starts on."""
+    start = 2
+    while True:
+        try:
+            cells = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as e:
+            raise InputError(f"{p} line {start}: not valid CSV ({e})") from None
+        row_line, start = start, reader.line_num + 1
+        if not any(c.strip() for c in cells):
+            continue
+        if len(cells) < width:
+            raise InputError(f"{p} line {row_line}: expected {width} columns, found {len(cells)}")
+        yield row_line, cells
+
+
+def _context_text(context: str, vocab: Mapping[int, str] | None, where: str) -> str:
+    """The context as text: word ids looked up in ``vocab``, text as it is."""
+    ids = _word_ids(context)
+    if ids is None:
+        return context
+    if vocab is None:
+        raise InputError(f"{where}: column 'Context' holds word ids, not text. {_VOCAB_HELP}", field="Context")
+    unknown = [i for i in ids if i not in vocab]
+    if unknown:
+        raise InputError(
+            f"{where}: word id {unknown[0]} of column 'Context' is not in the vocabulary "
+            f"({len(vocab)} words); is it the vocabulary of this DelucionQA release?",
+            field="Context",
+        )
+    return " ".join(vocab[i] for i in ids)
+
+
+def _label(raw_label: str | None, where: str) -> int | None:
+    if raw_label is None or not raw_label.strip():
+        return None
+    key = " ".join(raw_label.strip().lower().split())
+    if key not in _DELUCION_LABELS:
+        raise InputError(
+            f"{where}: column 'Label' must be 'Hallucinated' or 'Not Hallucinated', got {raw_label!r}",
+            field="Label",
+        )
+    return _DELUCION_LABELS[key]
+
+
+def _meta(row: Mapping[str, str], where: str) -> dict[str, Any]:
+    """The optional columns a row has: retrieval setting, answer sentences and their labels, answerability."""
+    meta: dict[str, Any] = {}
+    setting = row.get("retreival_setting")  # sic, as in the release
+    if setting is None:
+        setting = row.get("retrieval_setting")
+    if setting is not None:
+        meta["retrieval_setting"] = setting
+    sents = row.get("answer_sent_tokenized")
+    if sents is not None and sents.strip():
+        meta["sentences"] = _literal(sents, where, "Answer_sent_tokenized")
+    sent_labels = row.get("sentence_labels")
+    if sent_labels is not None and sent_labels.strip():
+        meta["sentence_labels"] = _literal(sent_labels, where, "Sentence_labels")
+    for name in ("answerable", "does_not_answer"):
+        value = row.get(name)
+        if value is not None and value.strip():
+            meta[name] = _parse_bool(value)
+    return meta

@@ -90,11 +90,7 @@ def load_ragtruth(dir: str | os.PathLike[str], split: str | None = None, *, enco
         if not fp.is_file():
             raise InputError(f"{fp}: file not found (a RAGTruth directory needs response.jsonl and source_info.jsonl)")
 
-    sources: dict[str, tuple[int, Mapping[str, Any]]] = {}
-    for n, record in iter_json_lines(src_path, read_text(src_path, encoding)):
-        where = f"{src_path} line {n}"
-        record = require_object(record, where, required=("source_id", "task_type", "source_info"))
-        sources[str(record["source_id"])] = (n, record)
+    sources = _sources(src_path, encoding)
 
     examples: list[Example] = []
     first_line = FirstLines()
@@ -107,15 +103,7 @@ def load_ragtruth(dir: str | os.PathLike[str], split: str | None = None, *, enco
         source_id = str(record["source_id"])
         if source_id not in sources:
             raise InputError(f"{where}: source_id {source_id!r} is not in {src_path.name}", field="source_id")
-        src_line, src = sources[source_id]
-        task_type = str(src["task_type"])
-        task = RAGTRUTH_TASKS.get(task_type.lower())
-        if task is None:
-            raise InputError(
-                f"{src_path} line {src_line}: unknown task_type {task_type!r}; expected QA, Summary or Data2txt",
-                field="task_type",
-            )
-        reference, question = _ragtruth_reference(task_type, src["source_info"], f"{src_path} line {src_line}")
+        src, task_type, task, reference, question = _source_of(src_path, *sources[source_id])
         spans, types, implicit = ragtruth_spans(record["labels"], response, where)
         meta: dict[str, Any] = {
             "spans": spans,
@@ -146,3 +134,28 @@ def load_ragtruth(dir: str | os.PathLike[str], split: str | None = None, *, enco
     if not examples and split is not None:
         raise InputError(f"{resp_path}: no response with split {split!r}")
     return not_empty(examples, resp_path)
+
+
+def _sources(src_path: Path, encoding: str) -> dict[str, tuple[int, Mapping[str, Any]]]:
+    """The rows of ``source_info.jsonl`` by source id, each with its line."""
+    sources: dict[str, tuple[int, Mapping[str, Any]]] = {}
+    for n, record in iter_json_lines(src_path, read_text(src_path, encoding)):
+        where = f"{src_path} line {n}"
+        record = require_object(record, where, required=("source_id", "task_type", "source_info"))
+        sources[str(record["source_id"])] = (n, record)
+    return sources
+
+
+def _source_of(
+    src_path: Path, src_line: int, src: Mapping[str, Any]
+) -> tuple[Mapping[str, Any], str, str, str, str | None]:
+    """A source row, its task type as written and as a task, and the reference and question it gives."""
+    task_type = str(src["task_type"])
+    task = RAGTRUTH_TASKS.get(task_type.lower())
+    if task is None:
+        raise InputError(
+            f"{src_path} line {src_line}: unknown task_type {task_type!r}; expected QA, Summary or Data2txt",
+            field="task_type",
+        )
+    reference, question = _ragtruth_reference(task_type, src["source_info"], f"{src_path} line {src_line}")
+    return src, task_type, task, reference, question

@@ -70,7 +70,6 @@ def load_summeval_tsv(
     """
     tsv = _find_tsv(Path(dir_or_tsv))
     name = dataset or (tsv.name[: -len(TSV_SUFFIX)] if tsv.name.endswith(TSV_SUFFIX) else tsv.stem)
-    src_dir = tsv.parent / "src"
     lines = split_lines(read_text(tsv, encoding))
     header = [h.strip().lower() for h in lines[0].split("\t")] if lines else []
     col = {h: i for i, h in enumerate(header)}
@@ -91,65 +90,71 @@ def load_summeval_tsv(
         where = f"{tsv} line {n}"
         if len(cells) < len(header):
             raise InputError(f"{where}: expected {len(header)} tab-separated columns, found {len(cells)}")
-        data_id = cells[col["dataid"]].strip()
-        if not data_id:
-            raise InputError(f"{where}: column 'DataID' is empty", field="DataID")
-        if not _safe_file_stem(data_id):
-            # the id names the file src/<DataID>.txt: one that leaves the src/ folder could read any .txt file
-            raise InputError(
-                f"{where}: DataID {data_id!r} is not a plain file name (it must not contain a path separator, "
-                "'..' or control characters), so it cannot name an article in src/.",
-                field="DataID",
-            )
-        sent_id = 1
-        if "sentenceid" in col:
-            try:
-                sent_id = int(cells[col["sentenceid"]])
-            except ValueError:
-                raise InputError(
-                    f"{where}: column 'SentenceID' must be an integer, got {cells[col['sentenceid']]!r}",
-                    field="SentenceID",
-                ) from None
-        consistency = None
-        if "consistency" in col and cells[col["consistency"]].strip():
-            try:
-                consistency = float(cells[col["consistency"]])
-            except ValueError:
-                raise InputError(
-                    f"{where}: column 'Consistency' must be a number, got {cells[col['consistency']]!r}",
-                    field="Consistency",
-                ) from None
-        if "ishallucination" in col:
-            label = _parse_flag(cells[col["ishallucination"]], where, "IsHallucination")
-        elif consistency is not None:
-            label = int(consistency < 5.0)
-        else:
-            raise InputError(f"{where}: no IsHallucination column and an empty Consistency value")
+        data_id, sent_id, label, consistency = _read_row(cells, col, where)
         groups.setdefault(data_id, []).append((n, sent_id, cells[col["sentence"]], label, consistency))
-
-    examples: list[Example] = []
-    for data_id, rows in groups.items():
-        rows.sort(key=lambda r: r[1])
-        article_path = src_dir / f"{data_id}.txt"
-        if not article_path.is_file():
-            raise InputError(f"{tsv} line {rows[0][0]}: article file {article_path} not found (DataID {data_id})")
-        raw = article_path.read_bytes()
-        reference = raw.decode("latin-1").rstrip("\r\n")  # Latin-1 by design in this layout
-        meta: dict[str, Any] = {"article": hashlib.sha1(raw).hexdigest()[:10]}
-        if rows[0][4] is not None:
-            meta["consistency"] = rows[0][4]
-        if len(rows) > 1:
-            meta["sentence_labels"] = [r[3] for r in rows]
-        examples.append(
-            Example(
-                id=f"{name}-{data_id}",
-                dataset=name,
-                task="summarization",
-                question=None,
-                reference=reference,
-                answer=" ".join(r[2] for r in rows),
-                label=max(r[3] for r in rows),
-                meta=meta,
-            )
-        )
+    examples = [_summary(tsv, name, data_id, rows) for data_id, rows in groups.items()]
     return not_empty(examples, tsv)
+
+
+def _read_row(cells: list[str], col: dict[str, int], where: str) -> tuple[str, int, int, float | None]:
+    """A row's DataID, SentenceID, label and consistency score, each checked."""
+    data_id = cells[col["dataid"]].strip()
+    if not data_id:
+        raise InputError(f"{where}: column 'DataID' is empty", field="DataID")
+    if not _safe_file_stem(data_id):
+        # the id names the file src/<DataID>.txt: one that leaves the src/ folder could read any .txt file
+        raise InputError(
+            f"{where}: DataID {data_id!r} is not a plain file name (it must not contain a path separator, "
+            "'..' or control characters), so it cannot name an article in src/.",
+            field="DataID",
+        )
+    sent_id = 1
+    if "sentenceid" in col:
+        try:
+            sent_id = int(cells[col["sentenceid"]])
+        except ValueError:
+            raise InputError(
+                f"{where}: column 'SentenceID' must be an integer, got {cells[col['sentenceid']]!r}",
+                field="SentenceID",
+            ) from None
+    consistency = None
+    if "consistency" in col and cells[col["consistency"]].strip():
+        try:
+            consistency = float(cells[col["consistency"]])
+        except ValueError:
+            raise InputError(
+                f"{where}: column 'Consistency' must be a number, got {cells[col['consistency']]!r}",
+                field="Consistency",
+            ) from None
+    if "ishallucination" in col:
+        label = _parse_flag(cells[col["ishallucination"]], where, "IsHallucination")
+    elif consistency is not None:
+        label = int(consistency < 5.0)
+    else:
+        raise InputError(f"{where}: no IsHallucination column and an empty Consistency value")
+    return data_id, sent_id, label, consistency
+
+
+def _summary(tsv: Path, name: str, data_id: str, rows: list[tuple[int, int, str, int, float | None]]) -> Example:
+    """One summary: its rows joined in SentenceID order, checked against ``src/<DataID>.txt``."""
+    rows.sort(key=lambda r: r[1])
+    article_path = tsv.parent / "src" / f"{data_id}.txt"
+    if not article_path.is_file():
+        raise InputError(f"{tsv} line {rows[0][0]}: article file {article_path} not found (DataID {data_id})")
+    raw = article_path.read_bytes()
+    reference = raw.decode("latin-1").rstrip("\r\n")  # Latin-1 by design in this layout
+    meta: dict[str, Any] = {"article": hashlib.sha1(raw).hexdigest()[:10]}
+    if rows[0][4] is not None:
+        meta["consistency"] = rows[0][4]
+    if len(rows) > 1:
+        meta["sentence_labels"] = [r[3] for r in rows]
+    return Example(
+        id=f"{name}-{data_id}",
+        dataset=name,
+        task="summarization",
+        question=None,
+        reference=reference,
+        answer=" ".join(r[2] for r in rows),
+        label=max(r[3] for r in rows),
+        meta=meta,
+    )
