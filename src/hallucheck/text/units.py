@@ -1,8 +1,10 @@
 """The tables behind :mod:`hallucheck.text.quantities`: units (surface form -> dimension and
 factor to the dimension's base unit), currencies, scale words, numbers in words, months and
-qualifiers, in the five languages the parser reads; and the look-ups of a unit or currency at a
-position of a text (:func:`unit_at`, :func:`currency_before`, :func:`currency_after`). Data and
-look-ups only: the parsing is in :mod:`.quantities`, the numbers in :mod:`.numbers`.
+qualifiers, in the five languages the parser reads (and the time units and qualifiers of Italian,
+Portuguese and Dutch, whose number words :mod:`.numbers` reads in a text of that language); and the
+look-ups of a unit or currency at a position of a text (:func:`unit_at`, :func:`currency_before`,
+:func:`currency_after`). Data and look-ups only: the parsing is in :mod:`.quantities`, the numbers in
+:mod:`.numbers`.
 """
 
 from __future__ import annotations
@@ -154,8 +156,15 @@ _add(
     "个小时",
 )
 _add("time", 24.0, "day", "days", "tag", "tage", "tagen", "jour", "jours", "día", "días", "dia", "dias", "天", "日")
+_add("time", 24.0, "giorno", "giorni", "dag", "dagen")  # Italian, Dutch
 _add("time", 24.0 * 7, "week", "weeks", "woche", "wochen", "semaine", "semaines", "semana", "semanas", "周", "星期")
+_add("time", 24.0 * 7, "settimana", "settimane", "weken")
+_add("time", 24.0 * 14, "fortnight", "fortnights")
 _add("time", 24.0 * 30.4375, "month", "months", "monat", "monate", "monaten", "mois", "mes", "meses", "个月", "月")
+_add("time", 24.0 * 30.4375, "mese", "mesi", "mês", "maand", "maanden")
+_add("time", 24.0 * 365.25, "anno", "anni", "ano", "anos", "jaar", "jaren")
+_add("time", 1.0, "uur", "uren")
+_add("time", 1 / 60, "minuti", "minuut")
 _add(
     "time",
     24.0 * 365.25,
@@ -251,7 +260,9 @@ WORD_NUMBERS = {
     "十": 10, "半": 0.5,
 }  # fmt: skip
 # "a"/"an" count as one only before a unit or a time word ("a day", "an hour", "a week")
-ARTICLES = frozenset({"a", "an", "ein", "eine", "einen", "einem", "einer", "un", "une", "uno", "una"})
+ARTICLES = frozenset(
+    {"a", "an", "ein", "eine", "einen", "einem", "einer", "un", "une", "uno", "una", "um", "uma", "een"}
+)
 
 MONTHS = {
     **{m: i + 1 for i, m in enumerate("january february march april may june july august september october november december".split())},
@@ -269,12 +280,16 @@ _QUALIFIERS = {
     "max": (
         "up to", "no more than", "not more than", "at most", "maximum", "a maximum of", "max.", "max", "höchstens",
         "bis zu", "maximal", "jusqu'à", "au maximum", "pas plus de", "hasta", "como máximo", "no más de", "最多", "不超过",
+        "fino a", "al massimo", "até", "no máximo", "maximaal", "hoogstens",
     ),
-    "min": ("at least", "no less than", "minimum", "a minimum of", "min.", "mindestens", "au moins", "al menos", "至少"),
+    "min": ("at least", "no less than", "minimum", "a minimum of", "min.", "mindestens", "au moins", "al menos", "至少",
+            "almeno", "pelo menos", "no mínimo", "minstens", "ten minste"),
     "approx": ("about", "around", "approximately", "roughly", "nearly", "almost", "circa", "ca.", "etwa", "ungefähr",
                "environ", "aproximadamente", "unos", "unas", "大约", "约", "rund", "knapp", "fast",
                "près de", "presque", "casi", "cerca de", "alrededor de", "just after",
-               "just before", "shortly after", "shortly before", "超过", "近"),
+               "just before", "shortly after", "shortly before", "超过", "近", "à peu près", "quasi",
+               "all'incirca", "intorno a", "quase", "em torno de", "por volta de", "mais ou menos", "ongeveer",
+               "bijna", "zo'n", "rond de"),
 }  # fmt: skip
 
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
