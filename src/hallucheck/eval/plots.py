@@ -108,6 +108,8 @@ def figures(
     scored = [r for r in labelled if r.get("score") is not None]
     decided = [r for r in scored if r.get("hallucinated") is not None]
     two_classes = bool(scored) and len({r["label"] for r in scored}) > 1
+    y: list[int] = []
+    s: list[float] = []
     if two_classes:
         y = [int(r["label"]) for r in scored]
         s = [float(r["score"]) for r in scored]
@@ -117,93 +119,122 @@ def figures(
             else None
         )
         at_t = _rates(y, M.apply_threshold(s, threshold)) if threshold is not None else None
-        t_text = f"{threshold_label} {threshold:.3g}" if threshold is not None else ""
-        fpr, tpr, _ = M.roc_curve(y, s)
-        fig, ax = plt.subplots(figsize=(4.6, 4.4))
-        ax.plot(fpr, tpr, label=f"AUROC {M.roc_auc(y, s):.3f}")
-        ax.plot([0, 1], [0, 1], "--", color="grey", linewidth=0.8)
-        _mark_decisions(ax, own, at_t, (0, 1), t_text)
-        ax.set_xlabel("false positive rate")
-        ax.set_ylabel("true positive rate")
-        ax.set_title("ROC (positive = hallucinated)" + suffix, fontsize=10)
-        ax.legend(loc="lower right", fontsize=8)
-        fig.tight_layout()
-        yield "roc", fig
-        precision, recall, _ = M.pr_curve(y, s)
-        fig, ax = plt.subplots(figsize=(4.6, 4.4))
-        ax.step(recall, precision, where="post", label=f"AUPRC {M.average_precision(y, s):.3f}")
-        ax.axhline(sum(y) / len(y), linestyle="--", color="grey", linewidth=0.8, label="chance (share hallucinated)")
-        _mark_decisions(ax, own, at_t, (1, 2), t_text)
-        ax.set_xlim(0, 1.02)
-        ax.set_ylim(0, 1.05)
-        ax.set_xlabel("recall (hallucinated)")
-        ax.set_ylabel("precision (hallucinated)")
-        ax.set_title("Precision-recall" + suffix, fontsize=10)
-        ax.legend(loc="lower left", fontsize=8)
-        fig.tight_layout()
-        yield "pr", fig
+        marks = (own, at_t, f"{threshold_label} {threshold:.3g}" if threshold is not None else "")
+        yield "roc", _roc(plt, y, s, marks, suffix)
+        yield "pr", _pr(plt, y, s, marks, suffix)
     all_scores = [float(r["score"]) for r in records if r.get("score") is not None and r.get("status") != "error"]
     if all_scores:
-        fig, ax = plt.subplots(figsize=(5.4, 3.6))
-        unit = min(all_scores) >= 0 and max(all_scores) <= 1
-        bins: Any = [i / 20 for i in range(21)] if unit else 20
-        if two_classes:
-            ax.hist([v for v, t in zip(s, y) if t == 0], bins=bins, alpha=0.6, label="grounded (gold 0)")
-            ax.hist([v for v, t in zip(s, y) if t == 1], bins=bins, alpha=0.6, label="hallucinated (gold 1)")
-        else:
-            ax.hist(all_scores, bins=bins, alpha=0.8, label="all rows" if not labelled else "scored rows")
-        if threshold is not None:
-            ax.axvline(threshold, color="crimson", linestyle="--", label=f"{threshold_label} {threshold:.3g}")
-        ax.set_xlabel("score (higher = more likely hallucinated)")
-        ax.set_ylabel("examples")
-        ax.set_title("Scores" + (" by gold label" if two_classes else "") + suffix, fontsize=10)
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        yield "scores", fig
+        by_label = (y, s) if two_classes else None
+        yield "scores", _scores(plt, all_scores, by_label, bool(labelled), threshold, threshold_label, suffix)
     decided_all = [r for r in labelled if r.get("hallucinated") is not None]
     if decided_all:
-        c = M.confusion([r["label"] for r in decided_all], [int(bool(r["hallucinated"])) for r in decided_all])
-        grid = [[c["tn"], c["fp"]], [c["fn"], c["tp"]]]
-        total = sum(map(sum, grid))
-        fig, ax = plt.subplots(figsize=(4.2, 3.8))
-        top = max(max(row) for row in grid) or 1
-        ax.imshow(grid, cmap="Blues", vmin=0, vmax=top)
-        names = [["TN", "FP"], ["FN", "TP"]]
-        for i in range(2):
-            for j in range(2):
-                share = 100 * grid[i][j] / total if total else 0.0
-                colour = "white" if grid[i][j] > top / 2 else "black"  # dark cell, light text
-                ax.text(
-                    j,
-                    i,
-                    f"{names[i][j]}\n{grid[i][j]}\n{share:.1f} %",
-                    ha="center",
-                    va="center",
-                    color=colour,
-                    fontsize=11,
-                )
-        ax.set_xticks([0, 1], ["grounded", "hallucinated"])
-        ax.set_yticks([0, 1], ["grounded", "hallucinated"])
-        ax.set_xlabel("predicted")
-        ax.set_ylabel("gold")
-        ax.set_title(f"Confusion matrix (n = {total})" + suffix, fontsize=10)
-        fig.tight_layout()
-        yield "confusion", fig
+        yield "confusion", _confusion(plt, decided_all, suffix)
     if two_classes and calibrated(scored) and min(s) >= 0 and max(s) <= 1:
-        rel = reliability_bins(y, s)
-        fig, ax = plt.subplots(figsize=(4.6, 4.4))
-        ax.plot([0, 1], [0, 1], "--", color="grey", linewidth=0.8, label="perfectly calibrated")
-        ax.plot([b[0] for b in rel], [b[1] for b in rel], "o-", label=f"ECE {expected_calibration_error(y, s):.3f}")
-        for conf, acc, n in rel:
-            ax.annotate(str(n), (conf, acc), textcoords="offset points", xytext=(4, -10), fontsize=7, color="dimgrey")
-        ax.set_xlim(0, 1)
-        ax.set_ylim(0, 1)
-        ax.set_xlabel("mean score in bin")
-        ax.set_ylabel("share hallucinated (gold)")
-        ax.set_title("Reliability of the calibrated scores" + suffix, fontsize=10)
-        ax.legend(loc="upper left", fontsize=8)
-        fig.tight_layout()
-        yield "reliability", fig
+        yield "reliability", _reliability(plt, y, s, suffix)
+
+
+_Marks = tuple[Sequence[float] | None, Sequence[float] | None, str]  # own decisions, fixed threshold's, its label
+
+
+def _roc(plt: Any, y: list[int], s: list[float], marks: _Marks, suffix: str) -> Any:
+    own, at_t, t_text = marks
+    fpr, tpr, _ = M.roc_curve(y, s)
+    fig, ax = plt.subplots(figsize=(4.6, 4.4))
+    ax.plot(fpr, tpr, label=f"AUROC {M.roc_auc(y, s):.3f}")
+    ax.plot([0, 1], [0, 1], "--", color="grey", linewidth=0.8)
+    _mark_decisions(ax, own, at_t, (0, 1), t_text)
+    ax.set_xlabel("false positive rate")
+    ax.set_ylabel("true positive rate")
+    ax.set_title("ROC (positive = hallucinated)" + suffix, fontsize=10)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def _pr(plt: Any, y: list[int], s: list[float], marks: _Marks, suffix: str) -> Any:
+    own, at_t, t_text = marks
+    precision, recall, _ = M.pr_curve(y, s)
+    fig, ax = plt.subplots(figsize=(4.6, 4.4))
+    ax.step(recall, precision, where="post", label=f"AUPRC {M.average_precision(y, s):.3f}")
+    ax.axhline(sum(y) / len(y), linestyle="--", color="grey", linewidth=0.8, label="chance (share hallucinated)")
+    _mark_decisions(ax, own, at_t, (1, 2), t_text)
+    ax.set_xlim(0, 1.02)
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel("recall (hallucinated)")
+    ax.set_ylabel("precision (hallucinated)")
+    ax.set_title("Precision-recall" + suffix, fontsize=10)
+    ax.legend(loc="lower left", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def _scores(
+    plt: Any,
+    all_scores: list[float],
+    by_label: tuple[list[int], list[float]] | None,
+    labelled: bool,
+    threshold: float | None,
+    threshold_label: str,
+    suffix: str,
+) -> Any:
+    """The scores' histogram: one per gold class when both are there (``by_label``), else of all rows."""
+    fig, ax = plt.subplots(figsize=(5.4, 3.6))
+    unit = min(all_scores) >= 0 and max(all_scores) <= 1
+    bins: Any = [i / 20 for i in range(21)] if unit else 20
+    if by_label is not None:
+        y, s = by_label
+        ax.hist([v for v, t in zip(s, y) if t == 0], bins=bins, alpha=0.6, label="grounded (gold 0)")
+        ax.hist([v for v, t in zip(s, y) if t == 1], bins=bins, alpha=0.6, label="hallucinated (gold 1)")
+    else:
+        ax.hist(all_scores, bins=bins, alpha=0.8, label="all rows" if not labelled else "scored rows")
+    if threshold is not None:
+        ax.axvline(threshold, color="crimson", linestyle="--", label=f"{threshold_label} {threshold:.3g}")
+    ax.set_xlabel("score (higher = more likely hallucinated)")
+    ax.set_ylabel("examples")
+    ax.set_title("Scores" + (" by gold label" if by_label is not None else "") + suffix, fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def _confusion(plt: Any, decided: list[Mapping[str, Any]], suffix: str) -> Any:
+    c = M.confusion([r["label"] for r in decided], [int(bool(r["hallucinated"])) for r in decided])
+    grid = [[c["tn"], c["fp"]], [c["fn"], c["tp"]]]
+    total = sum(map(sum, grid))
+    fig, ax = plt.subplots(figsize=(4.2, 3.8))
+    top = max(max(row) for row in grid) or 1
+    ax.imshow(grid, cmap="Blues", vmin=0, vmax=top)
+    names = [["TN", "FP"], ["FN", "TP"]]
+    for i in range(2):
+        for j in range(2):
+            share = 100 * grid[i][j] / total if total else 0.0
+            colour = "white" if grid[i][j] > top / 2 else "black"  # dark cell, light text
+            text = f"{names[i][j]}\n{grid[i][j]}\n{share:.1f} %"
+            ax.text(j, i, text, ha="center", va="center", color=colour, fontsize=11)
+    ax.set_xticks([0, 1], ["grounded", "hallucinated"])
+    ax.set_yticks([0, 1], ["grounded", "hallucinated"])
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("gold")
+    ax.set_title(f"Confusion matrix (n = {total})" + suffix, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def _reliability(plt: Any, y: list[int], s: list[float], suffix: str) -> Any:
+    rel = reliability_bins(y, s)
+    fig, ax = plt.subplots(figsize=(4.6, 4.4))
+    ax.plot([0, 1], [0, 1], "--", color="grey", linewidth=0.8, label="perfectly calibrated")
+    ax.plot([b[0] for b in rel], [b[1] for b in rel], "o-", label=f"ECE {expected_calibration_error(y, s):.3f}")
+    for conf, acc, n in rel:
+        ax.annotate(str(n), (conf, acc), textcoords="offset points", xytext=(4, -10), fontsize=7, color="dimgrey")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("mean score in bin")
+    ax.set_ylabel("share hallucinated (gold)")
+    ax.set_title("Reliability of the calibrated scores" + suffix, fontsize=10)
+    ax.legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+    return fig
 
 
 def to_bytes(fig: Any, fmt: str) -> bytes:
