@@ -142,82 +142,109 @@ def render_markdown(metrics: dict[str, Any], manifest: dict[str, Any] | None, pl
         f"{metrics['unverified']} could not be verified."
     )
     lines.append("")
-    d = metrics.get("decisions") or {}
-    if d:
-        lines += [
-            "## The method's own decisions",
-            "",
-            "| macro P | macro R | macro F1 (95 % CI) | accuracy | sensitivity | specificity | balanced acc. (95 % CI) |",
-            "|---:|---:|---:|---:|---:|---:|---:|",
-            f"| {_pct(d['macro_precision'])} | {_pct(d['macro_recall'])} | {_pct(d['macro_f1'])}{_ci(d.get('macro_f1_ci95'))} | "
-            f"{_pct(d['accuracy'])} | {_pct(d['sensitivity'])} | {_pct(d['specificity'])} | "
-            f"{_pct(d['balanced_accuracy'])}{_ci(d.get('balanced_accuracy_ci95'))} |",
-            "",
-        ]
-        c = d["confusion"]
-        lines += [f"Confusion (positive = hallucinated): TP {c['tp']}, FP {c['fp']}, TN {c['tn']}, FN {c['fn']}.", ""]
-        if d.get("undefined"):
-            lines += [f"{d['undefined']} (– in the table)", ""]
-    s = metrics.get("scores")
-    if s:
-        lines += [
-            "## Scores",
-            "",
-            f"AUROC {_pct(s['auroc'])}{_ci(s.get('auroc_ci95'))}, AUPRC {_pct(s['auprc'])} (n = {s['n']}).",
-            "",
-        ]
-        o = metrics.get("oracle_threshold")
-        if o:
-            lines += [
-                f"Best threshold on this data: {o['threshold']:.4g} (macro F1 {_pct(o['macro_f1'])}) — {o['note']}.",
-                "",
-            ]
-    t = metrics.get("threshold")
-    if t:
-        lines += [
-            f"## Fixed threshold {t['value']:.4g} (score ≥ threshold ⇒ hallucinated)",
-            "",
-            f"macro F1 {_pct(t['macro_f1'])}{_ci(t.get('macro_f1_ci95'))}, balanced accuracy {_pct(t['balanced_accuracy'])}, "
-            f"sensitivity {_pct(t['sensitivity'])}, specificity {_pct(t['specificity'])}.",
-            "",
-        ]
-    e = metrics.get("efficiency") or {}
-    if e:
-        lines += [
-            "## Efficiency",
-            "",
-            "| LLM calls/ex | prompt tok/ex | completion tok/ex | TER | s/ex |",
-            "|---:|---:|---:|---:|---:|",
-            f"| {e['llm_calls_per_example']:.2f} | {e['prompt_tokens_per_example']:.0f} | {e['completion_tokens_per_example']:.0f} | "
-            f"{'–' if e.get('ter') is None else format(e['ter'], '.2f')} | "
-            f"{'–' if e.get('seconds_per_example') is None else format(e['seconds_per_example'], '.3f')} |",
-            "",
-        ]
-    mit = metrics.get("mitigation")
-    if mit:
-        lines += [
-            "## Mitigation",
-            "",
-            "| " + " | ".join(mit) + " |",
-            "|" + "---:|" * len(mit),
-            "| " + " | ".join("–" if v is None else f"{v:.4g}" for v in mit.values()) + " |",
-            "",
-        ]
+    lines += _decisions_section(metrics.get("decisions") or {})
+    lines += _scores_section(metrics.get("scores"), metrics.get("oracle_threshold"))
+    lines += _threshold_section(metrics.get("threshold"))
+    lines += _efficiency_section(metrics.get("efficiency") or {})
+    lines += _mitigation_section(metrics.get("mitigation"))
     if plots:
         lines += ["## Plots", ""] + [f"![{p.stem}]({p.name})" for p in plots] + [""]
-    if m:
-        llm = m.get("llm") or {}
+    lines += _run_section(m)
+    return "\n".join(lines)
+
+
+def _decisions_section(d: dict[str, Any]) -> list[str]:
+    if not d:
+        return []
+    c = d["confusion"]
+    lines = [
+        "## The method's own decisions",
+        "",
+        "| macro P | macro R | macro F1 (95 % CI) | accuracy | sensitivity | specificity | balanced acc. (95 % CI) |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+        f"| {_pct(d['macro_precision'])} | {_pct(d['macro_recall'])} | {_pct(d['macro_f1'])}{_ci(d.get('macro_f1_ci95'))} | "
+        f"{_pct(d['accuracy'])} | {_pct(d['sensitivity'])} | {_pct(d['specificity'])} | "
+        f"{_pct(d['balanced_accuracy'])}{_ci(d.get('balanced_accuracy_ci95'))} |",
+        "",
+        f"Confusion (positive = hallucinated): TP {c['tp']}, FP {c['fp']}, TN {c['tn']}, FN {c['fn']}.",
+        "",
+    ]
+    if d.get("undefined"):
+        lines += [f"{d['undefined']} (– in the table)", ""]
+    return lines
+
+
+def _scores_section(s: dict[str, Any] | None, o: dict[str, Any] | None) -> list[str]:
+    if not s:
+        return []
+    lines = [
+        "## Scores",
+        "",
+        f"AUROC {_pct(s['auroc'])}{_ci(s.get('auroc_ci95'))}, AUPRC {_pct(s['auprc'])} (n = {s['n']}).",
+        "",
+    ]
+    if o:
         lines += [
-            "## Run",
-            "",
-            f"- method config: `{json.dumps(m.get('method'))}`",
-            f"- LLM: {llm.get('backend', 'none')} {llm.get('model', '')} {llm.get('sha256', '')[:12]}".rstrip(),
-            f"- data: {m.get('data')} (sha256 {str(m.get('data_sha256'))[:12]}, split {m.get('split')}, limit {m.get('limit')})",
-            f"- hallucheck {m.get('hallucheck_version')} at {str(m.get('git_commit'))[:10]}, {m.get('date')}",
-            f"- machine: {m.get('machine')}",
+            f"Best threshold on this data: {o['threshold']:.4g} (macro F1 {_pct(o['macro_f1'])}) — {o['note']}.",
             "",
         ]
-    return "\n".join(lines)
+    return lines
+
+
+def _threshold_section(t: dict[str, Any] | None) -> list[str]:
+    if not t:
+        return []
+    return [
+        f"## Fixed threshold {t['value']:.4g} (score ≥ threshold ⇒ hallucinated)",
+        "",
+        f"macro F1 {_pct(t['macro_f1'])}{_ci(t.get('macro_f1_ci95'))}, balanced accuracy {_pct(t['balanced_accuracy'])}, "
+        f"sensitivity {_pct(t['sensitivity'])}, specificity {_pct(t['specificity'])}.",
+        "",
+    ]
+
+
+def _efficiency_section(e: dict[str, Any]) -> list[str]:
+    if not e:
+        return []
+    return [
+        "## Efficiency",
+        "",
+        "| LLM calls/ex | prompt tok/ex | completion tok/ex | TER | s/ex |",
+        "|---:|---:|---:|---:|---:|",
+        f"| {e['llm_calls_per_example']:.2f} | {e['prompt_tokens_per_example']:.0f} | {e['completion_tokens_per_example']:.0f} | "
+        f"{'–' if e.get('ter') is None else format(e['ter'], '.2f')} | "
+        f"{'–' if e.get('seconds_per_example') is None else format(e['seconds_per_example'], '.3f')} |",
+        "",
+    ]
+
+
+def _mitigation_section(mit: dict[str, Any] | None) -> list[str]:
+    if not mit:
+        return []
+    return [
+        "## Mitigation",
+        "",
+        "| " + " | ".join(mit) + " |",
+        "|" + "---:|" * len(mit),
+        "| " + " | ".join("–" if v is None else f"{v:.4g}" for v in mit.values()) + " |",
+        "",
+    ]
+
+
+def _run_section(m: dict[str, Any]) -> list[str]:
+    if not m:
+        return []
+    llm = m.get("llm") or {}
+    return [
+        "## Run",
+        "",
+        f"- method config: `{json.dumps(m.get('method'))}`",
+        f"- LLM: {llm.get('backend', 'none')} {llm.get('model', '')} {llm.get('sha256', '')[:12]}".rstrip(),
+        f"- data: {m.get('data')} (sha256 {str(m.get('data_sha256'))[:12]}, split {m.get('split')}, limit {m.get('limit')})",
+        f"- hallucheck {m.get('hallucheck_version')} at {str(m.get('git_commit'))[:10]}, {m.get('date')}",
+        f"- machine: {m.get('machine')}",
+        "",
+    ]
 
 
 def plot_title(manifest: dict[str, Any] | None) -> str:
