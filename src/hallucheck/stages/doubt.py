@@ -5,7 +5,14 @@ holds what makes it unsure about a claim's figure, read off the reference's figu
 
 * a bare number (no unit, no counted noun) has no kind to compare, so it is never *contradicted*;
 * a value the reference gives on another basis ("76 cents" where it says "$0.76 per share"; "39,99 €
-  par mois" where it says "39,99 € TTC") is neither contradicted nor missing;
+  par mois" where it says "39,99 € TTC"; "53p" where it says "53.35p per day") is neither
+  contradicted nor missing;
+* a span named by its start ("the first year"), in the claim or as the reference value it would be
+  compared with, is neither: it may be part of a longer span;
+* the value a change starts from ("goes up from 20 to 24 days"), when the reference states it, is not
+  *contradicted* by the value the change ends at; nor is a value the reference states in the very
+  sentence of its would-be counterpart, when that counterpart is a hundred times larger or smaller
+  ("2 extra minutes" where "frozen for up to 3 months ..., adding 2 minutes");
 * a frequency, count, position or label the reference gives in no such form ("four times a day"
   where it says "every 6 hours") is not *missing*;
 * a value that one step of arithmetic on the reference's figures gives (a difference or sum of two
@@ -26,6 +33,8 @@ import re
 from collections.abc import Callable, Iterable
 from functools import cached_property
 
+from ..text.figure_words import opens_change
+from ..text.forms import FIRST_SPAN
 from ..text.numbers import find_numbers
 from ..text.quantities import Quantity, parse_quantities, same_value
 
@@ -74,6 +83,17 @@ def _close(q: Quantity, x: float) -> bool:
     return abs(v - x) <= 0.5 * 10 ** (-dec) * abs(scale) + 1e-9 * abs(v)
 
 
+def _per_period_in(q: Quantity, dim: str, xs: list[float]) -> bool:
+    """``q``'s value is one of ``xs`` (values of ``dim``, the same kind on the other basis): as it is ("76
+    cents" for "$0.76 per share"), or, for an amount that is not a time, per a day, week, month or year
+    where one of the two is per a time (kept per hour): "53p" for "53.35p per day"."""
+    if (q.dim or "").startswith("time") or ("/time" not in (q.dim or "") and "/time" not in dim):
+        return q.low in xs  # a duration against a time rate: both in hours, equal values by chance
+    if "/time" in dim:
+        return any(_close(q, x * p) for x in xs for p in _PERIODS)
+    return any(abs(q.low * p - x) <= 1e-6 * max(1.0, abs(x)) for x in xs for p in _PERIODS)
+
+
 class FigureDoubt:
     """The doubts about claim figures that one reference's figures raise (see the module's docstring)."""
 
@@ -108,13 +128,21 @@ class FigureDoubt:
         and "39,99 € par mois" state the same number of the same kind."""
         return {((r.dim or "").split("/")[0], _shown(r), "/" in (r.dim or "")) for qs in self.quantities for r in qs}
 
-    def unsure_or(self, q: Quantity, status: str, claim: str) -> str:
+    def unsure_or(self, q: Quantity, status: str, claim: str, counterpart: Quantity | None = None) -> str:
         """``status`` when the check is sure of it, else ``"abstained"`` (the sentence is left to the
         verifier and judge). Not sure: a bare number (no kind to compare) said to contradict; a value the
         reference states somewhere, as anything, said to be missing; a value the reference's own figures
-        give by subtraction, addition or as a percentage change ("up $17 million" from 171 to 188)."""
+        give by subtraction, addition or as a percentage change ("up $17 million" from 171 to 188).
+        ``counterpart``: the reference value a contradiction would be by."""
         if status == "contradicted" and q.dim in (None, "ordinal"):
             return "abstained"  # a bare number or position: no kind to compare
+        if any(x is not None and x.dim == "time" and FIRST_SPAN.match(x.text) for x in (q, counterpart)):
+            return "abstained"  # "the first year": a part of a span, which may be longer, said by its start
+        stated = status == "contradicted" and any(same_value(q, r) for _, _, r in self._near(q))
+        if stated and q.dim != "date" and opens_change(claim, q):
+            return "abstained"  # "goes up from 20 to 24 days": the value before, which the reference states
+        if stated and counterpart is not None and self._other_scale_beside(q, counterpart):
+            return "abstained"  # "2 extra minutes" where "frozen for up to 3 months ..., adding 2 minutes"
         base = (q.dim or "").split("/")[0]
         if q.dim not in (None, "date", "clock") and (
             # the claim leaves out what the reference's value is per ("76 cents" for "$0.76 per share"), or gives a
@@ -125,7 +153,7 @@ class FigureDoubt:
                 and d != q.dim
                 and d.split("/")[0] == base
                 and ("/" in d) != ("/" in q.dim)
-                and q.low in xs
+                and _per_period_in(q, d, xs)
                 for d, xs in self._values.items()
             )
             or (base, _shown(q), "/" not in q.dim) in self._shown_numbers
@@ -152,6 +180,15 @@ class FigureDoubt:
         # a word of change or arithmetic around the value ("up $17 million", "EUR 25 less", "in total")
         cue = _CHANGE_CUE.search(claim[max(0, q.start - 40) : min(len(claim), q.end + 30)]) is not None
         return "abstained" if self._derived(q, cue, claim) else status
+
+    def _other_scale_beside(self, q: Quantity, counterpart: Quantity) -> bool:
+        """The reference sentence of ``counterpart`` also states ``q``'s value, of its kind, and
+        ``counterpart`` is of another order of magnitude (a hundred times or more): two values that far
+        apart in one sentence are about two things, and the claim's is the one it states."""
+        lo, hi = sorted((abs(q.low), abs(counterpart.low)))
+        if q.dim in (None, "date", "clock", "id") or lo == 0 or hi / lo < 100:
+            return False
+        return any(counterpart in qs and any(r.dim == q.dim and same_value(q, r) for r in qs) for qs in self.quantities)
 
     @cached_property
     def _all_numbers(self) -> set[float]:

@@ -13,6 +13,7 @@ gives the values a figure is weighed against: all of its kind, or in a reference
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from dataclasses import replace
 from functools import cached_property
 
 from ..text.quantities import Quantity
@@ -49,6 +50,26 @@ class ValueIndex:
             exact = sorted(((t[2].low, t) for t in points if not (t[2].digits or t[2].qualifier)), key=lambda x: x[0])
             out[dim] = (items, exact, loose, ranges)
         return out
+
+    def align(self, q: Quantity) -> Quantity:
+        """``q`` in the currency the reference gives its amounts in, where one of the two texts writes
+        cents of no currency it names ("50 cents" for "€0.50"; the parser marks their ``unit`` "¢"):
+        a claim's such cents take the reference's one currency, and a claim's amount in a currency the
+        reference never gives takes that of the reference's such cents."""
+        if not (q.dim or "").startswith("money:"):
+            return q
+        base, _, per = q.dim.partition("/")  # type: ignore[union-attr]
+        named = {d.split("/")[0] for d, (items, *_) in self.by_dim.items() if (d or "").startswith("money:")
+                 and any(r.unit != "¢" for _, _, r in items)}  # fmt: skip
+        loose = {d.split("/")[0] for d, (items, *_) in self.by_dim.items() if (d or "").startswith("money:")
+                 and any(r.unit == "¢" for _, _, r in items)}  # fmt: skip
+        if q.unit == "¢" and len(named) == 1:
+            to = next(iter(named))
+        elif q.unit != "¢" and base not in named and len(loose) == 1:
+            to = next(iter(loose))
+        else:
+            return q
+        return replace(q, dim=to + (f"/{per}" if per else ""))
 
     def near(self, q: Quantity) -> list[tuple[int, int, Quantity]]:
         """The reference values of ``q``'s dimension that may state its value (a superset of those

@@ -138,7 +138,7 @@ class ReferenceFacts:
         out: list[FactCheck] = []
         # a sentence of hundreds of figures is checked for its first MAX_FIGURES (the work is bounded);
         # the rest are not compared, and are said to be so (never "supported")
-        parsed = parse_quantities(claim, lang=lang or self.lang)
+        parsed = [self._index.align(q) for q in parse_quantities(claim, lang=lang or self.lang)]
         claim_qs, skipped = parsed[:MAX_FIGURES], parsed[MAX_FIGURES:]
         if not claim_qs:
             return out
@@ -244,7 +244,7 @@ class ReferenceFacts:
                 and (not matches or best_local >= matches[0][1] + BARE_LOCAL / 2)
             )
             if bare_sure or (about_same and q.dim is not None and (best_local >= 1 or not matches)):
-                status = "contradicted" if bare_sure else self._doubt.unsure_or(q, "contradicted", claim)
+                status = "contradicted" if bare_sure else self._doubt.unsure_or(q, "contradicted", claim, br)
             elif matches:
                 status = "abstained"  # the reference states this value: it is not missing, nor surely wrong
             else:

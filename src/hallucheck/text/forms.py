@@ -12,8 +12,10 @@ bare count:
 * ``ratio``: the first term over the second;
 * ``freq:<period>``: how many times per day, week, month or year;
 * ``ordinal:<noun>``, ``label:<word>``, ``code:<letters>``: the number of the position, stage or
-  code, compared only with the same noun, word or letters;
-* fractions are ``percent`` values, approximate (``qualifier="approx"``).
+  code, compared only with the same noun, word or letters ("the first year" is a ``time`` of one
+  year, :data:`FIRST_SPAN`; "los primeros años", the first few, no position);
+* fractions are ``percent`` values, approximate (``qualifier="approx"``);
+* the part of a month ("the end of March", "early June", "fin mars"): :func:`month_phases`, a date.
 
 Spans never overlap; :func:`figure_forms` returns them in order and the caller reads numbers only
 outside them.
@@ -25,9 +27,10 @@ import re
 
 from .quantity import Quantity, non_overlapping
 from .stopwords import STOP_WORDS
-from .units import CJK, MONTHS, WORD_NUMBERS, unit_at
+from .units import CJK, MONTHS, UNITS, WORD_NUMBERS, unit_at
 
 _MONTH_NAMES = frozenset(MONTHS)
+ANY_DIGIT = re.compile(r"[\d²³¹⁰-⁹₀-₉]")  # what str.isdigit takes for a digit in running text
 
 _CLOCK = re.compile(
     r"(?<![\w.,:])(?P<h>[01]?\d|2[0-4])(?:(?P<sep>:|\s?h\s?)(?P<m>[0-5]\d)|\.(?P<dm>[0-5]\d)(?=\s*(?:[ap]\.?m\b|uhr\b|h\b)))"
@@ -219,13 +222,15 @@ _ORDINAL_WORDS = {
         "primero segundo tercero cuarto quinto sexto séptimo octavo noveno décimo undécimo duodécimo",
     )
     for i, w in enumerate(ws.split())
-}
+} | {"première": 1, "primer": 1, "primera": 1, "primeiro": 1, "primeira": 1, "eerste": 1}
 _ORDINAL_WORD = re.compile(
     r"\b(?P<w>"
     + "|".join(sorted(_ORDINAL_WORDS, key=len, reverse=True))
-    + r")(?:[nrsm]|e|a|s|ère)?\s+(?P<noun>[^\W\d_]+)",
+    + r")(?P<suffix>[nrsm]|e|a|s|ère)?\s+(?P<noun>[^\W\d_]+)",
     re.IGNORECASE,
 )
+# "the first year", "el primer mes", "das erste Jahr": the span of time from the start, one unit long
+FIRST_SPAN = re.compile(r"(?:first|erste[nmrs]?|premi(?:er|ère)|primer[oa]?|prim[oa]|primeir[oa])\s", re.IGNORECASE)
 # an account, card or reference number: compared digit for digit ("DE89 3704 0044 0532 0130 00")
 _IDENTIFIER = re.compile(
     r"\b(?:[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?|\d{4}(?:[ -]\d{4}){2,4}|"
@@ -242,6 +247,26 @@ _NOT_NAMES = frozenset(
 )
 
 
+def _ordinal_words(text: str) -> list[Quantity]:
+    """Positions written in words ("the third dose", "la segunda dosis"), and "the first year", a span."""
+    out = []
+    for m in _ORDINAL_WORD.finditer(text):
+        noun = m.group("noun").lower()
+        if noun in STOP_WORDS or noun in ("quarter", "half") or noun in WORD_NUMBERS or noun.isdigit():
+            continue  # "the third quarter" is a period, "first of all" no position
+        if (m.group("suffix") or "").lower() == "s" and not m.group("w").lower().endswith("s"):
+            continue  # "los primeros años", "les premiers jours": the first few, no one position
+        value = _ORDINAL_WORDS[m.group("w").lower()]
+        unit = UNITS.get(noun)
+        if value == 1 and unit is not None and unit[0] == "time" and not noun.endswith("s"):
+            # "the first year" is a year, from the start: it is what "twelve months" or "one year" says
+            out.append(Quantity(m.group(), m.start(), m.end(), unit[1], unit[1], "time", noun))
+            continue
+        noun = noun[:-1] if len(noun) > 3 and noun.endswith("s") else noun
+        out.append(_q(text, m.start(), m.end(), value, f"ordinal:{noun}"))
+    return out
+
+
 def _ordinals_and_labels(text: str, lang: str) -> list[Quantity]:
     out = []
     for m in _NAMED.finditer(text):
@@ -254,12 +279,7 @@ def _ordinals_and_labels(text: str, lang: str) -> list[Quantity]:
     for m in _IDENTIFIER.finditer(text):
         ident = re.sub(r"[ -]", "", m.group()).upper()
         out.append(Quantity(m.group(), m.start(), m.end(), float(len(ident)), float(len(ident)), "id", ident))
-    for m in _ORDINAL_WORD.finditer(text):
-        noun = m.group("noun").lower()
-        if noun in STOP_WORDS or noun in ("quarter", "half") or noun in WORD_NUMBERS or noun.isdigit():
-            continue  # "the third quarter" is a period, "first of all" no position
-        noun = noun[:-1] if len(noun) > 3 and noun.endswith("s") else noun
-        out.append(_q(text, m.start(), m.end(), _ORDINAL_WORDS[m.group("w").lower()], f"ordinal:{noun}"))
+    out += _ordinal_words(text)
     for m in _LABEL.finditer(text):
         raw = m.group("n")
         value = _ROMAN.get(raw.lower()) if raw.isalpha() else int(re.match(r"\d+", raw).group())  # type: ignore[union-attr]
@@ -322,6 +342,43 @@ def _fractions(text: str) -> list[Quantity]:
     return out
 
 
+_PHASE_WORDS = {
+    "end": "end", "late": "end", "fin": "end", "finales": "end", "fines": "end", "ende": "end", "fine": "end",
+    "fim": "end", "final": "end", "eind": "end", "beginning": "start", "start": "start", "early": "start",
+    "début": "start", "debut": "start", "principios": "start", "comienzos": "start", "inicios": "start",
+    "anfang": "start", "inizio": "start", "início": "start", "inicio": "start", "begin": "start",
+    "middle": "mid", "mid": "mid", "mi": "mid", "mediados": "mid", "mitte": "mid", "metà": "mid", "meados": "mid",
+    "midden": "mid",
+}  # fmt: skip
+_MONTH = "|".join(sorted((re.escape(m) for m in MONTHS if len(m) > 3), key=len, reverse=True))
+_PHASE = re.compile(
+    rf"\b(?P<p>{'|'.join(sorted(_PHASE_WORDS, key=len, reverse=True))})"
+    rf"(?:\s+of(?:\s+the\s+month\s+of)?|\s+de|\s+d['’]|\s+di|\s+do|\s+van)?[\s-]+(?P<m>{_MONTH})\b(?!\s*\d{{1,2}}\b)",
+    re.IGNORECASE,
+)
+
+
+def month_phases(text: str, dates: list[Quantity]) -> list[Quantity]:
+    """``dates`` with the part of a month a text names ("the end of March", "early May", "fin mars",
+    "Anfang Juni", "finales de marzo"): a date of that month (and year, when given) whose ``unit`` is the
+    part ("end", "start", "mid"), which :func:`~hallucheck.text.quantity.same_value` holds to the days
+    :data:`~hallucheck.text.quantity.PHASE_DAYS` gives it."""
+    out = list(dates)
+    for m in _PHASE.finditer(text):
+        phase = _PHASE_WORDS[m.group("p").lower()]
+        month = MONTHS[m.group("m").lower()]
+        after = [d for d in out if d.start == m.start("m") and d.date is not None and d.date[2] is None]
+        if after:  # "the end of March 2024": the date the month starts
+            d = after[0]
+            out[out.index(d)] = Quantity(
+                text[m.start() : d.end], m.start(), d.end, d.low, d.high, "date", phase, date=d.date
+            )
+        elif not any(d.start < m.end() and m.start() < d.end for d in out):
+            key = float(month * 100)
+            out.append(Quantity(m.group(), m.start(), m.end(), key, key, "date", phase, date=(None, month, None)))
+    return non_overlapping(out)
+
+
 def compound_durations(text: str, found: list[Quantity]) -> list[Quantity]:
     """ "2 hours 19 minutes", "3 h 35 min", "1 hour and 40 minutes": one duration, not two."""
     out: list[Quantity] = []
@@ -347,10 +404,10 @@ def compound_durations(text: str, found: list[Quantity]) -> list[Quantity]:
 def figure_forms(text: str, *, lang: str = "en") -> list[Quantity]:
     """Clock times, ratios, frequencies, ordinals, labels, codes and fractions of ``text``, in order,
     spans not overlapping (the earlier and then the longer one kept)."""
-    if not any(ch.isdigit() for ch in text) and not re.search(
+    if not ANY_DIGIT.search(text) and not re.search(
         r"(?i)\b(?:once|twice|thrice|times|half|halves|thirds?|quarters?|fifths?|tenths?|noon|midnight|o'?clock|"
         r"phase|stage|grade|out of|in every|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|erste|zweite|dritte|"
-        r"vierte|fünfte|premier|deuxième|troisième|primero|segundo|tercero)|[次]",
+        r"vierte|fünfte|premi|deuxième|troisième|primer|primeir|eerste|segundo|tercero)|[次]",
         text,
     ):
         return []
@@ -362,4 +419,4 @@ def figure_forms(text: str, *, lang: str = "en") -> list[Quantity]:
     return non_overlapping(found)
 
 
-__all__ = ["figure_forms"]
+__all__ = ["ANY_DIGIT", "FIRST_SPAN", "figure_forms", "month_phases"]

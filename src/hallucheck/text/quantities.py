@@ -10,6 +10,14 @@ hours, pressures in bar, masses in grams, ...) and a ``dim`` that says what it c
 dimension (``"pressure"``), a currency (``"money:USD"``), ``"percent"``, ``"date"``,
 ``"count:tablet"`` for a counted noun, or ``None`` for a bare number.
 
+A unit may follow one describing word ("three remote days", "cinco primeros años"); a figure is per
+the period that closes its phrase ("three remote days a week", "150 minutes of exercise every week":
+:mod:`.figure_words`); "from X to Y" after a word of change is two values, not a range ("goes up from
+20 to 24 days"); "20p" is 20 pence, and cents of no currency the text names are marked (``unit``
+"¢") so that the figure check may take them as the other text's; "the end of March" is a date of that
+month and part (:func:`~.forms.month_phases`); "quinze jours" and "huit jours" are a fortnight and a
+week, said roughly.
+
 Why not ``pint`` or ``quantulum3``: pint converts units but does not find them in text, and its
 registry takes a noticeable time to load; quantulum3 finds them but only in English and pulls in a
 classifier. What a RAG answer needs is a few dozen units in five languages, a unit-less counted noun
@@ -31,9 +39,13 @@ import re
 from dataclasses import replace
 
 from .dates import LETTER_RUN, date_quantity, find_dates
-from .forms import compound_durations, figure_forms
+from .figure_words import NOT_NOUNS as _NOT_NOUNS
+from .figure_words import OWN_TIME_AFTER, TO_GAP, change_from, later_rate, share_list_units, with_rate
+from .figure_words import RELATIVE_AFTER as _RELATIVE_AFTER
+from .figure_words import lemma as _lemma
+from .forms import ANY_DIGIT, compound_durations, figure_forms, month_phases
 from .lang import decimal_comma as uses_decimal_comma
-from .numbers import find_numbers, parse_number, sig_digits, tokens_after
+from .numbers import find_numbers, parse_number, sig_digits, tokens_after, word_numbers
 from .quantity import Quantity, same_value
 from .stopwords import STOP_WORDS
 from .units import (
@@ -65,13 +77,6 @@ _NOUN_SKIP = frozenset(
     additional further extra other different separate full whole consecutive equal new large small big single
     double individual standard regular""".split()
 )
-_NOT_NOUNS = frozenset(
-    """and or to in on at for with by from per every each times time is are was were be been it its this that
-    them they we you he she him her us me take takes taken took use used get gets give gives make makes weighing
-    ago earlier later before after
-    these those as if when after before than und oder bis zu im am pro je et ou à en par pour y o en por para
-    cada""".split()
-)
 
 
 def _measure(
@@ -99,9 +104,12 @@ def _measure(
     )
 
 
-def _noun_after(text: str, pos: int, *, skip: bool = True) -> tuple[str, int] | None:
+def _noun_after(
+    text: str, pos: int, *, skip: bool = True, numbers: dict[str, float] = WORD_NUMBERS
+) -> tuple[str, int] | None:
     """The counted noun after a number ("8 tablets", "4 weitere Tabletten"): (lemma, end).
-    ``skip``: words such as "more", "of", "the" may come between ("8 more tablets")."""
+    ``skip``: words such as "more", "of", "the" may come between ("8 more tablets"); ``numbers``: the
+    number words of the text's language."""
     for k, (tok, s, e) in enumerate(tokens_after(text, pos, 3 if skip else 1)):
         low = tok.lower().rstrip(".")
         if k == 0 and s == pos and not re.match(rf"[{CJK}]", tok):
@@ -110,7 +118,7 @@ def _noun_after(text: str, pos: int, *, skip: bool = True) -> tuple[str, int] | 
             return None
         if low in _NOUN_SKIP or (len(low) > 4 and low.endswith("ly") and k < 2):
             continue  # "8 more tablets", "13 monthly instalments"
-        if low in _NOT_NOUNS or low in WORD_NUMBERS or low in MONTHS or low in STOP_WORDS:
+        if low in _NOT_NOUNS or low in numbers or low in MONTHS or low in STOP_WORDS:
             return None
         if len(low) > 4 and low.endswith(("ing", "ed")):
             return None  # a verb form ("children over 12 weighing", "2 opened"): no counted noun
@@ -118,33 +126,53 @@ def _noun_after(text: str, pos: int, *, skip: bool = True) -> tuple[str, int] | 
     return None
 
 
-def _lemma(word: str) -> str:
-    """A crude singular, good enough to match "tablet"/"tablets", "Tablette"/"Tabletten", "pastilla"/"pastillas"."""
-    w = word.lower()
-    for suf, rep in (("ies", "y"), ("sses", "ss"), ("ches", "ch"), ("shes", "sh"), ("xes", "x")):
-        if w.endswith(suf) and len(w) > len(suf) + 2:
-            return w[: -len(suf)] + rep
-    for suf in ("en", "es", "s", "n", "e"):
-        if w.endswith(suf) and len(w) > len(suf) + 3 and not w.endswith("ss"):
-            return w[: -len(suf)]
-    return w
+_WORD_THEN = re.compile(r"[ \t\u00a0]+(?P<w>[^\W\d_]{3,})(?=[ \t\u00a0]+[^\W\d_])")
+
+
+def _time_unit_after_word(
+    text: str, start: int, end: int, numbers: dict[str, float], lang: str
+) -> tuple[str, str, float, int] | None:
+    """The time unit a number counts with one describing word between: "three remote days", "5 more
+    days", "cinco primeros años", "cinq premières années"; None when the word is a noun counted (in
+    English, a plural: "3 goals minutes later"), a function word, or the number a year ("2019 fiscal
+    year"), or the time one of its own ("years apart")."""
+    m = _WORD_THEN.match(text, end)
+    if not m:
+        return None
+    word = m.group("w")
+    low = word.lower()
+    if word[:1].isupper() or low in UNITS or low in numbers or low in MONTHS or low in _NOT_NOUNS:
+        return None
+    if low in STOP_WORDS and low not in _NOUN_SKIP:
+        return None
+    if lang == "en" and low.endswith("s") and not low.endswith("ss"):
+        return None
+    if re.fullmatch(r"1[89]\d\d|20\d\d", text[start:end]):
+        return None  # a year
+    u = unit_at(text, m.end())
+    if u is None or u[1] != "time" or not u[0].isalpha() or len(u[0]) < 3:
+        return None
+    if _RELATIVE_AFTER.match(text, u[3]) or OWN_TIME_AFTER.match(text, u[3]):
+        return None
+    return u
 
 
 _AND_A_HALF = re.compile(r"\s+(?:and a half|und ein halb|et demie?|y medio|y media|半)\b", re.IGNORECASE)
 _RATE_BEFORE = re.compile(r"(?:times|time|once|twice|per|mal|fois|veces|vez|pro|par)\s*$", re.IGNORECASE)
-_RELATIVE_AFTER = re.compile(
-    r"\s*(?:earlier|ago|later|before|previously|prior|früher|zuvor|plus tôt|antes)\b", re.IGNORECASE
-)
 
 
 def _relative_or_rate(text: str, start: int, uend: int, found: list["Quantity"]) -> bool:
-    """An article with a time unit that is a rate ("4 hours a month", "twice a day") or a relative
-    time ("a year earlier"), not an amount of time."""
+    """An article with a time unit that is a rate ("4 hours a month", "twice a day", and at the end of
+    its figure's phrase: "three remote days a week") or a relative time ("a year earlier"), not an
+    amount of time."""
     gap_from_last = start - found[-1].end if found else 99
+    prev = max((q for q in found if q.end <= start), key=lambda q: q.end, default=None)
+    later = later_rate(text, prev) if prev is not None else None
     return (
         0 <= gap_from_last <= 2
         or bool(_RATE_BEFORE.search(text[max(0, start - 12) : start].rstrip()))
         or bool(_RELATIVE_AFTER.match(text, uend))
+        or (later is not None and later[0] == start)
     )
 
 
@@ -154,10 +182,16 @@ _QUANTITY_WORDS = frozenset(w for w in {*WORD_NUMBERS, *UNITS} if w.isalpha() an
 _CJK_NUMERAL = re.compile(r"[一二三四五六七八九十两半]")
 
 
-def _may_hold_quantity(text: str) -> bool:
-    if any(ch.isdigit() for ch in text) or _CJK_NUMERAL.search(text):
+def _may_hold_quantity(text: str, numbers: dict[str, float], words: set[str]) -> bool:
+    if ANY_DIGIT.search(text) or _CJK_NUMERAL.search(text):
         return True
-    return not _QUANTITY_WORDS.isdisjoint(LETTER_RUN.findall(text.lower()))
+    return not _QUANTITY_WORDS.isdisjoint(words) or not numbers.keys().isdisjoint(words)
+
+
+# a price in pence glued to its "p" ("20p", "2.5p"); never "720p" or "1080p" (three digits or more)
+_PENCE = re.compile(r"(?<![\w.,£$€])(\d{1,2}(?:\.\d{1,2})?|\d{3}\.\d{1,2})p(?![\w'’])")
+# "quinze jours", "quince días", "quindici giorni", "huit jours": a fortnight or a week, said roughly
+_ROUGH_DAYS = frozenset({"jours", "días", "dias", "giorni"})
 
 
 def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool | None = None) -> list[Quantity]:
@@ -171,22 +205,31 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
         found = parse_quantities(text.translate(_TO_ASCII), lang=lang, decimal_comma=decimal_comma)
         return [replace(q, text=original[q.start : q.end]) for q in found]
     forms = figure_forms(text, lang=lang)
-    if not forms and not _may_hold_quantity(text):
+    numbers = word_numbers(lang)
+    words = set(LETTER_RUN.findall(text.lower()))
+    phases = month_phases(text, []) if not words.isdisjoint(MONTHS) else []
+    if not forms and not phases and not _may_hold_quantity(text, numbers, words):
         return []  # no digit, no number word, no time word: nothing to read (most sentences of a long text)
     dc = decimal_comma if decimal_comma is not None else uses_decimal_comma(lang)
     dates = find_dates(text, day_first=lang != "en")
+    dates = month_phases(text, dates) if phases else dates
+    forms += [
+        Quantity(m.group(), m.start(), m.end(), float(m.group(1)) / 100, float(m.group(1)) / 100, "money:GBP", "GBP",
+                 qualifier_before(text, m.start()), sig_digits(m.group(1)) if qualifier_before(text, m.start()) else 0)
+        for m in _PENCE.finditer(text)
+    ]  # fmt: skip
     forms = [f for f in forms if not any(d.start < f.end and f.start < d.end for d in dates)]
     taken = [(q.start, q.end) for q in (*dates, *forms)]
     found: list[Quantity] = [*dates, *forms]
     n_pre = len(found)
     first_currency: str | None = None
     nums = []
-    for n in find_numbers(text, dc):
+    for n in find_numbers(text, dc, lang):
         if n.word and nums and text[n.start : n.end].lower() == "cent" and not text[nums[-1].end : n.start].strip():
             continue  # "18 Cent": the subunit, read below
         if not any(a <= n.start < b for a, b in taken) and not (nums and n.start < nums[-1].end):
             nums.append(n)  # (not the scale word of the number before: "720 million")
-    i = 0
+    i, change_end = 0, -1
     while i < len(nums):
         n = nums[i]
         if len(found) > n_pre and n.start < found[-1].end:
@@ -196,7 +239,9 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
         start, end = n.start, n.end
         digits = n.digits
         consumed = 1
-        # a range or an alternative: "4 to 6", "4-6", "between 4 and 6", "1 or 2", "4 bis 6", "4至6"
+        change = n.start == change_end  # the second value of a change ("from twenty to twelve days")
+        # a range or an alternative: "4 to 6", "4-6", "between 4 and 6", "1 or 2", "4 bis 6", "4至6"; never a
+        # change from one value to another ("goes up from 20 to 24 days": two values)
         if i + 1 < len(nums):
             nxt = nums[i + 1]
             gap = text[end : nxt.start]
@@ -208,7 +253,11 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
             between = re.search(
                 r"(?:between|zwischen|entre|介于|在)\s*$", text[max(0, head - 12) : head], re.IGNORECASE
             )
-            if (
+            # (only with a word: "rose from 2-3 % to 5 %" still has its range)
+            change = change_from(text, head) and TO_GAP.fullmatch(gap) is not None
+            if change:
+                change_end = nxt.start
+            elif (
                 gap
                 and _RANGE_SEP.fullmatch(gap)
                 and not re.search(r"[.;:]", gap)
@@ -227,8 +276,11 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
                     u2 = unit_at(text, nxt.end)
                     same_unit = u2 is not None and u2[0].lower() == u[0].lower()
                     and_only = re.fullmatch(r"\s*(?:and|und|et|y|和)\s*", rest, re.IGNORECASE)
+                    change = change_from(text, head) and TO_GAP.fullmatch(rest) is not None
+                    change_end = nxt.start if change else change_end
                     if (
-                        _RANGE_SEP.fullmatch(rest)
+                        not change
+                        and _RANGE_SEP.fullmatch(rest)
                         and not re.search(r"[.;:]", rest)
                         and nxt.value >= low
                         and same_unit  # "38 mm and 42 mm"; never "3 days and 55 minutes"
@@ -257,15 +309,17 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
         if sub:  # "84 cents" is $0.84
             cur = _SUBUNITS.get(sub.group(1).lower(), "EUR")
             # "cents" takes the currency of the text's first other amount ("€1.47, up 35 cents"), looked up once
+            sign = cur
             if sub.group(1).lower() == "cents":
                 if first_currency is None:
                     m = _FIRST_CURRENCY.search(text)
                     first_currency = m.group().lower() if m else ""
                 if first_currency:
                     cur = "EUR" if first_currency.startswith(("€", "eur")) else "GBP" if first_currency == "£" else cur
+                sign = cur if first_currency else "¢"  # cents of no currency the text names: dollars or euros
             found.append(
                 Quantity(
-                    text[start : sub.end()], start, sub.end(), low / 100, high / 100, f"money:{cur}", cur, qual, digits
+                    text[start : sub.end()], start, sub.end(), low / 100, high / 100, f"money:{cur}", sign, qual, digits
                 )
             )
             i += consumed
@@ -287,7 +341,7 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
             )
             i += consumed
             continue
-        u = unit_at(text, end)
+        u = unit_at(text, end) or _time_unit_after_word(text, start, end, numbers, lang)
         if (
             u is not None
             and n.word
@@ -306,6 +360,8 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
             half = _AND_A_HALF.match(text, uend)
             if half:  # "an hour and a half"
                 low, high, uend = low + 0.5, high + 0.5, half.end()
+            if n.word and low in (8, 15) and surface.lower() in _ROUGH_DAYS and qual is None:
+                qual = "approx"  # "quinze jours" is a fortnight, "huit jours" a week
             found.append(_measure(text, start, uend, low, high, (surface, dim, factor), qual, digits))
             i += consumed
             continue
@@ -322,7 +378,7 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
             continue
         # a number in words counts the word right after it ("seven days", not "seven of them")
         # ("one charge", "one of them": "one" in words is a determiner more often than a count)
-        noun = _noun_after(text, end, skip=not n.word) if (not n.word or n.value > 1) else None
+        noun = _noun_after(text, end, skip=not n.word, numbers=numbers) if (not n.word or n.value > 1) else None
         year = (
             not n.word
             and low == high
@@ -340,14 +396,15 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
         elif noun is not None:
             lemma, nend = noun
             found.append(Quantity(text[start:nend], start, nend, low, high, f"count:{lemma}", lemma, qual, digits))
-        elif not n.word or consumed == 2:
+        elif not n.word or consumed == 2 or change:
             found.append(Quantity(text[start:end], start, end, low, high, None, None, qual, digits))
         i += consumed
     found = [
         _qualified(text, q) if k < n_pre and q.dim in ("clock", "percent", "time") else q for k, q in enumerate(found)
     ]
     found.sort(key=lambda q: q.start)
-    return [_with_rate(text, q) for q in _share_list_units(text, compound_durations(text, found))]
+    found = share_list_units(text, compound_durations(text, found))
+    return [with_rate(text, q, found[k + 1].start if k + 1 < len(found) else None) for k, q in enumerate(found)]
 
 
 def _qualified(text: str, q: Quantity) -> Quantity:
@@ -357,75 +414,12 @@ def _qualified(text: str, q: Quantity) -> Quantity:
     return q if qual == q.qualifier else Quantity(q.text, q.start, q.end, q.low, q.high, q.dim, q.unit, qual, q.digits)
 
 
-_RATE = re.compile(
-    r"\s*(?:(?:per|a|an|each|every|pro|je|par|por|al|a la)\s+|/\s*|每)"
-    r"(?:(?P<adj>diluted|basic|adjusted|ordinary|common|verwässerte|dilué)\s+)?(?P<unit>[^\W\d_]+)\b",
-    re.IGNORECASE,
-)
 _SUBUNITS = {"cents": "USD", "cent": "EUR", "pence": "GBP", "penny": "GBP", "pennies": "GBP", "euro cents": "EUR"}
 _SUBUNITS |= {"céntimos": "EUR", "céntimo": "EUR", "centimes": "EUR", "centime": "EUR", "centavos": "USD", "分": "CNY"}
 _FIRST_CURRENCY = re.compile(r"[€$£¥]|\beuros?\b|\bdollars?\b|\bEUR\b|\bUSD\b", re.IGNORECASE)
 _SUBUNIT = re.compile(
     r"[ \u00a0]?(euro cents|cents|Cent|pence|penny|pennies|céntimos?|centimes?|centavos)\b", re.IGNORECASE
 )
-
-
-def _with_rate(text: str, q: Quantity) -> Quantity:
-    """``q`` per unit of time when the text says so: "4 hours per month" and "4 hours a week" are
-    rates (dimension ``time/time``), not amounts; their values compare per hour."""
-    if q.dim in (None, "date", "percent") or "/" in (q.dim or ""):
-        return q
-    m = _RATE.match(text, q.end)
-    if not m:
-        return q
-    unit = m.group("unit").lower()
-    if unit not in UNITS or UNITS[unit][0] != "time":
-        if (q.dim or "").startswith("money:") and unit not in STOP_WORDS and unit not in _NOT_NOUNS:
-            # "$1.12 a share", "$0.84 per diluted share": a value per something is not a total
-            dim = f"{q.dim}/{_lemma(unit)}"
-            return Quantity(
-                text[q.start : m.end()], q.start, m.end(), q.low, q.high, dim, q.unit, q.qualifier, q.digits
-            )
-        return q
-    if m.group("adj") or _RELATIVE_AFTER.match(text, m.end()):
-        return q  # "$88 million a year earlier": a period for context, not a rate
-    per = UNITS[unit][1]
-    return Quantity(
-        text[q.start : m.end()],
-        q.start,
-        m.end(),
-        q.low / per,
-        q.high / per,
-        f"{q.dim}/time",
-        q.unit,
-        q.qualifier,
-        q.digits,
-    )
-
-
-_LIST_GAP = re.compile(r"\s*(?:,|and|or|und|oder|et|ou|y|o|、|和|或)\s*", re.IGNORECASE)
-
-
-def _share_list_units(text: str, found: list[Quantity]) -> list[Quantity]:
-    """Bare numbers of a list take the unit or noun that ends it: "7, 14 and 30 tablets" are three
-    counts of tablets, "2, 4 or 8 GB" three sizes."""
-    out = list(found)
-    for k in range(len(out) - 2, -1, -1):
-        q, nxt = out[k], out[k + 1]
-        if q.dim is None and nxt.dim not in (None, "date") and _LIST_GAP.fullmatch(text[q.end : nxt.start]):
-            factor = UNITS[nxt.unit][1] if nxt.unit in UNITS else 1.0
-            out[k] = Quantity(
-                q.text,
-                q.start,
-                q.end,
-                to_base(q.low, nxt.unit or "", factor),
-                to_base(q.high, nxt.unit or "", factor),
-                nxt.dim,
-                nxt.unit,
-                q.qualifier,
-                q.digits,
-            )
-    return out
 
 
 __all__ = ["Quantity", "parse_quantities", "parse_number", "same_value"]

@@ -80,8 +80,10 @@ def same_value(a: Quantity, b: Quantity) -> bool:
         diff = min(abs(a.low - b.low), 1440 - abs(a.low - b.low))
         return diff <= slack or (half_day and min(diff % 720, 720 - diff % 720) <= slack)
     if a.dim == "date":
-        return all(x is None or y is None or x == y for x, y in zip(a.date or (), b.date or ())) and any(
-            x is not None and y is not None for x, y in zip(a.date or (), b.date or ())
+        return (
+            all(x is None or y is None or x == y for x, y in zip(a.date or (), b.date or ()))
+            and any(x is not None and y is not None for x, y in zip(a.date or (), b.date or ()))
+            and _same_part_of_month(a, b)
         )
     if a.qualifier in ("below", "above") and b.qualifier is None and not (a.is_range or b.is_range):
         # the claim's "under half an hour" states the reference's 25 minutes, its "more than 20" the
@@ -113,6 +115,21 @@ def same_value(a: Quantity, b: Quantity) -> bool:
         elif not (_rounds_to(y, x, a.digits) or _rounds_to(x, y, b.digits)):
             return False
     return True
+
+
+# the days of a month its parts name ("the end of March": from the 20th; "early May": to the 10th)
+PHASE_DAYS = {"start": (1, 10), "mid": (10, 20), "end": (20, 31)}
+
+
+def _same_part_of_month(a: Quantity, b: Quantity) -> bool:
+    """Two dates of one month that do not name different parts of it: "the end of March" holds 31 March
+    and "March", not 5 March nor "early March"."""
+    pa, pb = PHASE_DAYS.get(a.unit or ""), PHASE_DAYS.get(b.unit or "")
+    if pa and pb:
+        return a.unit == b.unit
+    phase, other = (pa, b) if pa else (pb, a)
+    day = other.date[2] if other.date else None
+    return phase is None or day is None or phase[0] <= day <= phase[1]
 
 
 def non_overlapping(found: list[Quantity]) -> list[Quantity]:
