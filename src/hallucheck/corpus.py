@@ -230,41 +230,19 @@ class Corpus:
                 "(e.g. examples/drad/corpus).",
                 field="corpus",
             )
-        files = _corpus_files(root)
-        base = root if root.is_dir() else root.parent
-        decoded: list[tuple[Path, str, str]] = []
-        skipped: list[str] = []
-        digest = hashlib.sha256(json.dumps({"format": INDEX_FORMAT, "passage_words": passage_words}).encode())
-        for f in files:
-            data = f.read_bytes()
-            rel = f.relative_to(base).as_posix()
-            try:
-                text = _decode(f, data)
-            except InputError as exc:
-                if on_bad_file == "raise":
-                    raise
-                warnings.warn(f"Skipping corpus file {rel}: {exc}", UserWarning, stacklevel=2)
-                skipped.append(rel)
-                continue
-            digest.update(rel.encode("utf-8") + b"\0" + hashlib.sha256(data).digest())
-            decoded.append((f, rel, text))
-        fingerprint = digest.hexdigest()
+        decoded, skipped, fingerprint = _read_files(root, passage_words, on_bad_file)
         target = Path(index_path) if index_path is not None else default_index_dir() / f"{fingerprint[:24]}.json"
         if save_index and target.is_file():
-            try:
-                saved = json.loads(target.read_text(encoding="utf-8"))
-                if saved.get("fingerprint") == fingerprint and saved.get("format") == INDEX_FORMAT:
-                    return cls(
-                        [Passage.from_dict(p) for p in saved["passages"]],
-                        BM25Index.from_dict(saved["index"]),
-                        root=str(root),
-                        fingerprint=fingerprint,
-                        index_path=str(target),
-                        reused=True,
-                        skipped=skipped,
-                    )
-            except (ValueError, KeyError, TypeError):
-                pass  # unreadable or stale: rebuilt below
+            saved = _saved_index(target, fingerprint)
+            if saved is not None:
+                return cls(
+                    *saved,
+                    root=str(root),
+                    fingerprint=fingerprint,
+                    index_path=str(target),
+                    reused=True,
+                    skipped=skipped,
+                )
         passages: list[Passage] = []
         for f, rel, text in decoded:
             for source, title, doc in _documents(f, rel, text):
@@ -287,23 +265,7 @@ class Corpus:
             skipped=skipped,
         )
         if save_index:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_text(
-                json.dumps(
-                    {
-                        "format": INDEX_FORMAT,
-                        "fingerprint": fingerprint,
-                        "root": str(root),
-                        "passage_words": passage_words,
-                        "passages": [p.to_dict() for p in passages],
-                        "index": index.to_dict(),
-                    },
-                    ensure_ascii=False,
-                ),
-                encoding="utf-8",
-            )
-            os.replace(tmp, target)
+            _save_index(target, fingerprint, root, passage_words, passages, index)
         return corpus
 
     def search(self, query: str, k: int = 3) -> list[Passage]:
@@ -327,6 +289,63 @@ class Corpus:
             "index_path": self.index_path,
             "skipped": list(self.skipped),
         }
+
+
+def _read_files(root: Path, passage_words: int, on_bad_file: str) -> tuple[list[tuple[Path, str, str]], list[str], str]:
+    """The corpus files decoded (path, name relative to the corpus, text), the names of those
+    skipped as unreadable, and the fingerprint of the files read and the settings."""
+    base = root if root.is_dir() else root.parent
+    decoded: list[tuple[Path, str, str]] = []
+    skipped: list[str] = []
+    digest = hashlib.sha256(json.dumps({"format": INDEX_FORMAT, "passage_words": passage_words}).encode())
+    for f in _corpus_files(root):
+        data = f.read_bytes()
+        rel = f.relative_to(base).as_posix()
+        try:
+            text = _decode(f, data)
+        except InputError as exc:
+            if on_bad_file == "raise":
+                raise
+            warnings.warn(f"Skipping corpus file {rel}: {exc}", UserWarning, stacklevel=3)  # at load's caller
+            skipped.append(rel)
+            continue
+        digest.update(rel.encode("utf-8") + b"\0" + hashlib.sha256(data).digest())
+        decoded.append((f, rel, text))
+    return decoded, skipped, digest.hexdigest()
+
+
+def _saved_index(target: Path, fingerprint: str) -> tuple[list[Passage], BM25Index] | None:
+    """The passages and index saved at ``target`` for these files and settings, or None (unreadable or stale)."""
+    try:
+        saved = json.loads(target.read_text(encoding="utf-8"))
+        if saved.get("fingerprint") == fingerprint and saved.get("format") == INDEX_FORMAT:
+            return [Passage.from_dict(p) for p in saved["passages"]], BM25Index.from_dict(saved["index"])
+    except (ValueError, KeyError, TypeError):
+        pass
+    return None
+
+
+def _save_index(
+    target: Path, fingerprint: str, root: Path, passage_words: int, passages: list[Passage], index: BM25Index
+) -> None:
+    """Write the index atomically (another process may be reading or writing the same file)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(
+        json.dumps(
+            {
+                "format": INDEX_FORMAT,
+                "fingerprint": fingerprint,
+                "root": str(root),
+                "passage_words": passage_words,
+                "passages": [p.to_dict() for p in passages],
+                "index": index.to_dict(),
+            },
+            ensure_ascii=False,
+        ),
+        encoding="utf-8",
+    )
+    os.replace(tmp, target)
 
 
 __all__ = ["BM25Index", "Corpus", "Passage", "chunk_text"]
