@@ -9,8 +9,9 @@ evidence, the reason names both values), a figure of a kind the reference never 
 Named entities (spaCy, for the model's own language) must occur in the reference by their words
 (case- and punctuation-insensitive, allowing the reference to spell out more, e.g. "Donald
 Sterling" for "Sterling"), and a name put in another entity's role in the sentence the claim
-restates is contradicted. A sentence with a wrong fact is flagged (``contradicted`` or
-``unverifiable``); its score is 0.5 plus half the share of its facts that are wrong (that share
+restates is contradicted. A capitalised word opening a sentence that the tagger, given it in lower
+case, reads as a verb, adverb or function word ("Stick to coarse salt") is no name. A sentence with
+a wrong fact is flagged (``contradicted`` or ``unverifiable``); its score is 0.5 plus half the share of its facts that are wrong (that share
 is ``meta["wrong_share"]``), and
 ``meta["fact_spans"]`` locates each wrong fact in the answer and what it was compared with in the
 reference. A sentence with no such facts is passed (this check cannot judge it).
@@ -211,6 +212,8 @@ class EntityCheckVerifier(Verifier):
             checks.extend(ref.check_quantities(claim.text, lang=lang))
         for surface, s, e, kind in self.facts(claim.text, quantities=[(c.start, c.end) for c in checks]):
             if not self.supported_by(surface, ref_numbers, ref_words):
+                if kind in _NAME_LABELS and self._common_word_first(claim.text, s, e, ref.reference):
+                    continue  # "Stick to coarse salt": a verb that opens the sentence, no name
                 checks.append(FactCheck(surface, s, e, kind.lower(), "missing"))
                 continue
             other = (
@@ -301,6 +304,30 @@ class EntityCheckVerifier(Verifier):
         reason = "In the reference: " + ", ".join(repr(c.text) for c in held) + "."
         return Verdict(claim, "supported", False, score, reason, ev, meta=meta)
 
+    def _common_word_first(self, text: str, start: int, end: int, reference: str) -> bool:
+        """The name ``text[start:end]`` the tagger found is one capitalised word opening a sentence that,
+        written in lower case, the tagger reads as a common word: no entity there then, and a verb,
+        adverb or function word ("Stick to coarse salt", "Simmer for 20 minutes"), or any word but a
+        proper noun when the reference writes it in lower case. A name stays a name in lower case to the
+        tagger ("microsoft acquired", "paris is"), so it is still checked."""
+        word = text[start:end]
+        if len(text) > MAX_SENTENCE_CHARS or not re.fullmatch(r"[A-Z][a-z]+", word):
+            return False
+        if not _SENTENCE_START.search(text[:start]):
+            return False
+        from .. import _aio
+        from ..models.ner import load_spacy
+
+        lowered = text[:start] + word.lower() + text[end:]
+        doc = _aio.blocking(load_spacy(self.spacy_model), lowered)
+        if any(ent.start_char < end and start < ent.end_char for ent in doc.ents):
+            return False
+        tok = next((t for t in doc if t.idx == start), None)
+        if tok is None:
+            return False
+        in_reference = re.search(rf"\b{word.lower()}\b", reference) is not None  # written in lower case there
+        return tok.pos_ in _COMMON_POS or (in_reference and tok.pos_ != "PROPN")
+
     def _closest(self, claim: Claim, cands: Sequence[Evidence], checks: Sequence) -> tuple[Evidence, ...]:
         """The candidate evidence holding most of the claim's facts, then most of its words."""
         claim_words = set(content_words(claim.text))
@@ -321,6 +348,10 @@ _SPECIFIC_TIME = re.compile(
     r"\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b",
     re.IGNORECASE,
 )
+# where a sentence starts: the text's start, or after a sentence end, a line break or a list bullet
+_SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n\s*|^\s*[-*•]\s+)[\"'“‘(]?\s*$")
+# the parts of speech of a common word the tagger took for a name at a sentence's start
+_COMMON_POS = frozenset({"VERB", "AUX", "ADV", "ADP", "SCONJ", "CCONJ", "PART", "INTJ", "DET", "PRON"})
 _NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW"})
 _NUMERIC_LABELS = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY", "CARDINAL", "ORDINAL"})
 
