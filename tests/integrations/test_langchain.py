@@ -131,7 +131,7 @@ def test_the_callback_handler_checks_the_llm_output_against_the_retrieved_docume
     assert found["root_run_id"] != found["run_id"]
     unchanged_rag_chain(RIGHT).invoke(QUESTION, config={"callbacks": [handler]})
     assert [r["hallucinated"] for r in handler.results] == [True, False]
-    assert handler._documents == {} and handler._parent == {}  # nothing kept once a run is over
+    assert handler.runs.documents == {} and handler.runs.parent == {}  # nothing kept once a run is over
 
 
 def test_the_callback_handler_can_stop_the_chain_and_skips_runs_without_documents(no_llm_method):
@@ -146,4 +146,4 @@ def test_the_callback_handler_can_stop_the_chain_and_skips_runs_without_document
     assert unchanged_rag_chain(RIGHT).invoke(QUESTION, config={"callbacks": [handler]}) == RIGHT
     # an LLM call with nothing retrieved before it is not checked
     FakeListChatModel(responses=[WRONG]).invoke("hi", config={"callbacks": [handler]})
-    assert len(handler.results) == 2 and handler._parent == {}
+    assert len(handler.results) == 2 and handler.runs.parent == {}

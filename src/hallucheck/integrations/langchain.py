@@ -27,6 +27,7 @@ The classes are built on first use, so importing this module does not import Lan
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from .common import Checker, content_text, report, require
@@ -123,9 +124,55 @@ class HallucinationFound(Exception):
         self.report = report
 
 
+class _Runs:
+    """What a callback handler keeps of the runs it watches, by run tree (a run and the runs it
+    starts): the parent of each run, the documents the tree's retrievers returned and the question
+    it was asked. LangChain calls a handler from several threads, hence the lock."""
+
+    def __init__(self) -> None:
+        self.parent: dict[Any, Any] = {}
+        self.documents: dict[Any, list[Any]] = {}
+        self.questions: dict[Any, str] = {}
+        self.lock = threading.Lock()
+
+    def started(self, run_id: Any, parent_run_id: Any) -> None:
+        with self.lock:
+            self.parent.setdefault(run_id, parent_run_id)
+
+    def root(self, run_id: Any) -> Any:
+        with self.lock:
+            return self._root_locked(run_id)
+
+    def retrieved(self, run_id: Any, documents: Any) -> None:
+        root = self.root(run_id)
+        with self.lock:
+            self.documents.setdefault(root, []).extend(documents)
+
+    def forget(self, root: Any) -> None:
+        """The run is over: drop its documents, question and run tree."""
+        with self.lock:
+            self.documents.pop(root, None)
+            self.questions.pop(root, None)
+            ended = [r for r in self.parent if self._root_locked(r) == root]
+            for r in ended:
+                self.parent.pop(r, None)
+
+    def _root_locked(self, run_id: Any) -> Any:
+        while self.parent.get(run_id) is not None:
+            run_id = self.parent[run_id]
+        return run_id
+
+
+def _output_text(response: Any) -> str | None:
+    """The text of an LLM result's first generation (a chat message's content may be a string or a
+    list of content blocks: text, images, tool calls), or None."""
+    generation = response.generations[0][0] if response.generations and response.generations[0] else None
+    message = getattr(generation, "message", None)
+    return content_text(message.content if message is not None else getattr(generation, "text", None))
+
+
 def _build_handler() -> type:
     callbacks = require("langchain_core.callbacks", "langchain", "langchain-core (for the LangChain integration)")
-    import threading
 
     class HallucheckCallbackHandler(callbacks.BaseCallbackHandler):
         """Check each LLM output of a run against the documents the run retrieved before it.
@@ -145,59 +192,41 @@ def _build_handler() -> type:
             self.on_result = on_result
             self.raise_error = raise_error  # LangChain's flag: re-raise what a handler raises (HallucinationFound)
             self.results: list[dict[str, Any]] = []
-            self._parent: dict[Any, Any] = {}
-            self._documents: dict[Any, list[Any]] = {}
-            self._questions: dict[Any, str] = {}
-            self._lock = threading.Lock()
-
-        def _root(self, run_id: Any) -> Any:
-            with self._lock:
-                while self._parent.get(run_id) is not None:
-                    run_id = self._parent[run_id]
-            return run_id
-
-        def _started(self, run_id: Any, parent_run_id: Any) -> None:
-            with self._lock:
-                self._parent.setdefault(run_id, parent_run_id)
+            self.runs = _Runs()
 
         def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: Any, parent_run_id: Any = None, **kw: Any):
-            self._started(run_id, parent_run_id)
+            self.runs.started(run_id, parent_run_id)
             if parent_run_id is None and isinstance(inputs, dict):
                 question = next(
                     (inputs[k] for k in ("question", "input", "query") if isinstance(inputs.get(k), str)), None
                 )
                 if question:
-                    self._questions[run_id] = question
+                    self.runs.questions[run_id] = question
 
         def on_retriever_start(self, serialized: Any, query: str, *, run_id: Any, parent_run_id: Any = None, **kw: Any):
-            self._started(run_id, parent_run_id)
+            self.runs.started(run_id, parent_run_id)
 
         def on_llm_start(self, serialized: Any, prompts: Any, *, run_id: Any, parent_run_id: Any = None, **kw: Any):
-            self._started(run_id, parent_run_id)
+            self.runs.started(run_id, parent_run_id)
 
         def on_chat_model_start(self, serialized: Any, messages: Any, *, run_id: Any, parent_run_id: Any = None, **kw):
-            self._started(run_id, parent_run_id)
+            self.runs.started(run_id, parent_run_id)
 
         def on_retriever_end(self, documents: Any, *, run_id: Any, parent_run_id: Any = None, **kw: Any) -> None:
-            root = self._root(run_id)
-            with self._lock:
-                self._documents.setdefault(root, []).extend(documents)
+            self.runs.retrieved(run_id, documents)
 
         def on_llm_end(self, response: Any, *, run_id: Any, parent_run_id: Any = None, **kw: Any) -> None:
-            root = self._root(run_id)
-            documents = self._documents.get(root)
+            root = self.runs.root(run_id)
+            documents = self.runs.documents.get(root)
             if parent_run_id is None:  # the LLM call was the whole run
-                with self._lock:
-                    self._parent.pop(run_id, None)
+                with self.runs.lock:
+                    self.runs.parent.pop(run_id, None)
             if not documents:
                 return  # nothing retrieved in this run before the answer: nothing to check against
-            generation = response.generations[0][0] if response.generations and response.generations[0] else None
-            message = getattr(generation, "message", None)
-            # a chat message's content is a string or a list of content blocks (text, images, tool calls)
-            answer = content_text(message.content if message is not None else getattr(generation, "text", None))
+            answer = _output_text(response)
             if answer is None or not answer.strip():
                 return  # no text in the output (a tool call, an image): nothing to check
-            det = self.checker.check(answer, documents, self._questions.get(root))
+            det = self.checker.check(answer, documents, self.runs.questions.get(root))
             found = {**report(det), "answer": answer, "run_id": run_id, "root_run_id": root}
             self.results.append(found)
             if self.on_result is not None:
@@ -207,25 +236,11 @@ def _build_handler() -> type:
 
         def on_chain_end(self, outputs: Any, *, run_id: Any, parent_run_id: Any = None, **kw: Any) -> None:
             if parent_run_id is None:
-                self._forget(run_id)
+                self.runs.forget(run_id)
 
         def on_chain_error(self, error: BaseException, *, run_id: Any, parent_run_id: Any = None, **kw: Any) -> None:
             if parent_run_id is None:
-                self._forget(run_id)
-
-        def _forget(self, root: Any) -> None:
-            """The run is over: drop its documents, question and run tree."""
-            with self._lock:
-                self._documents.pop(root, None)
-                self._questions.pop(root, None)
-                ended = [r for r in self._parent if self._root_locked(r) == root]
-                for r in ended:
-                    self._parent.pop(r, None)
-
-        def _root_locked(self, run_id: Any) -> Any:
-            while self._parent.get(run_id) is not None:
-                run_id = self._parent[run_id]
-            return run_id
+                self.runs.forget(run_id)
 
     return HallucheckCallbackHandler
 
