@@ -135,9 +135,24 @@ class _Runs:
         self.questions: dict[Any, str] = {}
         self.lock = threading.Lock()
 
-    def started(self, run_id: Any, parent_run_id: Any) -> None:
+    def started(self, run_id: Any, parent_run_id: Any, inputs: Any = None) -> None:
+        """A run started; a whole run's question is taken from its inputs (``question``, ``input``
+        or ``query``)."""
         with self.lock:
             self.parent.setdefault(run_id, parent_run_id)
+        if parent_run_id is None and isinstance(inputs, dict):
+            question = next((inputs[k] for k in ("question", "input", "query") if isinstance(inputs.get(k), str)), None)
+            if question:
+                self.questions[run_id] = question
+
+    def llm_ended(self, run_id: Any, parent_run_id: Any) -> tuple[Any, list[Any] | None]:
+        """An LLM call ended: the root of its run and the documents retrieved in it so far."""
+        root = self.root(run_id)
+        documents = self.documents.get(root)
+        if parent_run_id is None:  # the LLM call was the whole run
+            with self.lock:
+                self.parent.pop(run_id, None)
+        return root, documents
 
     def root(self, run_id: Any) -> Any:
         with self.lock:
@@ -147,6 +162,11 @@ class _Runs:
         root = self.root(run_id)
         with self.lock:
             self.documents.setdefault(root, []).extend(documents)
+
+    def ended(self, run_id: Any, parent_run_id: Any) -> None:
+        """A chain ended or failed: when it was a whole run, forget the run."""
+        if parent_run_id is None:
+            self.forget(run_id)
 
     def forget(self, root: Any) -> None:
         """The run is over: drop its documents, question and run tree."""
@@ -195,13 +215,7 @@ def _build_handler() -> type:
             self.runs = _Runs()
 
         def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: Any, parent_run_id: Any = None, **kw: Any):
-            self.runs.started(run_id, parent_run_id)
-            if parent_run_id is None and isinstance(inputs, dict):
-                question = next(
-                    (inputs[k] for k in ("question", "input", "query") if isinstance(inputs.get(k), str)), None
-                )
-                if question:
-                    self.runs.questions[run_id] = question
+            self.runs.started(run_id, parent_run_id, inputs)
 
         def on_retriever_start(self, serialized: Any, query: str, *, run_id: Any, parent_run_id: Any = None, **kw: Any):
             self.runs.started(run_id, parent_run_id)
@@ -216,11 +230,7 @@ def _build_handler() -> type:
             self.runs.retrieved(run_id, documents)
 
         def on_llm_end(self, response: Any, *, run_id: Any, parent_run_id: Any = None, **kw: Any) -> None:
-            root = self.runs.root(run_id)
-            documents = self.runs.documents.get(root)
-            if parent_run_id is None:  # the LLM call was the whole run
-                with self.runs.lock:
-                    self.runs.parent.pop(run_id, None)
+            root, documents = self.runs.llm_ended(run_id, parent_run_id)
             if not documents:
                 return  # nothing retrieved in this run before the answer: nothing to check against
             answer = _output_text(response)
@@ -235,12 +245,10 @@ def _build_handler() -> type:
                 raise HallucinationFound(found)
 
         def on_chain_end(self, outputs: Any, *, run_id: Any, parent_run_id: Any = None, **kw: Any) -> None:
-            if parent_run_id is None:
-                self.runs.forget(run_id)
+            self.runs.ended(run_id, parent_run_id)
 
         def on_chain_error(self, error: BaseException, *, run_id: Any, parent_run_id: Any = None, **kw: Any) -> None:
-            if parent_run_id is None:
-                self.runs.forget(run_id)
+            self.runs.ended(run_id, parent_run_id)
 
     return HallucheckCallbackHandler
 
