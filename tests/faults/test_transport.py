@@ -1,5 +1,5 @@
 """The OpenAI-compatible client against a misbehaving server: redirects, leaked keys, slow drips,
-huge bodies, Retry-After (issue 11, items 10 and 11)."""
+huge bodies, Retry-After."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 22, cases 3 and 8 (training): resuming never runs code from ``state/optim.pt``; a corrupt
+"""Training: resuming never runs code from ``state/optim.pt``; a corrupt
 ``progress.json`` and ``--max-length 1`` are usage errors, not a crash or a model nothing loads."""
 
 from __future__ import annotations

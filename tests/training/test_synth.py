@@ -1,4 +1,4 @@
-"""The broader training pairs of issue 21: each pair is what its source says it is."""
+"""The broader training pairs: each pair is what its source says it is."""
 
 from __future__ import annotations
 
