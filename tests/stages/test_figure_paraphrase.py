@@ -203,6 +203,7 @@ def test_number_words_of_a_language_are_read_only_in_its_text():
         ("A plastic bag costs 20 pence.", "A plastic bag costs £0.20."),
         ("The deposit is 50 cents per bottle.", "The deposit is €0.50 per bottle."),
         ("The deposit is €0.50 per bottle.", "The deposit is 50 cents per bottle."),
+        ("The deposit is 50¢ per bottle.", "The deposit is €0.50 per bottle."),
     ],
 )
 def test_a_price_in_minor_units_is_the_same_price(reference, claim):

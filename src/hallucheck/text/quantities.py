@@ -306,11 +306,12 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
             i += consumed
             continue
         sub = _SUBUNIT.match(text, end)
+        sub_word = (sub.group(1) or sub.group(2)).lower() if sub else ""
         if sub:  # "84 cents" is $0.84
-            cur = _SUBUNITS.get(sub.group(1).lower(), "EUR")
+            cur = _SUBUNITS.get(sub_word, "EUR")
             # "cents" takes the currency of the text's first other amount ("€1.47, up 35 cents"), looked up once
             sign = cur
-            if sub.group(1).lower() == "cents":
+            if sub_word in ("cents", "¢"):
                 if first_currency is None:
                     m = _FIRST_CURRENCY.search(text)
                     first_currency = m.group().lower() if m else ""
@@ -414,11 +415,19 @@ def _qualified(text: str, q: Quantity) -> Quantity:
     return q if qual == q.qualifier else Quantity(q.text, q.start, q.end, q.low, q.high, q.dim, q.unit, qual, q.digits)
 
 
-_SUBUNITS = {"cents": "USD", "cent": "EUR", "pence": "GBP", "penny": "GBP", "pennies": "GBP", "euro cents": "EUR"}
+_SUBUNITS = {
+    "cents": "USD",
+    "¢": "USD",
+    "cent": "EUR",
+    "pence": "GBP",
+    "penny": "GBP",
+    "pennies": "GBP",
+    "euro cents": "EUR",
+}
 _SUBUNITS |= {"céntimos": "EUR", "céntimo": "EUR", "centimes": "EUR", "centime": "EUR", "centavos": "USD", "分": "CNY"}
 _FIRST_CURRENCY = re.compile(r"[€$£¥]|\beuros?\b|\bdollars?\b|\bEUR\b|\bUSD\b", re.IGNORECASE)
 _SUBUNIT = re.compile(
-    r"[ \u00a0]?(euro cents|cents|Cent|pence|penny|pennies|céntimos?|centimes?|centavos)\b", re.IGNORECASE
+    r"[ \u00a0]?(?:(euro cents|cents|Cent|pence|penny|pennies|céntimos?|centimes?|centavos)\b|(¢))", re.IGNORECASE
 )
 
 
