@@ -13,10 +13,7 @@ from pathlib import Path
 
 # Files whose owners are rewriting them right now and clean their own comments. This list may only
 # shrink: take a file off it once it is clean, never add one.
-ALLOWED = (
-    "src/hallucheck/datagen/*",
-    "src/hallucheck/serve/*",
-)
+ALLOWED = ("src/hallucheck/datagen/*",)
 
 REPO = Path(__file__).resolve().parents[1]
 TICKET = re.compile(r"\bissues? #?\d+\b", re.I)
