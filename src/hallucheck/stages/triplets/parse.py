@@ -177,46 +177,7 @@ def parse_verification(reply: str, n: int) -> tuple[dict[int, ParsedVerdict], li
     except ValueError:
         value = None
     if isinstance(value, dict):
-        final = _get(value, "final_answer", "results", "verdicts", "answers")
-        referred = _get(value, "referred_triplets", "reasoning", "explanations")
-        if final is None and all(_index(k) is not None for k in value):
-            final = value
-        items: list[tuple[Any, Any]] = []
-        if isinstance(final, dict):
-            items = list(final.items())
-        elif isinstance(final, list):
-            for pos, entry in enumerate(final, 1):
-                if isinstance(entry, dict) and _get(entry, "idx", "triplet_idx", "index", "id") is not None:
-                    items.append((_get(entry, "idx", "triplet_idx", "index", "id"), entry))
-                else:
-                    items.append((pos, entry))
-        else:
-            problems.append('the reply has no "final_answer"')
-        for key, val in items:
-            idx = _index(key)
-            verdict = _verdict_value(val)
-            if idx is None or not 1 <= idx <= n:
-                problems.append(f"unknown triplet index {key!r}")
-            elif verdict is None:
-                problems.append(f"triplet {idx} has the label {val!r} instead of True or False")
-            else:
-                verdicts.setdefault(idx, verdict)
-        if isinstance(referred, dict):
-            for key, val in referred.items():
-                idx = _index(key)
-                if idx is None:
-                    continue
-                if isinstance(val, dict):
-                    src = _get(val, "source_triplets", "sources") or []
-                    text = _get(val, "reasoning", "explanation", "reason")
-                    reasons[idx] = (
-                        text if isinstance(text, str) else None,
-                        tuple(int(s) for s in src if isinstance(s, int) or (isinstance(s, str) and s.isdigit()))
-                        if isinstance(src, list)
-                        else (),
-                    )
-                elif isinstance(val, str):
-                    reasons[idx] = (val, ())
+        _read_object(value, n, verdicts, reasons, problems)
     elif isinstance(value, list):
         for pos, entry in enumerate(value, 1):
             verdict = _verdict_value(entry)
@@ -226,20 +187,7 @@ def parse_verification(reply: str, n: int) -> tuple[dict[int, ParsedVerdict], li
                 verdicts.setdefault(pos, verdict)
     if not verdicts:
         # the thesis' line format, or a reply cut off before its JSON closed
-        lower = reply.lower()
-        cut = max(lower.rfind("[final answer]"), lower.rfind("final_answer"))
-        section = reply[cut:] if cut >= 0 else reply
-        for m in _LINE.finditer(section):
-            idx = int(m.group(1))
-            if 1 <= idx <= n:
-                verdicts.setdefault(idx, m.group(2).lower() == "true")
-        for m in _COT_ENTRY.finditer(reply):
-            idx = int(m.group(1))
-            try:
-                text = json.loads(f'"{m.group(3)}"')
-            except ValueError:
-                text = m.group(3)
-            reasons.setdefault(idx, (text, tuple(int(s) for s in re.findall(r"\d+", m.group(2)))))
+        _read_lines(reply, n, verdicts, reasons)
         if value is None and not verdicts:
             problems.append("the reply is not valid JSON and names no verdicts")
     missing = [i for i in range(1, n + 1) if i not in verdicts]
@@ -248,6 +196,80 @@ def parse_verification(reply: str, n: int) -> tuple[dict[int, ParsedVerdict], li
             f"no True/False verdict for triplet{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))}"
         )
     return ({i: ParsedVerdict(v, *(reasons.get(i) or (None, ()))) for i, v in verdicts.items()}, problems)
+
+
+def _read_object(
+    value: dict[str, Any],
+    n: int,
+    verdicts: dict[int, bool],
+    reasons: dict[int, tuple[str | None, tuple[int, ...]]],
+    problems: list[str],
+) -> None:
+    """The verdicts (``final_answer`` as an object or a list) and reasons (``referred_triplets``) of a JSON object."""
+    final = _get(value, "final_answer", "results", "verdicts", "answers")
+    referred = _get(value, "referred_triplets", "reasoning", "explanations")
+    if final is None and all(_index(k) is not None for k in value):
+        final = value
+    items: list[tuple[Any, Any]] = []
+    if isinstance(final, dict):
+        items = list(final.items())
+    elif isinstance(final, list):
+        for pos, entry in enumerate(final, 1):
+            if isinstance(entry, dict) and _get(entry, "idx", "triplet_idx", "index", "id") is not None:
+                items.append((_get(entry, "idx", "triplet_idx", "index", "id"), entry))
+            else:
+                items.append((pos, entry))
+    else:
+        problems.append('the reply has no "final_answer"')
+    for key, val in items:
+        idx = _index(key)
+        verdict = _verdict_value(val)
+        if idx is None or not 1 <= idx <= n:
+            problems.append(f"unknown triplet index {key!r}")
+        elif verdict is None:
+            problems.append(f"triplet {idx} has the label {val!r} instead of True or False")
+        else:
+            verdicts.setdefault(idx, verdict)
+    if isinstance(referred, dict):
+        for key, val in referred.items():
+            idx = _index(key)
+            if idx is not None and isinstance(val, (dict, str)):
+                reasons[idx] = _reason(val)
+
+
+def _reason(val: dict[str, Any] | str) -> tuple[str | None, tuple[int, ...]]:
+    """(reasoning, source triplet indices) of one ``referred_triplets`` entry."""
+    if isinstance(val, str):
+        return val, ()
+    src = _get(val, "source_triplets", "sources") or []
+    text = _get(val, "reasoning", "explanation", "reason")
+    sources = (
+        tuple(int(s) for s in src if isinstance(s, int) or (isinstance(s, str) and s.isdigit()))
+        if isinstance(src, list)
+        else ()
+    )
+    return (text if isinstance(text, str) else None), sources
+
+
+def _read_lines(
+    reply: str, n: int, verdicts: dict[int, bool], reasons: dict[int, tuple[str | None, tuple[int, ...]]]
+) -> None:
+    """Verdicts in the line format (``triplet_idx:True`` after ``[FINAL ANSWER]``) and the reasons of
+    the complete entries of a reply cut off before its JSON closed."""
+    lower = reply.lower()
+    cut = max(lower.rfind("[final answer]"), lower.rfind("final_answer"))
+    section = reply[cut:] if cut >= 0 else reply
+    for m in _LINE.finditer(section):
+        idx = int(m.group(1))
+        if 1 <= idx <= n:
+            verdicts.setdefault(idx, m.group(2).lower() == "true")
+    for m in _COT_ENTRY.finditer(reply):
+        idx = int(m.group(1))
+        try:
+            text = json.loads(f'"{m.group(3)}"')
+        except ValueError:
+            text = m.group(3)
+        reasons.setdefault(idx, (text, tuple(int(s) for s in re.findall(r"\d+", m.group(2)))))
 
 
 def verdict_prefixes(reply: str, n: int) -> dict[int, str]:
