@@ -50,7 +50,7 @@ from typing import Sequence
 from ..base import BOOL, NONE, POSITIVE_INT, UNIT, ClaimExtractor, OneOf, Verifier, require_llm
 from ..errors import ConfigError
 from ..llm.base import LLMClient
-from ..llm.labels import judge
+from ..llm.labels import Judgement, judge
 from ..prompts import load_prompt
 from ..types import Claim, Evidence, Verdict
 from .evidence import WholeReferenceRetriever
@@ -170,6 +170,49 @@ class LLMNLIVerifier(Verifier):
 
         ``prompt`` overrides the verifier's prompt for this claim and ``values`` fills its
         placeholders other than premise and hypothesis (e.g. ``question``)."""
+        settled = self._without_llm(claim, evidence)
+        if settled is not None:
+            return settled
+        require_llm(self.llm, "LLMNLIVerifier")
+        prompt_name = prompt or self.prompt_name
+        messages = load_prompt(prompt_name).render(premise=format_premise(evidence), hypothesis=claim.text, **values)
+        j = judge(
+            self.llm,
+            messages,
+            NLI_LABELS,
+            prompt=prompt_name,
+            prefix=self.prefix,
+            use_logprobs=self.use_logprobs,
+            max_tokens=self.max_tokens,
+        )
+        if not j.ok:
+            return Verdict(
+                claim, None, None, None, f"NLI failed: {j.error}", tuple(evidence), status="error", raw=j.raw
+            )
+        probs = dict(j.probs) if j.probs is not None else {x: float(x == j.label) for x in NLI_LABELS}
+        meta: dict[str, object] = {"scored": j.probs is not None, "flag_on": self.flag_on}
+        if not self.calibrate:
+            refused = self._no_label(claim, evidence, j, probs)
+            if refused is not None:
+                return refused
+        elif j.probs is not None:
+            calibrated = self._calibrated(claim, evidence, j, probs, prompt_name, meta)
+            if isinstance(calibrated, Verdict):
+                return calibrated
+            probs = calibrated
+        best, flagged, score = self._decide(probs)
+        shown = ", ".join(f"{x} {probs[x]:.2f}" for x in NLI_LABELS) if j.probs is not None else f"reply: {best}"
+        reason = f"{best} ({shown})"
+        if self.threshold is not None:
+            said = "above" if flagged else "not above"
+            what = "not entailed" if self.flag_on == "ungrounded" else "Contradiction"
+            reason += f"; P({what}) {score:.2f} is {said} the threshold {self.threshold:g}"
+        meta.update(nli_label=best, probs=probs)
+        return Verdict(claim, TO_LABEL[best], flagged, score, reason, tuple(evidence), raw=j.raw, meta=meta)
+
+    def _without_llm(self, claim: Claim, evidence: Sequence[Evidence]) -> Verdict | None:
+        """The verdict of a claim settled without asking the judge (an extraction error, an exact
+        match in the reference, no evidence at all), else None."""
         if claim.meta.get("error"):
             return Verdict.failed(
                 claim, f"The claim could not be extracted: {claim.meta['error']}", raw=claim.meta.get("raw")
@@ -198,26 +241,15 @@ class LLMNLIVerifier(Verifier):
                 "The reference has nothing to compare this claim with (no evidence): Neutral without an LLM call.",
                 meta={"nli_label": "Neutral", "no_evidence": True},
             )
-        require_llm(self.llm, "LLMNLIVerifier")
-        prompt_name = prompt or self.prompt_name
-        messages = load_prompt(prompt_name).render(premise=format_premise(evidence), hypothesis=claim.text, **values)
-        j = judge(
-            self.llm,
-            messages,
-            NLI_LABELS,
-            prompt=prompt_name,
-            prefix=self.prefix,
-            use_logprobs=self.use_logprobs,
-            max_tokens=self.max_tokens,
-        )
-        if not j.ok:
-            return Verdict(
-                claim, None, None, None, f"NLI failed: {j.error}", tuple(evidence), status="error", raw=j.raw
-            )
-        probs = dict(j.probs) if j.probs is not None else {x: float(x == j.label) for x in NLI_LABELS}
-        meta: dict[str, object] = {"scored": j.probs is not None, "flag_on": self.flag_on}
+        return None
+
+    def _no_label(
+        self, claim: Claim, evidence: Sequence[Evidence], j: Judgement, probs: dict[str, float]
+    ) -> Verdict | None:
+        """A failed verdict when the labels together are unlikely as the start of the judge's reply
+        (it would most likely not name a label at all, e.g. "I cannot tell"), else None."""
         mass = j.meta.get("label_mass")
-        if not self.calibrate and isinstance(mass, float) and mass < self.MIN_LABEL_MASS:
+        if isinstance(mass, float) and mass < self.MIN_LABEL_MASS:
             # the judge would most likely not name a label at all ("I cannot tell"): the labels' shares of a small
             # remainder are not its answer, and the largest of them would turn a refusal into a verdict
             return Verdict.failed(
@@ -229,37 +261,41 @@ class LLMNLIVerifier(Verifier):
                 evidence=evidence,
                 meta={"label_mass": mass, "raw_probs": probs, "no_label": True},
             )
-        if self.calibrate and j.probs is not None:
-            null = self.null_probs(prompt_name)
-            if null is not None:
-                shift = 0.5 * sum(abs(probs[x] - null[x]) for x in NLI_LABELS)
-                if shift < self.DEGENERATE_SHIFT:
-                    # the judge answered as it answers "N/A": its reply carries nothing about this claim, and the
-                    # division by the prior would turn noise in the unlikely labels into a verdict (a judge that
-                    # always says Contradiction came out Entailment)
-                    return Verdict.failed(
-                        claim,
-                        f"Degenerate calibration: the judge's label probabilities ({_fmt(probs)}) are those it "
-                        f"gives a content-free input ({_fmt(null)}; total variation {shift:.3f} < "
-                        f"{self.DEGENERATE_SHIFT:g}), so its answer says nothing about this claim. Use a "
-                        "stronger judge, or calibrate=False to take its raw labels.",
-                        raw=j.raw,
-                        evidence=evidence,
-                        meta={"raw_probs": probs, "null_probs": null, "degenerate_calibration": True},
-                    )
-                ratio = {x: probs[x] / max(null[x], 1e-9) for x in NLI_LABELS}
-                z = sum(ratio.values())
-                meta.update(raw_probs=probs, null_probs=null, calibrated=True)
-                probs = {x: ratio[x] / z for x in NLI_LABELS}
-        best, flagged, score = self._decide(probs)
-        shown = ", ".join(f"{x} {probs[x]:.2f}" for x in NLI_LABELS) if j.probs is not None else f"reply: {best}"
-        reason = f"{best} ({shown})"
-        if self.threshold is not None:
-            said = "above" if flagged else "not above"
-            what = "not entailed" if self.flag_on == "ungrounded" else "Contradiction"
-            reason += f"; P({what}) {score:.2f} is {said} the threshold {self.threshold:g}"
-        meta.update(nli_label=best, probs=probs)
-        return Verdict(claim, TO_LABEL[best], flagged, score, reason, tuple(evidence), raw=j.raw, meta=meta)
+        return None
+
+    def _calibrated(
+        self,
+        claim: Claim,
+        evidence: Sequence[Evidence],
+        j: Judgement,
+        probs: dict[str, float],
+        prompt_name: str,
+        meta: dict[str, object],
+    ) -> dict[str, float] | Verdict:
+        """The label probabilities divided by those the judge gives a content-free input (``meta``
+        records both), or a failed verdict when the two are too close to say anything."""
+        null = self.null_probs(prompt_name)
+        if null is None:
+            return probs
+        shift = 0.5 * sum(abs(probs[x] - null[x]) for x in NLI_LABELS)
+        if shift < self.DEGENERATE_SHIFT:
+            # the judge answered as it answers "N/A": its reply carries nothing about this claim, and the
+            # division by the prior would turn noise in the unlikely labels into a verdict (a judge that
+            # always says Contradiction came out Entailment)
+            return Verdict.failed(
+                claim,
+                f"Degenerate calibration: the judge's label probabilities ({_fmt(probs)}) are those it "
+                f"gives a content-free input ({_fmt(null)}; total variation {shift:.3f} < "
+                f"{self.DEGENERATE_SHIFT:g}), so its answer says nothing about this claim. Use a "
+                "stronger judge, or calibrate=False to take its raw labels.",
+                raw=j.raw,
+                evidence=evidence,
+                meta={"raw_probs": probs, "null_probs": null, "degenerate_calibration": True},
+            )
+        ratio = {x: probs[x] / max(null[x], 1e-9) for x in NLI_LABELS}
+        z = sum(ratio.values())
+        meta.update(raw_probs=probs, null_probs=null, calibrated=True)
+        return {x: ratio[x] / z for x in NLI_LABELS}
 
     def verify(
         self,
