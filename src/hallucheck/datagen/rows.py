@@ -95,20 +95,7 @@ def _sample_rows(
         judged = llm_labels(llm, sample.faithful_answer, sample.hallucinated_answer, halluc_t)
         labels = [(flag and j, novel) for (flag, novel), (j, _) in zip(labels, judged)]
         comments = [c for _, c in judged]
-    sentences = split_sentences(sample.hallucinated_answer)
-    triplet_meta = []
-    for t, (flag, novel), comment in zip(halluc_t, labels, comments):
-        start, end, _ = locate_triplet(t, sample.hallucinated_answer, sentences)
-        entry: dict[str, Any] = {
-            "triplet": list(t),
-            "hallucinated": flag,
-            "start": start,
-            "end": end,
-            "novel_details": novel,
-        }
-        if confirm_with_llm:
-            entry["llm_comment"] = comment
-        triplet_meta.append(entry)
+    triplet_meta = _triplet_meta(sample.hallucinated_answer, halluc_t, labels, comments, confirm_with_llm)
     n_h = sum(1 for e in triplet_meta if e["hallucinated"])
     base = {
         "dataset": dataset or f"{row.get('dataset') or 'data'}_triplet_gen",
@@ -134,31 +121,62 @@ def _sample_rows(
     }
     rows = [{"id": f"{src_id}-{htype}", **base, "answer": sample.hallucinated_answer, "label": 1, "meta": meta}]
     if include_faithful:
-        sentences_f = split_sentences(sample.faithful_answer)
-        rows.append(
-            {
-                "id": f"{src_id}-{htype}-faithful",
-                **base,
-                "answer": sample.faithful_answer,
-                "label": 0,
-                "meta": {
-                    "source_id": src_id,
-                    "hallucination_type": None,
-                    "paired_with": f"{src_id}-{htype}",
-                    "triplets": [
-                        {
-                            "triplet": list(t),
-                            "hallucinated": False,
-                            **dict(zip(("start", "end"), locate_triplet(t, sample.faithful_answer, sentences_f)[:2])),
-                        }
-                        for t in faithful_t
-                    ],
-                    "labelling": "faithful",
-                    "generator": generator,
-                },
-            }
-        )
+        rows.append(_faithful_row(f"{src_id}-{htype}", src_id, base, sample.faithful_answer, faithful_t, generator))
     return rows
+
+
+def _triplet_meta(
+    answer: str, triplets: list[Any], labels: list[Any], comments: list[str], confirm_with_llm: bool
+) -> list[dict[str, Any]]:
+    """Each triplet of the hallucinated answer with its label, whether its details are new and its span."""
+    sentences = split_sentences(answer)
+    out = []
+    for t, (flag, novel), comment in zip(triplets, labels, comments):
+        start, end, _ = locate_triplet(t, answer, sentences)
+        entry: dict[str, Any] = {
+            "triplet": list(t),
+            "hallucinated": flag,
+            "start": start,
+            "end": end,
+            "novel_details": novel,
+        }
+        if confirm_with_llm:
+            entry["llm_comment"] = comment
+        out.append(entry)
+    return out
+
+
+def _faithful_row(
+    paired_with: str,
+    src_id: str,
+    base: dict[str, Any],
+    answer: str,
+    triplets: list[Any],
+    generator: dict[str, Any],
+) -> dict[str, Any]:
+    """The faithful answer as a row of its own (label 0), paired with the hallucinated one."""
+    sentences = split_sentences(answer)
+    return {
+        "id": f"{paired_with}-faithful",
+        **base,
+        "answer": answer,
+        "label": 0,
+        "meta": {
+            "source_id": src_id,
+            "hallucination_type": None,
+            "paired_with": paired_with,
+            "triplets": [
+                {
+                    "triplet": list(t),
+                    "hallucinated": False,
+                    **dict(zip(("start", "end"), locate_triplet(t, answer, sentences)[:2])),
+                }
+                for t in triplets
+            ],
+            "labelling": "faithful",
+            "generator": generator,
+        },
+    }
 
 
 @dataclass
