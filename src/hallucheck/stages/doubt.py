@@ -37,6 +37,7 @@ from ..text.figure_words import opens_change
 from ..text.forms import FIRST_SPAN
 from ..text.numbers import find_numbers
 from ..text.quantities import Quantity, parse_quantities, same_value
+from ..text.units import UNITS
 
 DERIVED_CAP = 40  # figures of one kind (and of one sentence) tried in pairs for a derived value
 
@@ -60,8 +61,10 @@ _CHANGE_CUE = re.compile(
 
 
 def _shown(q: Quantity) -> str:
+    """The number as written, with the scale of its unit ("50 g" and "50 gram" alike, not "50 mg")."""
     m = re.search(r"\d+(?:[.,\s]\d+)*", q.text)
-    return re.sub(r"[.,\s]", "", m.group()) if m else q.text.lower()
+    scale = UNITS[q.unit][1] if q.unit in UNITS else 1.0
+    return (re.sub(r"[.,\s]", "", m.group()) if m else q.text.lower()) + f"@{scale:g}"
 
 
 def _close(q: Quantity, x: float) -> bool:

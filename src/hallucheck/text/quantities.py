@@ -254,7 +254,8 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
                 r"(?:between|zwischen|entre|介于|在)\s*$", text[max(0, head - 12) : head], re.IGNORECASE
             )
             # (only with a word: "rose from 2-3 % to 5 %" still has its range)
-            change = change_from(text, head) and TO_GAP.fullmatch(gap) is not None
+            # (its word before the first value's currency: "risen from £870 to 1,700 pounds")
+            change = change_from(text, cur_first[1] if cur_first else head) and TO_GAP.fullmatch(gap) is not None
             if change:
                 change_end = nxt.start
             elif (
@@ -276,7 +277,9 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
                     u2 = unit_at(text, nxt.end)
                     same_unit = u2 is not None and u2[0].lower() == u[0].lower()
                     and_only = re.fullmatch(r"\s*(?:and|und|et|y|和)\s*", rest, re.IGNORECASE)
-                    change = change_from(text, head) and TO_GAP.fullmatch(rest) is not None
+                    change = (
+                        change_from(text, cur_first[1] if cur_first else head) and TO_GAP.fullmatch(rest) is not None
+                    )
                     change_end = nxt.start if change else change_end
                     if (
                         not change
