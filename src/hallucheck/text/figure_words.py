@@ -77,7 +77,13 @@ def later_rate(text: str, q: Quantity, limit: int | None = None) -> tuple[int, i
     tokens = list(_WORD.finditer(seg[: stop.start()] if stop else seg))
     for k, t in enumerate(tokens[: MAX_RATE_GAP + 1]):
         w = t.group().lower()
-        if w in _JOINS or w in _VERB_WORDS or (len(w) > 4 and w.endswith(("ed", "ing"))):
+        # a participle before a noun describes it ("scheduled maintenance"); one before the period is a verb
+        verb_form = (
+            len(w) > 4
+            and w.endswith(("ed", "ing"))
+            and (k + 1 >= len(tokens) or tokens[k + 1].group().lower() in _PER_WORDS)
+        )
+        if w in _JOINS or w in _VERB_WORDS or verb_form:
             return None  # "$500 and worked a day", "65m walls being created every year": another clause
         if w == "or" and not (k + 1 < len(tokens) and tokens[k + 1].group().lower() in ("more", "less", "fewer", "so")):
             return None
@@ -156,16 +162,23 @@ _FROM = re.compile(r"\b(?:from|von|de|desde|da|van)\s*$", re.IGNORECASE)
 def opens_change(text: str, q: Quantity) -> bool:
     """``q`` is the first value of a change "from X to Y" ("goes up from 20 to 24 days")."""
     gap = TO_GAP.match(text, q.end)
-    return gap is not None and bool(re.match(r"[\d$€£¥]|[^\W\d_]+", text[gap.end() :])) and change_from(text, q.start)
+    return (
+        gap is not None
+        and bool(re.match(r"[\d$€£¥]|[^\W\d_]+", text[gap.end() :]))
+        and change_from(text, q.start, q.end)
+    )
 
 
-def change_from(text: str, start: int) -> bool:
-    """The number at ``start`` opens a change "from X to Y" (a word of change before "from" in its
-    clause): X and Y are two values, each of its own, not a range."""
+def change_from(text: str, start: int, end: int | None = None) -> bool:
+    """The number at ``start`` (ending at ``end``) opens a change "from X to Y" (a word of change before
+    "from" in its clause, or the German and Dutch "von X auf Y", "van X naar Y", which name no range):
+    X and Y are two values, each of its own, not a range."""
     before = text[max(0, start - 80) : start]
     m = _FROM.search(before)
     if not m:
         return False
+    if end is not None and re.match(r"\s*(?:auf|naar)\s", text[end:]) and m.group().lower().startswith("v"):
+        return True
     clause = re.split(r"[.;:!?]", before[: m.start()])[-1]
     return _CHANGE.search(clause[-50:]) is not None
 
@@ -182,7 +195,7 @@ def share_list_units(text: str, found: list[Quantity]) -> list[Quantity]:
     for k in range(len(out) - 2, -1, -1):
         q, nxt = out[k], out[k + 1]
         gap = text[q.end : nxt.start]
-        listed = _LIST_GAP.fullmatch(gap) or (TO_GAP.fullmatch(gap) and change_from(text, q.start))
+        listed = _LIST_GAP.fullmatch(gap) or (TO_GAP.fullmatch(gap) and change_from(text, q.start, q.end))
         if q.dim is None and nxt.dim not in (None, "date") and listed:
             factor = UNITS[nxt.unit][1] if nxt.unit in UNITS else 1.0
             out[k] = Quantity(

@@ -255,9 +255,11 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
             )
             # (only with a word: "rose from 2-3 % to 5 %" still has its range)
             # (its word before the first value's currency: "risen from £870 to 1,700 pounds")
-            change = change_from(text, cur_first[1] if cur_first else head) and TO_GAP.fullmatch(gap) is not None
+            change = change_from(text, cur_first[1] if cur_first else head, end) and TO_GAP.fullmatch(gap) is not None
             if change:
                 change_end = nxt.start
+                if nxt.scale > 1 and n.scale == 1 and 0.1 <= low * nxt.scale / nxt.value <= 10:
+                    low = high = low * nxt.scale  # "von 1,31 auf 1,24 Milliarden Euro": the scale word covers both
             elif (
                 gap
                 and _RANGE_SEP.fullmatch(gap)
@@ -278,7 +280,8 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
                     same_unit = u2 is not None and u2[0].lower() == u[0].lower()
                     and_only = re.fullmatch(r"\s*(?:and|und|et|y|和)\s*", rest, re.IGNORECASE)
                     change = (
-                        change_from(text, cur_first[1] if cur_first else head) and TO_GAP.fullmatch(rest) is not None
+                        change_from(text, cur_first[1] if cur_first else head, end)
+                        and TO_GAP.fullmatch(rest) is not None
                     )
                     change_end = nxt.start if change else change_end
                     if (
