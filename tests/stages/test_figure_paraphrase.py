@@ -270,6 +270,12 @@ def test_another_part_of_the_month_is_still_caught(reference, claim, wrong):
     assert_caught(reference, claim, wrong)
 
 
+def test_a_month_with_a_word_that_names_no_part_of_it_is_no_date():
+    for text in ("It was a fine June evening.", "We start March with a sale.", "You may end May early."):
+        assert parse_quantities(text) == [], text
+    assert [q.unit for q in parse_quantities("Pay by mid-May or by the end of May 2024.")] == ["mid", "end"]
+
+
 def test_the_end_of_a_month_is_no_missing_name():
     det = hallucheck.detect("Applications close at the end of March.", "Applications close on 31 March.",
                             method="entity_check")  # fmt: skip

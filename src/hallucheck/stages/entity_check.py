@@ -11,10 +11,10 @@ Named entities (spaCy, for the model's own language) must occur in the reference
 Sterling" for "Sterling"), and a name put in another entity's role in the sentence the claim
 restates is contradicted. A capitalised word opening a sentence that the tagger, given it in lower
 case, reads as a verb, adverb or function word ("Stick to coarse salt") is no name. A sentence with
-a wrong fact is flagged (``contradicted`` or ``unverifiable``); its score is 0.5 plus half the share of its facts that are wrong (that share
-is ``meta["wrong_share"]``), and
-``meta["fact_spans"]`` locates each wrong fact in the answer and what it was compared with in the
-reference. A sentence with no such facts is passed (this check cannot judge it).
+a wrong fact is flagged (``contradicted`` or ``unverifiable``); its score is 0.5 plus half the share
+of its facts that are wrong (that share is ``meta["wrong_share"]``), and ``meta["fact_spans"]``
+locates each wrong fact in the answer and what it was compared with in the reference. A sentence with
+no such facts is passed (this check cannot judge it).
 """
 
 from __future__ import annotations

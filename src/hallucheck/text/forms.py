@@ -350,22 +350,31 @@ _PHASE_WORDS = {
     "middle": "mid", "mid": "mid", "mi": "mid", "mediados": "mid", "mitte": "mid", "metà": "mid", "meados": "mid",
     "midden": "mid",
 }  # fmt: skip
-_MONTH = "|".join(sorted((re.escape(m) for m in MONTHS if len(m) > 3), key=len, reverse=True))
-_PHASE = re.compile(
-    rf"\b(?P<p>{'|'.join(sorted(_PHASE_WORDS, key=len, reverse=True))})"
-    rf"(?:\s+of(?:\s+the\s+month\s+of)?|\s+de|\s+d['’]|\s+di|\s+do|\s+van)?[\s-]+(?P<m>{_MONTH})\b(?!\s*\d{{1,2}}\b)",
+_MONTH = "|".join(sorted((re.escape(m) for m in MONTHS if len(m) > 3 or m in ("may", "mai")), key=len, reverse=True))
+_NOT_A_DAY = r"\b(?!\s*\d{1,2}\b)"  # "the end of March", not "start March 3"
+# English names a part of a month with "of" ("the end of March"), or "late", "early", "mid" before it
+_PHASE_EN = re.compile(
+    rf"\b(?:(?P<p>end|beginning|start|middle)\s+of(?:\s+the\s+month\s+of)?\s+|(?P<q>late|early|mid)[\s-]+)"
+    rf"(?P<m>{_MONTH}){_NOT_A_DAY}",
+    re.IGNORECASE,
+)
+_PHASE_OTHER_WORDS = sorted(set(_PHASE_WORDS) - {"end", "beginning", "start", "middle", "late", "early"}, key=len)
+_PHASE_OTHER = re.compile(
+    rf"\b(?P<p>{'|'.join(reversed(_PHASE_OTHER_WORDS))})"
+    rf"(?:\s+de|\s+d['’]|\s+di|\s+do|\s+van)?[\s-]+(?P<m>{_MONTH}){_NOT_A_DAY}",
     re.IGNORECASE,
 )
 
 
-def month_phases(text: str, dates: list[Quantity]) -> list[Quantity]:
+def month_phases(text: str, dates: list[Quantity], lang: str = "en") -> list[Quantity]:
     """``dates`` with the part of a month a text names ("the end of March", "early May", "fin mars",
-    "Anfang Juni", "finales de marzo"): a date of that month (and year, when given) whose ``unit`` is the
-    part ("end", "start", "mid"), which :func:`~hallucheck.text.quantity.same_value` holds to the days
+    "Anfang Juni", "finales de marzo"; the words of English in an English text, of the others in
+    another): a date of that month (and year, when given) whose ``unit`` is the part ("end", "start",
+    "mid"), which :func:`~hallucheck.text.quantity.same_value` holds to the days
     :data:`~hallucheck.text.quantity.PHASE_DAYS` gives it."""
     out = list(dates)
-    for m in _PHASE.finditer(text):
-        phase = _PHASE_WORDS[m.group("p").lower()]
+    for m in (_PHASE_EN if lang == "en" else _PHASE_OTHER).finditer(text):
+        phase = _PHASE_WORDS[(m.group("p") or m.group("q")).lower()]
         month = MONTHS[m.group("m").lower()]
         after = [d for d in out if d.start == m.start("m") and d.date is not None and d.date[2] is None]
         if after:  # "the end of March 2024": the date the month starts

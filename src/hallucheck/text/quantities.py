@@ -207,12 +207,12 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
     forms = figure_forms(text, lang=lang)
     numbers = word_numbers(lang)
     words = set(LETTER_RUN.findall(text.lower()))
-    phases = month_phases(text, []) if not words.isdisjoint(MONTHS) else []
+    phases = month_phases(text, [], lang) if not words.isdisjoint(MONTHS) else []
     if not forms and not phases and not _may_hold_quantity(text, numbers, words):
         return []  # no digit, no number word, no time word: nothing to read (most sentences of a long text)
     dc = decimal_comma if decimal_comma is not None else uses_decimal_comma(lang)
     dates = find_dates(text, day_first=lang != "en")
-    dates = month_phases(text, dates) if phases else dates
+    dates = month_phases(text, dates, lang) if phases else dates
     forms += [
         Quantity(m.group(), m.start(), m.end(), float(m.group(1)) / 100, float(m.group(1)) / 100, "money:GBP", "GBP",
                  qualifier_before(text, m.start()), sig_digits(m.group(1)) if qualifier_before(text, m.start()) else 0)
