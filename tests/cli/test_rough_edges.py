@@ -182,3 +182,23 @@ def test_the_llm_string_is_read_once_and_reaches_the_backend_in_six_calls(
     assert CountingNamespace.reads == 1
     assert seen["spec"] == "probe:model"
     assert len(seen["path"]) <= 6, seen["path"]  # the calls from the command's handler to the backend
+
+
+# -- a sentence the verifier decided alone inside its band ----------------------------------------------------
+def test_detect_and_mitigate_without_an_llm_name_the_sentence_that_needs_one(capsys):
+    """The shipped example with --llm none: the wrong pressure is repaired, and the invented TPMS sentence,
+    whose score is inside the band where the LLM judge would read it, is named as needing an LLM (in the
+    detect header and in mitigate's notes) rather than passed in silence."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "examples"
+    files = ["--reference", str(root / "manual_reference.txt"), "--answer", str(root / "manual_answer.txt")]
+    assert main(["detect", "--llm", "none", *files]) == 1
+    head = capsys.readouterr().out.splitlines()[0]
+    assert "1 of 4 claims unsupported, 1 decided without the LLM judge it needed (add --llm)" in head
+    main(["mitigate", "--llm", "none", *files])
+    out = capsys.readouterr().out
+    revised = out.split("Revised answer:")[1]
+    assert "2.6 bar" in revised and "3.0 bar" not in revised
+    (note,) = [line for line in out.splitlines() if "needs an LLM to decide" in line]
+    assert "The TPMS light" in note

@@ -259,3 +259,33 @@ def test_a_removal_takes_its_whitespace(text, start, end, expected):
     from hallucheck.text.edits import apply_edits
 
     assert apply_edits(text, _with_gaps(text, [Edit(start, end, "")])) == expected
+
+
+def test_llm_none_names_a_sentence_the_verifier_decided_alone_inside_its_band():
+    """A sentence the default's verifier passed although its score was where an LLM judge would have been
+    asked (``meta["undecided"]``) stays as it is, and the notes say it needs an LLM to decide; a sentence
+    decided outside the band is not named."""
+    from hallucheck.types import Claim, Detection, Verdict
+
+    unsure = "The TPMS light also turns on whenever the oil needs changing."
+    answer = f"{GROUNDED} {unsure}"
+    start = answer.index(unsure)
+    verdicts = (
+        Verdict(Claim(GROUNDED, 0, len(GROUNDED)), "supported", False, 0.1, "sure", meta={"stage": "verifier"}),
+        Verdict(
+            Claim(unsure, start, len(answer)),
+            "supported",
+            False,
+            0.5,
+            "in the band",
+            meta={"stage": "verifier", "undecided": True},
+        ),
+    )
+    det = Detection(answer, REF, None, "ce_cascade", False, 0.5, verdicts)
+    mit = FigureRepairMitigator().mitigate(det)
+    assert mit.revised == answer and not mit.edits
+    (note,) = mit.notes
+    assert note.startswith(f"answer[{start}:{len(answer)}] needs an LLM to decide") and "TPMS" in note
+    # the same sentence decided outside the band is not named
+    sure = (verdicts[0], Verdict(verdicts[1].claim, "supported", False, 0.1, "sure", meta={"stage": "verifier"}))
+    assert FigureRepairMitigator().mitigate(Detection(answer, REF, None, "ce_cascade", False, 0.1, sure)).notes == ()

@@ -97,10 +97,13 @@ def render_detection(det: Detection, *, color: bool = False) -> str:
     else:
         head = style("COULD NOT VERIFY", "1;33")
     score = "n/a" if det.score is None else f"{det.score:.2f}"
+    # claims the verifier decided alone inside the band where an LLM judge reads them (the default, --llm none)
+    unsure = [v for v in det.verdicts if (v.meta or {}).get("undecided") is True]
     lines.append(
         f"{head}  method={det.method}  score={score}  "
         f"{len(flagged)} of {len(det.verdicts)} claim{'' if len(det.verdicts) == 1 else 's'} unsupported"
         + (f", {len(errors)} not verified" if errors else "")
+        + (f", {len(unsure)} decided without the LLM judge it needed (add --llm)" if unsure else "")
     )
     if det.error:
         lines.append(f"error: {det.error}")

@@ -12,7 +12,9 @@ the span, with ``source`` = the reference offsets it was taken from.
 A flagged sentence with no such figure (a missing figure, a wrong name, a claim the reference
 does not make) is left as it is and named in the notes: repairing it needs an LLM. So is a
 figure whose reference value cannot be written in the answer's language without translating
-words (a date or a unit word of another language). :func:`hallucheck.stages.repair_contract.repair_answer`
+words (a date or a unit word of another language). A sentence the default's verifier passed alone
+although its score was where an LLM judge would have read it (``meta["undecided"]``) is named too:
+it needs an LLM to decide. :func:`hallucheck.stages.repair_contract.repair_answer`
 re-checks every change and keeps it only when the sentence got better.
 """
 
@@ -27,6 +29,7 @@ from ..text.numbers import parse_number
 from ..text.quantities import Quantity, parse_quantities, same_value
 from ..text.segment import split_sentences
 from ..types import Detection, Edit, Mitigation, Verdict
+from .ce_cascade.decision import UNDECIDED
 
 NEEDS_LLM = "needs an LLM"
 # a number written in digits, with its grouping and decimal separators
@@ -209,12 +212,21 @@ class FigureRepairMitigator(Mitigator):
             if flagged and not any(s.start <= e.start and e.end <= s.end for e in edits):
                 why = "; ".join(dict.fromkeys(v.reason for v in flagged if v.reason)) or "flagged"
                 notes.append(f"answer[{s.start}:{s.end}] {NEEDS_LLM}: {s.text!r}: {why}")
+            elif not flagged and any(_undecided(v) and _overlaps(v, s.start, s.end) for v in detection.verdicts):
+                notes.append(
+                    f"answer[{s.start}:{s.end}] {NEEDS_LLM} to decide: {s.text!r}: the verifier is unsure of it "
+                    "(its score is in the band where an LLM judge reads the sentence) and left it as it is"
+                )
         return Mitigation(answer, apply_edits(answer, edits), tuple(edits), detection, None, notes=tuple(notes))
 
 
 def _overlaps(v: Verdict, start: int, end: int) -> bool:
     c = v.claim
     return c.start < end and start < c.end or (c.start == c.end and start <= c.start < end)
+
+
+def _undecided(v: Verdict) -> bool:
+    return isinstance(v.meta, Mapping) and v.meta.get(UNDECIDED) is True
 
 
 def _contradicted(v: Verdict) -> Sequence[dict[str, Any]]:

@@ -78,6 +78,34 @@ def _scripted_judge(messages, labels):
     return {"Entailment": math.log(0.5), "Neutral": math.log(0.2), "Contradiction": math.log(0.3)}  # content-free
 
 
+def _shipped_combination():
+    import copy
+
+    from hallucheck.stages.ce_cascade import load_combination
+
+    return copy.deepcopy(load_combination("embedded"))
+
+
+def test_the_shipped_summary_policy_lets_a_confident_verifier_decide_and_mixes_inside_the_band(fixed, bow_embedder):
+    """On summaries and RAG answers the judge is asked only inside threshold +/- 0.2 and its score is mixed
+    evenly with the combination's: a judge that flags everything cannot flag a sentence the verifier is sure
+    of, and a sentence the verifier is unsure of is flagged only when both together say so."""
+    sure, unsure = "Check the tyres every month.", "The rear tyres take air."
+    claims = [Claim(sure, 0, len(sure)), Claim(unsure, len(sure) + 1, len(sure) + 1 + len(unsure))]
+    ev = [[Evidence(REF, 0, len(REF))] for _ in claims]
+    llm = FakeLLM(label_scores=_scripted_judge)
+    v = fixed(CECascadeVerifier(llm=llm, gate="numbers"), {sure: 0.02, unsure: 0.6})
+    task = v.settings.summary
+    assert task.judge_weight == 0.5 and task.band == pytest.approx((task.threshold - 0.2, task.threshold + 0.2))
+    first, second = v.verify(claims, ev, reference=REF)
+    assert first.meta["stage"] == "verifier" and first.hallucinated is False  # the judge was not asked
+    assert not any(f"Claim: {sure}" in r.messages[-1].content for r in llm.requests)
+    assert second.meta["stage"] == "judge" and "uncertainty band" in second.reason
+    p, j = second.meta["combined_score"], second.meta["judge_score"]
+    assert second.score == pytest.approx(0.5 * p + 0.5 * to_scale(j, 0.82, task.threshold))
+    assert second.hallucinated is (second.score > task.threshold)
+
+
 def _pinned(verdicts):
     return [
         (v.claim.text, v.meta.get("stage"), v.label, v.hallucinated, v.score, v.meta.get("judge_score"))
@@ -100,7 +128,13 @@ def test_the_judge_path_makes_the_decisions_it_made_before_the_split(fixed, bow_
     ]
     claims = [Claim(s, 0, len(s)) for s in summary]
     ev = [[Evidence(REF, 0, len(REF))] for _ in claims]
-    v = fixed(CECascadeVerifier(llm=FakeLLM(label_scores=_scripted_judge), gate="numbers"), dict.fromkeys(summary, 0.4))
+    # the summary policy of that time (the judge decided every sentence); the shipped one is tested below
+    judge_decides = _shipped_combination()
+    judge_decides["tasks"]["summary"].update(band_width=1.0, judge_weight=1.0)
+    v = fixed(
+        CECascadeVerifier(llm=FakeLLM(label_scores=_scripted_judge), gate="numbers", combine=judge_decides),
+        dict.fromkeys(summary, 0.4),
+    )
     out = v.verify(claims, ev, reference=REF)
     for answer, score in (("Paris", 0.3), ("Lyon", 0.05), ("Paris", 0.99)):
         qa = fixed(

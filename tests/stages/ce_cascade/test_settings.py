@@ -96,7 +96,8 @@ def test_a_pipeline_saved_as_ce_cascade_v1_keeps_the_raw_mean():
 
 def test_a_pipeline_saved_as_v1_keeps_its_summary_band_and_its_mean(fixed, bow_embedder):
     """ce_cascade.v1 averaged the judge's raw score with the combination's inside a narrower band on
-    summaries; v2 lets the judge decide every summary sentence. A v1 pipeline keeps meaning what it meant."""
+    summaries; v2 mixes the judge's score put on the combination's scale, in the shipped (wider) band. A
+    v1 pipeline keeps meaning what it meant."""
     claim = Claim("The rear tyres take air.", 0, 24)
     ev = [[Evidence(REF, 0, len(REF))]]
     lp = {"Entailment": math.log(0.1), "Neutral": math.log(0.45), "Contradiction": math.log(0.45)}
@@ -105,11 +106,28 @@ def test_a_pipeline_saved_as_v1_keeps_its_summary_band_and_its_mean(fixed, bow_e
     width = SHIPPED["summary"]["band_width_v1"]
     assert summary.band == pytest.approx((t - width, t + width)) and summary.judge_weight == 0.5
     assert summary.judge_threshold == t  # no mapping: the raw mean
-    (out,) = fixed(v1, {claim.text: 0.01}).verify([claim], ev, reference=REF)  # far below the band
-    assert out.meta["stage"] == "verifier"
-    v2 = fixed(CECascadeVerifier(llm=FakeLLM(label_scores=[lp]), gate="numbers", calibrate=False), {claim.text: 0.01})
-    (out,) = v2.verify([claim], ev, reference=REF)
-    assert out.meta["stage"] == "judge" and out.hallucinated  # the judge's 0.9 > 0.82 decides
+    v2 = CECascadeVerifier(llm=FakeLLM(label_scores=[lp]), gate="numbers", calibrate=False)
+    v2_width = SHIPPED["summary"]["band_width"]
+    assert v2_width > width and v2.settings.summary.judge_threshold != t  # v2 maps the judge's score
+    # a combined score inside v2's band and outside v1's: v1's verifier decides, v2 asks the judge
+    between = t - (width + v2_width) / 2
+    s = _verifier_score_for(fixed, claim, between)
+    (out1,) = fixed(v1, {claim.text: s}).verify([claim], ev, reference=REF)
+    (out2,) = fixed(v2, {claim.text: s}).verify([claim], ev, reference=REF)
+    assert out1.meta["combined_score"] == pytest.approx(between, abs=1e-3)
+    assert out1.meta["stage"] == "verifier" and out2.meta["stage"] == "judge"
+
+
+def _verifier_score_for(fixed, claim, combined):
+    """The verifier score whose combined score (shipped summary weights, no gate fact) is ``combined``:
+    bisection, the combination rising with the verifier's score."""
+    lo, hi = 1e-6, 1 - 1e-6
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        v = fixed(CECascadeVerifier(llm=None, gate="numbers"), {claim.text: mid})
+        (out,) = v.verify([claim], [[Evidence(REF, 0, len(REF))]], reference=REF)
+        lo, hi = (mid, hi) if out.meta["combined_score"] < combined else (lo, mid)
+    return (lo + hi) / 2
 
 
 def test_config_round_trips():

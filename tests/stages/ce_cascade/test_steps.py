@@ -80,6 +80,25 @@ def test_no_llm_means_no_call_and_the_verifier_decides(cascade, bow_embedder):
     assert out.meta["stage"] == "verifier" and out.hallucinated is True and out.score == 0.6
 
 
+def test_with_no_llm_a_claim_inside_the_band_is_decided_by_the_verifier_and_marked_undecided(cascade, bow_embedder):
+    """Without an LLM the verifier decides every claim; one whose score is where the judge would have been
+    asked says so (reason and meta), one outside the band does not."""
+    unsure, sure = "The rear tyres take air.", "Paris is the capital of Germany."
+    v = cascade(None, {unsure: 0.45, sure: 0.95})
+    answer = f"{unsure} {sure}"
+    out = v.verify(_claims(answer, [unsure, sure]), [[], []], reference=REF)
+    assert [o.meta["stage"] for o in out] == ["verifier", "verifier"]
+    assert out[0].hallucinated is False and out[0].meta.get("undecided") is True
+    assert "uncertainty band [0.30, 0.70]" in out[0].reason and "--llm" in out[0].reason
+    assert out[1].hallucinated is True and "undecided" not in out[1].meta and "band" not in out[1].reason
+    # with an LLM the same claim goes to the judge and is not "undecided"
+    llm = FakeLLM(label_scores=[{"Entailment": -0.1, "Neutral": -2.0, "Contradiction": -3.0}, UNSURE])
+    (judged,) = cascade(llm, {unsure: 0.45}).verify(
+        _claims(unsure, [unsure]), [[Evidence(REF, 0, len(REF))]], reference=REF
+    )
+    assert judged.meta["stage"] == "judge" and "undecided" not in judged.meta
+
+
 def test_judge_failure_inside_the_band_is_could_not_verify(cascade, bow_embedder):
     def fail(*a, **k):
         raise BackendError("endpoint down")
@@ -115,10 +134,14 @@ def test_llm_none_runs_the_default_without_an_llm(monkeypatch, bow_embedder):
         hallucheck.load_method("hsp", llm="none")
 
 
-def test_summaries_are_decided_by_the_judge_as_cascade_decides_them(fixed, bow_embedder):
-    """On a summary (no question) the shipped combination sends every sentence the gate passes to the
-    judge and takes its decision whole, so the default is never below ``cascade`` there whatever the
-    verifier says; with --llm none the verifier decides and a warning says it is weak."""
+def test_a_confident_verifier_decides_summaries_and_the_judge_decides_only_if_configured_to(fixed, bow_embedder):
+    """On a summary (no question) the shipped combination asks the judge only where it is unsure: a
+    verifier that is sure decides, whatever the judge would say. A combination whose summary band is the
+    whole scale with judge weight 1 makes ``cascade``'s decisions (the judge decides each sentence)."""
+    import copy
+
+    from hallucheck.stages.ce_cascade import load_combination
+
     sentences = ["Check the pressure when the tyres are cold.", "The rear tyres take air.", "Paris is in France."]
     # judge P(not entailed) 0.95 (flag), 0.30 (pass), 0.85 (flag: above cascade's 0.82), no calibration
     lps = [
@@ -127,10 +150,19 @@ def test_summaries_are_decided_by_the_judge_as_cascade_decides_them(fixed, bow_e
     ]
     claims = [Claim(s, 0, len(s)) for s in sentences]
     ev = [[Evidence(REF, 0, len(REF))] for _ in claims]
-    table = dict(zip(sentences, (0.01, 0.99, 0.02)))  # the verifier says the opposite of the judge
+    table = dict(zip(sentences, (0.01, 0.99, 0.02)))  # the verifier is sure, and says the opposite of the judge
     # (verbatim=False: the first sentence is the reference's word for word, which the default supports
     # without asking the judge)
-    ce = CECascadeVerifier(llm=FakeLLM(label_scores=list(lps)), gate="numbers", calibrate=False, verbatim=False)
+    llm = FakeLLM(label_scores=list(lps))
+    ce = CECascadeVerifier(llm=llm, gate="numbers", calibrate=False, verbatim=False)
+    ours = fixed(ce, table).verify(claims, ev, reference=REF)
+    assert [v.meta["stage"] for v in ours] == ["verifier"] * 3 and not llm.requests
+    assert [v.hallucinated for v in ours] == [False, True, False]
+    judge_decides = copy.deepcopy(load_combination("embedded"))
+    judge_decides["tasks"]["summary"].update(band_width=1.0, judge_weight=1.0)
+    ce = CECascadeVerifier(
+        llm=FakeLLM(label_scores=list(lps)), gate="numbers", calibrate=False, verbatim=False, combine=judge_decides
+    )
     ours = fixed(ce, table).verify(claims, ev, reference=REF)
     theirs = CascadeVerifier(llm=FakeLLM(label_scores=list(lps)), gate="numbers", calibrate=False).verify(
         claims, ev, reference=REF

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from ..cascade import JUDGE_THRESHOLD
 from .combination import Combined, Signals, Weights, claim_signals, load_combination, sentence_signals
-from .decision import WEAK_ALONE
+from .decision import UNDECIDED, WEAK_ALONE
 from .detectors import CASCADE_DETECTORS, cascade_detector, detector_scores
 from .judge import to_scale
 from .settings import DEFAULTS, CascadeSettings, TaskSettings, resolve
@@ -38,6 +38,7 @@ __all__ = [
     "CASCADE_DETECTORS",
     "DEFAULTS",
     "JUDGE_THRESHOLD",
+    "UNDECIDED",
     "WEAK_ALONE",
     "CECascadeVerifier",
     "CECascadeVerifierV1",

@@ -22,25 +22,44 @@ from .settings import TaskSettings
 # said with --llm none on a summary or a claim, where the trained verifier does not transfer
 WEAK_ALONE = (
     "Without an LLM the trained verifier decides alone, and on summaries and claims unlike HaluEval's it is "
-    "weak (balanced accuracy 58-70 on held-out summary and claim sets, docs/benchmarks.md): add --llm "
-    "(e.g. --llm embedded) so that the LLM judge reads each sentence."
+    "weak (docs/benchmarks.md, 'Transfer yardstick (leave-one-dataset-out)'): add --llm "
+    "(e.g. --llm embedded) so that the LLM judge reads the sentences it is unsure of."
 )
+# the meta key of a claim the verifier decided alone although its score is in the band where an LLM
+# judge would have been asked
+UNDECIDED = "undecided"
 
 
 def verifier_verdict(
-    claim: Claim, combined: Combined, evidence: Sequence[Evidence], task: TaskSettings, *, weak: bool
+    claim: Claim,
+    combined: Combined,
+    evidence: Sequence[Evidence],
+    task: TaskSettings,
+    *,
+    weak: bool,
+    undecided: bool = False,
 ) -> Verdict:
-    """The combined score decides alone. ``weak``: say that the verifier alone is weak here."""
+    """The combined score decides alone. ``weak``: say that the verifier alone is weak here;
+    ``undecided``: the score is inside the band where an LLM judge would have been asked, and there was
+    none -- the reason says so and ``meta["undecided"]`` is True, so that a report or a repair can say
+    that this sentence needs an LLM."""
     t = task.threshold
     flagged = combined.score > t
-    meta = {**combined.meta, "warning": WEAK_ALONE} if weak else combined.meta
+    meta = {**combined.meta, "warning": WEAK_ALONE} if weak else dict(combined.meta)
     how = combined.how
+    reason = f"{how[:1].upper()}{how[1:]} {'>' if flagged else '<='} threshold {t:.2f}."
+    if undecided:
+        meta[UNDECIDED] = True
+        reason += (
+            f" The score is inside the uncertainty band {band_text(task)}, where an LLM judge would read the "
+            "sentence: with no LLM the verifier decided alone (add --llm to settle it)."
+        )
     return Verdict(
         claim,
         "unverifiable" if flagged else "supported",
         flagged,
         combined.score,
-        f"{how[:1].upper()}{how[1:]} {'>' if flagged else '<='} threshold {t:.2f}.",
+        reason,
         tuple(evidence),
         meta={**meta, "stage": "verifier"},
     )
@@ -113,4 +132,4 @@ def judge_verdict(
     )
 
 
-__all__ = ["WEAK_ALONE", "band_text", "failed_verdict", "final_score", "judge_verdict", "verifier_verdict"]
+__all__ = ["UNDECIDED", "WEAK_ALONE", "band_text", "failed_verdict", "final_score", "judge_verdict", "verifier_verdict"]

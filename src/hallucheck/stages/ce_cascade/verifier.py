@@ -225,7 +225,8 @@ class CECascadeVerifier(Verifier):
         if span is not None:
             return copy_verdict(claim, span, reading.reference, combined, task)
         if self.llm is None or not in_band(combined.score, task):
-            return verifier_verdict(claim, combined, premise, task, weak=self.weak_alone(reading))
+            undecided = self.llm is None and in_band(combined.score, task)
+            return verifier_verdict(claim, combined, premise, task, weak=self.weak_alone(reading), undecided=undecided)
         opinion = ask_judge(self._judges, claim, evidence, reading.question, task)
         if opinion.failed:
             return failed_verdict(claim, combined, premise, opinion, task)
