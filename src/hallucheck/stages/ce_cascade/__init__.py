@@ -16,7 +16,7 @@ For each answer sentence (a claim), in order:
 5. **judge** (:mod:`.judge`): only with an LLM and only inside the task's uncertainty band around
    the threshold, the ``cascade`` judge reads the claim; its score is put on the task's scale.
 6. **decision** (:mod:`.decision`): the combined score against the threshold, or, where the judge
-   answered, the two mixed by the task's ``judge_weight`` (1.0 for summaries and claims: the judge
+   answered, the two mixed by the task's ``judge_weight`` (a combination may give 1.0: the judge
    decides there); a judge that failed leaves the claim unverified, never "grounded".
 
 Every default and each task's threshold, band and judge weight: :mod:`.settings` (one frozen

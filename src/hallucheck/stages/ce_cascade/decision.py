@@ -4,7 +4,7 @@ judge was asked.
 - outside the band, or with no LLM: the combined score against the task threshold
   (:func:`verifier_verdict`);
 - inside it: the final score mixes the two by the task's ``judge_weight`` (:func:`final_score`; 1.0:
-  the judge decides, as for summaries and claims) and is read against the threshold
+  the judge decides alone) and is read against the threshold
   (:func:`judge_verdict`);
 - a judge that could not answer leaves the claim unverified (:func:`failed_verdict`: an error
   verdict, exit 3), never silently "grounded".
@@ -106,7 +106,7 @@ def judge_verdict(
     judge_said = (
         f"the judge's P(unsupported) {score:.2f} is {'above' if score > jt else 'not above'} its own threshold {jt:g}"
     )
-    if w >= 1.0:  # the judge decides (summaries and claims)
+    if w >= 1.0:  # the judge decides alone
         reason = (
             f"The LLM judge decides summaries and claims ({combined.how}): {j.reason.rstrip('.')}. "
             f"{judge_said[:1].upper()}{judge_said[1:]}, so the final score is {final:.2f}, "
