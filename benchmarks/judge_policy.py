@@ -30,17 +30,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from combination import balanced_accuracy  # noqa: E402
+from hallucheck.stages.ce_cascade import JUDGE_THRESHOLD, load_combination, to_scale  # noqa: E402
 
-JUDGE_THRESHOLD = 0.82  # the cascade judge's own tuned threshold (stages/cascade.py)
-SUMMARY_T, QA_T = 0.64, 0.22
+_TASKS = load_combination("embedded")["tasks"]  # the shipped thresholds
+SUMMARY_T, QA_T = float(_TASKS["summary"]["threshold"]), float(_TASKS["qa"]["threshold"])
 WIDTHS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 1.0)
 WEIGHTS = (0.25, 0.5, 0.75, 1.0)
-
-
-def to_scale(score: float, src: float, dst: float) -> float:
-    if score <= src:
-        return dst * score / src if src > 0 else dst
-    return dst + (1.0 - dst) * (score - src) / (1.0 - src) if src < 1 else 1.0
 
 
 def sentence(v: dict) -> dict:
