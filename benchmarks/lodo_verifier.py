@@ -2,6 +2,7 @@
 
     OMP_NUM_THREADS=1 python benchmarks/lodo_verifier.py --out runs/lodo [--folds summeval summedits wice haluevals]
         [--max-pairs 3000] [--document-pairs 1] [--max-length 160] [--epochs 1]
+        [--contrast runs/contrast --contrast-per-file 1500]
     python benchmarks/transfer.py --folds runs/lodo
 
 A fold named after a dev set trains on ``train/`` (HaluEval QA and summaries: answer pairs, rule-made
@@ -10,7 +11,9 @@ the held-out one; the fold ``haluevals`` holds out both HaluEval dev sets (they 
 source) and is the recipe of the verifier that would ship (it saw SummEval, SummEdits and WiCE).
 Then ``ce_cascade --llm none`` with that model scores all five dev sets into ``OUT/<fold>/dev/``, so
 ``transfer.py --folds`` fits the combination on the fold's training sets and scores its held-out set
-with the model that never saw it. Everything resumes: rerun the same command after an interruption.
+with the model that never saw it. ``--contrast DIR`` adds the rule-made contrast pairs that
+``benchmarks/contrast_pairs.py`` wrote there (``pairs-train.jsonl`` and ``pairs-dev-<set>.jsonl`` of
+the fold's training sets only, at most ``--contrast-per-file`` of each). Everything resumes: rerun the same command after an interruption.
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ def main() -> None:
     ap.add_argument("--rules-per-reference", type=int, default=1)
     ap.add_argument("--max-length", type=int, default=160)
     ap.add_argument("--epochs", type=int, default=1)
+    ap.add_argument("--contrast", type=Path, help="directory of contrast pairs (benchmarks/contrast_pairs.py)")
+    ap.add_argument("--contrast-per-file", type=int, default=1500)
     ap.add_argument("--score-only", action="store_true", help="skip training (the fold's model exists)")
     args = ap.parse_args()
     for fold in args.folds:
@@ -63,6 +68,11 @@ def main() -> None:
             cmd += ["--max-pairs", str(args.max_pairs), "--document-pairs", str(args.document_pairs)]
             cmd += ["--rules-per-reference", str(args.rules_per_reference), "--max-length", str(args.max_length)]
             cmd += ["--epochs", str(args.epochs), "--dev-limit", "300"]
+            if args.contrast:
+                names = ["train"] + [f"dev-{s}" for s in SETS if s not in held]
+                for name in names:
+                    cmd += ["--pairs", str(args.contrast / f"pairs-{name}.jsonl")]
+                cmd += ["--pairs-per-file", str(args.contrast_per_file)]
             run(cmd)
         cmd = [sys.executable, str(ROOT / "benchmarks/bench_dev.py"), "--methods", "ce_cascade", "--llm", "none"]
         cmd += ["--data", *SETS, "--out", str(fold_dir / "dev"), "--param", f"model={model.resolve()}"]

@@ -4,6 +4,8 @@ export writes ONNX (fp32 and int8) with a model card, and bad input is a clear e
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import random
 
@@ -303,3 +305,46 @@ def test_the_model_card_names_every_file_the_model_learned_from_with_its_hash(tm
         assert f"| {f.name}" in training and hashlib.sha256(f.read_bytes()).hexdigest() in training
     assert "(every row, `--whole`)" in training
     assert str(tmp_path) not in card and "whole_files" not in card
+
+
+def test_ready_made_pairs_join_the_run_drawn_per_file_and_named_in_the_card(tmp_path):
+    """``--pairs`` files (e.g. rule-made contrast pairs) add their pairs to the run, at most
+    ``pairs_per_file`` of each, the same draw for the same seed; a bad line is a clear error naming it;
+    a run without them keeps the fingerprint it had before the option existed."""
+    from hallucheck.training.common import TrainConfig
+    from hallucheck.training.export import model_card
+    from hallucheck.training.run_pairs import extra_pairs
+
+    ready = tmp_path / "contrast.jsonl"
+    lines = [
+        {
+            "evidence": f"The pump runs at night {i}.",
+            "claim": f"The pump does not run at night {i}.",
+            "label": 1,
+            "weight": 1.0,
+            "source": "contrast-negation",
+        }
+        for i in range(10)
+    ]
+    ready.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    cfg = _config(tmp_path, "minilm", pair_files=[str(ready)], pairs_per_file=4)
+    got = extra_pairs(cfg)
+    assert len(got) == 4 and all(p.source == "contrast-negation" and p.label == 1 for p in got)
+    assert {p.claim for p in got} <= {x["claim"] for x in lines}
+    assert [p.claim for p in extra_pairs(cfg)] == [p.claim for p in got]
+    assert len(extra_pairs(_config(tmp_path, "minilm", pair_files=[str(ready)]))) == 10
+
+    card = model_card(cfg, {"history": [], "best": {"epoch": 1}}, {"contrast-negation": 4})
+    assert "| contrast.jsonl (ready-made pairs, `--pairs`)" in card and str(tmp_path) not in card
+
+    plain = _config(tmp_path, "minilm")
+    before = {k: v for k, v in dataclasses.asdict(plain).items() if k not in ("out", "save_every", "max_steps")}
+    before.pop("pair_files"), before.pop("pairs_per_file")
+    assert plain.fingerprint() == hashlib.sha256(json.dumps(before, sort_keys=True).encode()).hexdigest()[:16]
+    assert cfg.fingerprint() != plain.fingerprint()
+
+    ready.write_text('{"evidence": "x", "claim": "y"}\n', encoding="utf-8")
+    with pytest.raises(InputError, match="line 1: not a training pair .*missing label"):
+        extra_pairs(cfg)
+    with pytest.raises(ConfigError, match="pairs_per_file"):
+        TrainConfig(**{**dataclasses.asdict(cfg), "pairs_per_file": 0}).check()

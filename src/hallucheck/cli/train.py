@@ -90,6 +90,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="per distinct reference of the training files: N fusions of two of its sentences (supported), "
         "the same with one fact changed, a sentence of another document appended, and one alone (default: %(default)s)",
     )
+    p.add_argument(
+        "--pairs",
+        action="append",
+        default=[],
+        metavar="FILE.jsonl",
+        help="ready-made training pairs, one JSON object a line with evidence, claim, label (1 = not supported), "
+        "weight and source, e.g. the contrast pairs of benchmarks/contrast_pairs.py (repeatable)",
+    )
+    p.add_argument(
+        "--pairs-per-file", type=int, metavar="N", help="draw at most N pairs of each --pairs file (default: all)"
+    )
     p.add_argument("--dev-limit", type=int, default=SHIPPED["dev_limit"], help="first N rows of each dev file")
     p.add_argument(
         "--patience", type=int, default=SHIPPED["patience"], help="epochs without dev improvement before stopping"
@@ -132,6 +143,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         compress_share=args.compress_share,
         whole_files=args.whole,
         document_per_reference=args.document_pairs,
+        pair_files=args.pairs,
+        pairs_per_file=args.pairs_per_file,
         patience=args.patience,
         max_steps=args.max_steps,
     )

@@ -51,6 +51,10 @@ class TrainConfig:
     # (training.synth.labelled_pairs), and fusion / appended / foreign pairs per distinct reference
     whole_files: list[str] = field(default_factory=list)
     document_per_reference: int = 0
+    # ready-made pairs (evidence, claim, label, weight, source per line, e.g. rule-made contrast pairs
+    # from ``benchmarks/contrast_pairs.py``); up to ``pairs_per_file`` of each file, drawn with ``seed``
+    pair_files: list[str] = field(default_factory=list)
+    pairs_per_file: int | None = None
     seed: int = 0
     patience: int = 1
     save_every: int = 200
@@ -73,9 +77,14 @@ class TrainConfig:
             raise ConfigError(f"The learning rate must be in (0, 1); got {self.lr!r}.")
         if not 0 <= self.warmup < 1:
             raise ConfigError(f"warmup is a share of the steps in [0, 1); got {self.warmup!r}.")
+        if self.pairs_per_file is not None and self.pairs_per_file < 1:
+            raise ConfigError(f"pairs_per_file must be a positive integer; got {self.pairs_per_file!r}.")
         if self.patience < 0:
             raise ConfigError(f"patience must be >= 0; got {self.patience!r}.")
 
     def fingerprint(self) -> str:
         keep = {k: v for k, v in dataclasses.asdict(self).items() if k not in ("out", "save_every", "max_steps")}
+        if not self.pair_files:  # a run without ready-made pairs keeps the fingerprint it had before they existed
+            keep.pop("pair_files")
+            keep.pop("pairs_per_file")
         return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:16]

@@ -122,6 +122,8 @@ def model_card(cfg: TrainConfig, info: dict, pairs: dict[str, int]) -> str:
         lines.append(f"| {Path(f).name} | `{file_sha256(f)}` |")
     for f in cfg.whole_files or ():
         lines.append(f"| {Path(f).name} (every row, `--whole`) | `{file_sha256(f)}` |")
+    for f in cfg.pair_files or ():
+        lines.append(f"| {Path(f).name} (ready-made pairs, `--pairs`) | `{file_sha256(f)}` |")
     lines += [
         "",
         "Pairs by source: " + ", ".join(f"{k} {v}" for k, v in sorted(pairs.items())) + ".",
@@ -134,7 +136,9 @@ def model_card(cfg: TrainConfig, info: dict, pairs: dict[str, int]) -> str:
     for f in cfg.dev_files:
         lines.append(f"| {Path(f).name} | `{file_sha256(f)}` |")
     hp = {
-        k: v for k, v in dataclasses.asdict(cfg).items() if k not in ("train_files", "dev_files", "whole_files", "out")
+        k: v
+        for k, v in dataclasses.asdict(cfg).items()
+        if k not in ("train_files", "dev_files", "whole_files", "pair_files", "out")
     }
     lines += [
         "",

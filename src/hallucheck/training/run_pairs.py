@@ -20,8 +20,9 @@ _PAIR_TYPES = {"evidence": str, "claim": str, "label": int, "weight": (int, floa
 
 
 def read_pairs(path: Path) -> list[Pair]:
-    """The training pairs a run wrote to ``OUT/pairs.jsonl`` (one JSON object a line); a line that is
-    not one is an :class:`InputError` naming the line, never a ``TypeError`` from ``Pair``."""
+    """Training pairs, one JSON object a line: those a run wrote to ``OUT/pairs.jsonl``, or a file of
+    ready-made pairs (``--pairs``); a line that is not one is an :class:`InputError` naming the line,
+    never a ``TypeError`` from ``Pair``."""
     pairs = []
     for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
         if not line.strip():
@@ -65,7 +66,8 @@ def read_pairs(path: Path) -> list[Pair]:
 
 def extra_pairs(cfg: TrainConfig) -> list[Pair]:
     """The pairs beyond :func:`build_pairs`: document pairs made from the training files' references
-    (cut to the same ``max_pairs`` share as theirs) and every pair of ``whole_files``."""
+    (cut to the same ``max_pairs`` share as theirs), every pair of ``whole_files`` and the ready-made
+    pairs of ``pair_files`` (up to ``pairs_per_file`` of each, drawn with the run's seed)."""
     out: list[Pair] = []
     if cfg.document_per_reference:
         made: list[Pair] = []
@@ -77,6 +79,11 @@ def extra_pairs(cfg: TrainConfig) -> list[Pair]:
         out.extend(made)
     for f in cfg.whole_files:
         out.extend(labelled_pairs(read_rows(f), k=cfg.k, source="whole"))
+    for f in cfg.pair_files:
+        ready = read_pairs(Path(f))
+        if cfg.pairs_per_file is not None and len(ready) > cfg.pairs_per_file:
+            ready = random.Random(cfg.seed).sample(ready, cfg.pairs_per_file)
+        out.extend(ready)
     return out
 
 
