@@ -203,7 +203,8 @@ TEXT = InstanceOf(str)
 Spec = Constraint | tuple[Constraint, ...]
 
 
-def _alternatives(spec: Spec) -> tuple[Constraint, ...]:
+def alternatives_of(spec: Spec) -> tuple[Constraint, ...]:
+    """The constraints a parameter's spec allows, one or several (a tuple means any of them)."""
     return spec if isinstance(spec, tuple) else (spec,)
 
 
@@ -218,7 +219,7 @@ def choices(spec: Spec) -> tuple[Any, ...] | None:
     """Every legal value of a declared parameter when each alternative has few (``None`` when any
     alternative accepts many), e.g. ``("score", "reference")`` for ``OneOf("score", "reference")``."""
     out: list[Any] = []
-    for c in _alternatives(spec):
+    for c in alternatives_of(spec):
         values = c.choices()
         if values is None:
             return None
@@ -229,7 +230,7 @@ def choices(spec: Spec) -> tuple[Any, ...] | None:
 def other_than(spec: Spec, value: Any) -> Any:
     """A value some alternative of ``spec`` accepts that differs from ``value`` (the first
     alternative that can name one); :class:`NoOtherValue` when none can."""
-    for c in _alternatives(spec):
+    for c in alternatives_of(spec):
         try:
             return c.other_than(value)
         except NoOtherValue:
@@ -239,13 +240,13 @@ def other_than(spec: Spec, value: Any) -> Any:
 
 def describe_constraint(spec: Spec) -> str:
     """Say what a declared parameter accepts, e.g. ``a number in [0, 1] or None``."""
-    return " or ".join(c.describe() for c in _alternatives(spec))
+    return " or ".join(c.describe() for c in alternatives_of(spec))
 
 
 def check_param(owner: str, name: str, value: Any, spec: Spec) -> Any:
     """Raise :class:`~hallucheck.errors.ConfigError` unless one of ``spec``'s alternatives
     accepts ``value``; the message names the parameter, its owner and what is allowed."""
-    alternatives = _alternatives(spec)
+    alternatives = alternatives_of(spec)
     if not any(c.accepts(value) for c in alternatives):
         hints = "".join(f" {c.hint}" for c in alternatives if getattr(c, "hint", ""))
         raise ConfigError(

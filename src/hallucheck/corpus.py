@@ -31,7 +31,7 @@ from typing import Any, Iterator, Mapping, Sequence
 from .errors import ConfigError, InputError
 from .text.bm25 import BM25Index
 from .text.segment import split_sentences, words
-from .types import _Serialisable
+from .types import Serialisable
 
 INDEX_FORMAT = 1
 TEXT_SUFFIXES = (".txt", ".md")
@@ -40,7 +40,7 @@ _PARA = re.compile(r"\n[ \t]*\n")
 
 
 @dataclass(frozen=True)
-class Passage(_Serialisable):
+class Passage(Serialisable):
     """A chunk of one corpus document. ``start``/``end`` are offsets into that document's
     text (the file's text, or the ``text`` field of a JSONL record); ``score`` is set on
     search results (BM25, higher = more relevant)."""

@@ -46,23 +46,27 @@ def shown_score(score: float | None) -> float | None:
     return None if score is None else round(float(score), SCORE_DIGITS)
 
 
-def _plain(value: Any) -> Any:
+def to_plain(value: Any) -> Any:
+    """``value`` as JSON-ready data: a result dataclass by its ``to_dict``, sequences as lists,
+    mappings with string keys, anything else as it is."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return value.to_dict()  # type: ignore[attr-defined]  # every dataclass here is _Serialisable
+        return value.to_dict()  # type: ignore[attr-defined]  # every dataclass here is Serialisable
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [to_plain(v) for v in value]
     if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): to_plain(v) for k, v in value.items()}
     return value
 
 
-class _Serialisable:
+class Serialisable:
+    """Base of the result dataclasses: ``to_dict`` gives every field as JSON-ready data."""
+
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}  # type: ignore[arg-type]
+        return {f.name: to_plain(getattr(self, f.name)) for f in dataclasses.fields(self)}  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
-class Usage(_Serialisable):
+class Usage(Serialisable):
     """LLM cost of one call or an aggregate of calls."""
 
     calls: int = 0
@@ -101,7 +105,7 @@ class Usage(_Serialisable):
 
 
 @dataclass(frozen=True)
-class Claim(_Serialisable):
+class Claim(Serialisable):
     """A checkable unit of the answer: a sentence, semantic piece, entity or triplet.
 
     ``text`` is the claim as checked (may be a rewritten piece); ``start``/``end`` locate
@@ -128,7 +132,7 @@ class Claim(_Serialisable):
 
 
 @dataclass(frozen=True)
-class Evidence(_Serialisable):
+class Evidence(Serialisable):
     """A piece of the reference (or a corpus passage) matched to a claim.
 
     ``start``/``end`` are offsets into the reference text the method saw. When the reference
@@ -170,7 +174,7 @@ class Evidence(_Serialisable):
 
 
 @dataclass(frozen=True)
-class Verdict(_Serialisable):
+class Verdict(Serialisable):
     """The verifier's judgement of one claim.
 
     ``status="error"`` means the verifier could not judge (e.g. the LLM reply did not parse
@@ -231,7 +235,7 @@ SpanKind = Literal["token", "fact", "claim"]
 
 
 @dataclass(frozen=True)
-class Span(_Serialisable):
+class Span(Serialisable):
     """A flagged part of the answer: ``answer[start:end] == text``, with how likely it is
     hallucinated (``score``, in [0, 1]) and the index of the verdict (claim) it belongs to.
 
@@ -297,7 +301,7 @@ def verdict_spans(verdict: "Verdict", index: int, answer: str) -> list[Span]:
 
 
 @dataclass(frozen=True)
-class Detection(_Serialisable):
+class Detection(Serialisable):
     """A method's result for one (answer, reference) pair.
 
     ``hallucinated`` is True when any verdict flags a claim; ``None`` when nothing was flagged
@@ -373,7 +377,7 @@ class Detection(_Serialisable):
 
 
 @dataclass(frozen=True)
-class Edit(_Serialisable):
+class Edit(Serialisable):
     """Replace ``original[start:end]`` with ``replacement`` (empty = deletion). ``source``: the
     ``reference[start:end]`` the replacement was taken from, when it was (a figure repair)."""
 
@@ -396,7 +400,7 @@ class Edit(_Serialisable):
 
 
 @dataclass(frozen=True)
-class Mitigation(_Serialisable):
+class Mitigation(Serialisable):
     """A revised answer, the edits that produced it, and the detections before and after.
 
     ``notes`` records what the mitigator tried and could not do (e.g. a repair reply that did

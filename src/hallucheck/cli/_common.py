@@ -97,7 +97,7 @@ def _looks_like_path(value: str) -> bool:
     return bool(parent) and os.path.isdir(parent)
 
 
-def _answer_arg(value: str, encoding: str) -> str:
+def answer_arg(value: str, encoding: str) -> str:
     """--answer: ``-`` (stdin), an existing file, or the answer text itself. A directory, or a
     value that looks like a path to a file that does not exist, is an input error rather than
     text to check (a mistyped file name was checked as a one-word answer)."""
@@ -113,7 +113,9 @@ def _answer_arg(value: str, encoding: str) -> str:
     return value
 
 
-def _int_at_least(low: int) -> Any:
+def int_at_least(low: int) -> Any:
+    """An argparse ``type`` for an integer option that must be at least ``low``."""
+
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -164,14 +166,14 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
         help="join a running Ray cluster (auto, or ray://HEAD:10001); default: start a local Ray instance",
     )
     g.add_argument(
-        "--actors", type=_int_at_least(1), metavar="N", help="Ray actors (default: cluster CPUs / --actor-cpus)"
+        "--actors", type=int_at_least(1), metavar="N", help="Ray actors (default: cluster CPUs / --actor-cpus)"
     )
     cpus = _float_above(0, inclusive=True)
     g.add_argument("--actor-cpus", type=cpus, default=1.0, metavar="C", help="CPUs per actor (default 1)")
     g.add_argument("--actor-gpus", type=cpus, default=0.0, metavar="G", help="GPUs per actor (default 0)")
     g.add_argument(
         "--batch-size",
-        type=_int_at_least(1),
+        type=int_at_least(1),
         metavar="B",
         help="examples per Ray batch (default: ~4 batches per actor, <= 32)",
     )
@@ -277,7 +279,9 @@ def llm_client(args: argparse.Namespace) -> LLMClient:
 
 
 # -- output -----------------------------------------------------------------------------------
-class _Style:
+class Style:
+    """ANSI colours and weights for terminal output, or plain text when ``enabled`` is false."""
+
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled
 
@@ -285,7 +289,8 @@ class _Style:
         return f"\033[{code}m{text}\033[0m" if self.enabled else text
 
 
-def _use_color(args: argparse.Namespace) -> bool:
+def use_color(args: argparse.Namespace) -> bool:
+    """Whether ``--color`` (always / auto: a terminal and no NO_COLOR) asks for colour."""
     return args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
 
 
@@ -330,7 +335,7 @@ def add_llm_options(p: argparse.ArgumentParser) -> None:
         default=60.0,
         help="seconds one request to the endpoint may take in all, first byte to last (openai:)",
     )
-    p.add_argument("--max-retries", type=_int_at_least(0), default=3, help="retries on timeouts, 429 and 5xx (openai:)")
+    p.add_argument("--max-retries", type=int_at_least(0), default=3, help="retries on timeouts, 429 and 5xx (openai:)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the LLM response cache")
     p.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
 

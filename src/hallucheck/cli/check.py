@@ -10,9 +10,9 @@ from ._common import (
     ERROR_EXITS,
     EXIT_HALLUCINATED,
     EXIT_UNVERIFIED,
-    _int_at_least,
     add_llm_options,
     add_method_options,
+    int_at_least,
     run_options,
 )
 
@@ -49,11 +49,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="RATE",
         help="exit 1 when the share of flagged rows is above RATE (e.g. 0.05); without it flagged rows do not fail",
     )
-    p.add_argument("--limit", type=_int_at_least(1), help="first N rows only")
-    p.add_argument(
-        "--workers", type=_int_at_least(1), default=1, help="rows in parallel (useful with remote endpoints)"
-    )
-    p.add_argument("--max-errors", type=_int_at_least(0), help="stop after more than this many failed rows")
+    p.add_argument("--limit", type=int_at_least(1), help="first N rows only")
+    p.add_argument("--workers", type=int_at_least(1), default=1, help="rows in parallel (useful with remote endpoints)")
+    p.add_argument("--max-errors", type=int_at_least(0), help="stop after more than this many failed rows")
     p.add_argument(
         "--retry-failed",
         action=argparse.BooleanOptionalAction,

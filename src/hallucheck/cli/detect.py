@@ -11,13 +11,13 @@ from ..errors import InputError
 from ..types import Detection
 from ._common import (
     ERROR_EXITS,
-    _answer_arg,
-    _Style,
-    _use_color,
+    Style,
     add_llm_options,
     add_method_options,
+    answer_arg,
     build_method,
     read_text_file,
+    use_color,
 )
 
 HELP = "check an answer against its reference"
@@ -69,7 +69,7 @@ def add_arguments(p: argparse.ArgumentParser, *, default_method: str | None = No
 
 
 def render_detection(det: Detection, *, color: bool = False) -> str:
-    style = _Style(color)
+    style = Style(color)
     lines: list[str] = []
     flagged = [v for v in det.verdicts if v.hallucinated]
     errors = [v for v in det.verdicts if v.status == "error"]
@@ -175,7 +175,7 @@ def _fact_spans(v) -> list[dict]:  # noqa: ANN001 (a Verdict)
     ]
 
 
-def _mark_claim(answer: str, s: int, e: int, facts: list[dict], style: _Style, color: bool) -> str:
+def _mark_claim(answer: str, s: int, e: int, facts: list[dict], style: Style, color: bool) -> str:
     """The claim ``answer[s:e]`` marked as unsupported, its wrong facts marked inside it."""
     parts, pos = [], s
     for f in sorted(facts, key=lambda f: f["start"]):
@@ -192,7 +192,7 @@ def _mark_claim(answer: str, s: int, e: int, facts: list[dict], style: _Style, c
 def print_warnings(det: Detection, *, color: bool = False) -> None:
     """The detection's warnings (``meta["warnings"]``: e.g. an English-only verifier on German text),
     one per line on stderr, so that they reach the user without changing the report on stdout."""
-    style = _Style(color)
+    style = Style(color)
     for warning in det.meta.get("warnings") or ():
         print(style("warning:", "1;33") + f" {warning}", file=sys.stderr)
 
@@ -210,7 +210,7 @@ def _json_passages(text: str) -> list[str] | None:
     return None
 
 
-def _inputs(args: argparse.Namespace) -> tuple[str, str | list[str]]:
+def answer_and_reference(args: argparse.Namespace) -> tuple[str, str | list[str]]:
     """(answer, reference) from the detect/mitigate arguments. ``--reference`` given several
     times, or a file (or stdin) holding a JSON list of strings, is a list of passages."""
     refs = args.reference if isinstance(args.reference, list) else [args.reference]
@@ -221,16 +221,16 @@ def _inputs(args: argparse.Namespace) -> tuple[str, str | list[str]]:
         reference: str | list[str] = _json_passages(texts[0]) or texts[0]
     else:
         reference = texts
-    return _answer_arg(args.answer, args.encoding), reference
+    return answer_arg(args.answer, args.encoding), reference
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
-    answer, reference = _inputs(args)
+    answer, reference = answer_and_reference(args)
     det = build_method(args).method.run(answer, reference, question=args.question)
     if args.format == "json":
         print(json.dumps(det.to_dict(), ensure_ascii=False, indent=2))
     else:
-        color = _use_color(args)
+        color = use_color(args)
         print_warnings(det, color=color)
         print(render_detection(det, color=color))
     return det.exit_code

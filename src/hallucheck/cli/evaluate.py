@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import ERROR_EXITS, EXIT_UNVERIFIED, _int_at_least, add_llm_options, add_method_options, run_options
+from ._common import ERROR_EXITS, EXIT_UNVERIFIED, add_llm_options, add_method_options, int_at_least, run_options
 
 HELP = "measure a method on a labelled dataset (resumable)"
 # examples and exit codes, printed at the end of --help as written
@@ -33,18 +33,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "RAGTruth) or a name such as halueval_qa",
     )
     p.add_argument("--split", help="split to use where the dataset has them")
-    p.add_argument("--limit", type=_int_at_least(1), help="first N examples only (after --offset)")
+    p.add_argument("--limit", type=int_at_least(1), help="first N examples only (after --offset)")
     p.add_argument(
         "--offset",
-        type=_int_at_least(0),
+        type=int_at_least(0),
         default=0,
         help="skip the first N examples, e.g. tune on --offset 40 what you report on --limit 40",
     )
     p.add_argument("--out", help="run directory (default runs/<method>-<data>); rerun with the same --out to resume")
     p.add_argument(
-        "--workers", type=_int_at_least(1), default=1, help="examples in parallel (useful with remote endpoints)"
+        "--workers", type=int_at_least(1), default=1, help="examples in parallel (useful with remote endpoints)"
     )
-    p.add_argument("--max-errors", type=_int_at_least(0), help="stop after more than this many failed examples")
+    p.add_argument("--max-errors", type=int_at_least(0), help="stop after more than this many failed examples")
     p.add_argument("--threshold", type=float, help="also score with this fixed threshold (score >= t => hallucinated)")
     p.add_argument("--threshold-from", metavar="DIR", help="use the threshold tuned in an earlier (dev) run directory")
     p.add_argument("--mitigate", action="store_true", help="also revise each answer and measure the revisions")

@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from ..errors import InputError
-from ._common import ERROR_EXITS, _Style, _use_color, add_llm_options, llm_client, parse_params
+from ._common import ERROR_EXITS, Style, add_llm_options, llm_client, parse_params, use_color
 
 HELP = "answer a question from a corpus with DRAD (or a baseline), correcting uncertain entities"
 # examples and exit codes, printed at the end of --help as written
@@ -77,7 +77,7 @@ def generators() -> dict[str, str]:
 
 def render_generation(result: Any, *, color: bool = False) -> str:
     """The answer with corrected spans marked, the flagged entities, the passages used, the counters."""
-    style = _Style(color)
+    style = Style(color)
     marked, pos = [], 0
     for c in sorted(result.corrections, key=lambda c: c.start):
         marked.append(result.answer[pos : c.start])
@@ -142,7 +142,7 @@ def cmd_generate_answer(args: argparse.Namespace) -> int:
         summary = run_qa(gen, args.questions, split=args.split, out_dir=args.out, progress=not args.quiet)
         print(json.dumps(summary["metrics"], indent=2))
         return 0
-    color = _use_color(args)
+    color = use_color(args)
     stream = args.format == "text" and not args.no_stream
 
     def on_event(ev: Any) -> None:
@@ -150,7 +150,7 @@ def cmd_generate_answer(args: argparse.Namespace) -> int:
             sys.stderr.write(f"\n[retrieve: {ev.data.reason}] {ev.data.query!r}\n" if not args.quiet else "")
         elif ev.kind in ("sentence", "correction"):
             text = (
-                _Style(color)(ev.text, "1;32")
+                Style(color)(ev.text, "1;32")
                 if (ev.kind == "correction" and color)
                 else (f"{{+{ev.text}+}}" if ev.kind == "correction" else ev.text)
             )

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from ._common import ERROR_EXITS, _Style, _use_color, build_method
-from .detect import _inputs, print_warnings, render_detection
+from ._common import ERROR_EXITS, Style, build_method, use_color
 from .detect import add_arguments as add_detect_arguments
+from .detect import answer_and_reference, print_warnings, render_detection
 
 HELP = "check an answer, repair what is unsupported, and re-check"
 # examples and exit codes, printed at the end of --help as written
@@ -41,7 +41,7 @@ def render_diff(original: str, revised: str, *, color: bool = False) -> str:
 
     a = _re.findall(r"\S+|\s+", original)
     b = _re.findall(r"\S+|\s+", revised)
-    style = _Style(color)
+    style = Style(color)
     out = []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
         if op == "equal":
@@ -57,12 +57,12 @@ def render_diff(original: str, revised: str, *, color: bool = False) -> str:
 
 
 def cmd_mitigate(args: argparse.Namespace) -> int:
-    answer, reference = _inputs(args)
+    answer, reference = answer_and_reference(args)
     result = build_method(args).method.mitigate(answer, reference, question=args.question)
     if args.format == "json":
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
     else:
-        color = _use_color(args)
+        color = use_color(args)
         print_warnings(result.before, color=color)
         print("== Before")
         print(render_detection(result.before, color=color))

@@ -8,7 +8,7 @@ from typing import Any, Mapping
 
 from ..corpus import Passage
 from ..text.segment import split_sentences
-from ..types import Usage, _Serialisable
+from ..types import Serialisable, Usage
 from .rhd import EntityUncertainty
 
 # what replaces a sentence whose revision holds an entity the retrieved passages do not
@@ -16,7 +16,7 @@ NOT_FOUND = "I could not find this in the retrieved passages."
 
 
 @dataclass(frozen=True)
-class Retrieval(_Serialisable):
+class Retrieval(Serialisable):
     """One call of the retrieval module: why, with which query, what came back."""
 
     reason: str  # "question" (srr, flr's first), "sentence" (flr), "entity" (drad), "token" (tpr)
@@ -29,7 +29,7 @@ class Retrieval(_Serialisable):
 
 
 @dataclass(frozen=True)
-class Correction(_Serialisable):
+class Correction(Serialisable):
     """A sentence revised once: ``answer[start:end]`` is the regenerated text, which replaced
     ``original[start - sentence_start:]`` of the drafted sentence ``original`` (the text before
     ``start`` was kept). For ``drad``, ``entities`` are the hallucinated entities of the draft,
@@ -73,7 +73,7 @@ class Correction(_Serialisable):
 
 
 @dataclass(frozen=True)
-class GenerationResult(_Serialisable):
+class GenerationResult(Serialisable):
     """A generated answer with what was retrieved and corrected, and what it cost.
 
     ``entities``: every entity RHD scored in accepted draft sentences (``drad`` only; offsets

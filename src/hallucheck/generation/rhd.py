@@ -36,7 +36,7 @@ from ..errors import ConfigError, InputError
 from ..llm.base import TokenLogprob
 from ..models.ner import DEFAULT_SPACY_MODEL, Entity
 from ..text.segment import split_sentences
-from ..types import _Serialisable
+from ..types import Serialisable
 
 POOLINGS = ("avg", "min", "max", "first")
 # θ1: Table 5's best value (0.40; the paper reports no sensitivity between 0.40 and 0.50).
@@ -134,7 +134,7 @@ def tokens_from_openai(logprobs: Mapping[str, Any] | Sequence[Mapping[str, Any]]
 
 # -- results ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class EntityUncertainty(_Serialisable):
+class EntityUncertainty(Serialisable):
     """One entity of generated text with its pooled token probability and entropy.
 
     ``start``/``end``: offsets into the text given to the detector. ``tokens``: half-open
@@ -175,7 +175,7 @@ class EntityUncertainty(_Serialisable):
 
 
 @dataclass(frozen=True)
-class SentenceUncertainty(_Serialisable):
+class SentenceUncertainty(Serialisable):
     """Sentence-level scores of detection-only mode (higher = more likely hallucinated):
     ``rhd`` = max over the sentence's entities of 1 - P(E) (0 without entities), and the
     token-level baselines of Table 2: average/max token entropy, 1 - average/min token
@@ -208,7 +208,7 @@ class SentenceUncertainty(_Serialisable):
 
 
 @dataclass(frozen=True)
-class RHDReport(_Serialisable):
+class RHDReport(Serialisable):
     """Detection-only RHD on a finished text with its token log-probabilities."""
 
     text: str

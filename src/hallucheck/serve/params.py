@@ -21,7 +21,7 @@ import math
 import threading
 from typing import Any
 
-from ..constraints import InstanceOf, OneOf, _alternatives
+from ..constraints import InstanceOf, OneOf, alternatives_of
 from ..errors import InputError
 
 MAX_LIST = 16  # longest list of numbers a request parameter may be
@@ -48,7 +48,7 @@ def declared_choices(method: str) -> dict[str, tuple[Any, ...]]:
     stages = [getattr(pipe, k, None) for k in ("extractor", "retriever", "verifier", "mitigator")]
     for stage in stages:
         for name, spec in (getattr(type(stage), "parameter_constraints", None) or {}).items():
-            alts = _alternatives(spec)
+            alts = alternatives_of(spec)
             named = tuple(v for c in alts if isinstance(c, OneOf) for v in c.choices() if isinstance(v, str))
             free_text = any(isinstance(c, InstanceOf) and str in c.types for c in alts)
             if named and not free_text:  # an enumeration (numbers and None are checked by type)

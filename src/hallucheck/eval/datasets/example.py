@@ -7,7 +7,7 @@ from numbers import Integral
 from typing import Any, Mapping
 
 from ...errors import InputError
-from ...types import _plain
+from ...types import to_plain
 
 
 def _check_label(label: Any) -> int | None:
@@ -81,7 +81,7 @@ class Example:
             "reference": self.reference,
             "answer": self.answer,
             "label": self.label,
-            "meta": _plain(self.meta),
+            "meta": to_plain(self.meta),
         }
 
     @classmethod
