@@ -32,6 +32,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--method", default=DEFAULT_METHOD, help=f"default method of requests that name none (default {DEFAULT_METHOD})"
     )
     p.add_argument("--workers", type=int, default=2, help="threads that run checks (default 2)")
+    _add_limit_options(p)
+    _add_access_options(p)
+    _add_job_options(p)
+    p.add_argument(
+        "--preload",
+        action="store_true",
+        help="load the default method's models (and check the LLM) before accepting requests",
+    )
+    add_llm_options(p)
+
+
+def _add_limit_options(p: argparse.ArgumentParser) -> None:
+    """The bounds on what one request, and the server, may take."""
     p.add_argument(
         "--queue-size",
         type=int,
@@ -62,6 +75,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="tokens one LLM call may generate; larger requests are lowered, a request parameter above it is "
         "refused with 422 (default 2048)",
     )
+
+
+def _add_access_options(p: argparse.ArgumentParser) -> None:
+    """Who may call the server, and which methods and settings requests may use."""
     p.add_argument(
         "--token-env",
         metavar="NAME",
@@ -107,6 +124,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="bind a non-loopback --host without --token-env (refused otherwise: anyone who can reach the "
         "port could run checks, read job results and spend the LLM key)",
     )
+
+
+def _add_job_options(p: argparse.ArgumentParser) -> None:
+    """Where batch jobs keep their results, and for how long."""
     p.add_argument(
         "--job-retention",
         type=float,
@@ -121,12 +142,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "(default 500)",
     )
     p.add_argument("--jobs-dir", help="where batch jobs write their results (default: a temporary directory)")
-    p.add_argument(
-        "--preload",
-        action="store_true",
-        help="load the default method's models (and check the LLM) before accepting requests",
-    )
-    add_llm_options(p)
 
 
 def is_loopback(host: str) -> bool:

@@ -53,6 +53,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lr", type=float, default=SHIPPED["lr"], help="peak learning rate (default: %(default)s)")
     p.add_argument("--max-length", type=int, default=SHIPPED["max_length"], help="tokens per (evidence, claim) pair")
     p.add_argument("--k", type=int, default=SHIPPED["k"], help="evidence sentences per claim")
+    _add_pair_options(p)
+    _add_run_options(p)
+
+
+def _add_pair_options(p: argparse.ArgumentParser) -> None:
+    """What the training pairs are made of, beyond the answers of the training files."""
     p.add_argument(
         "--rules-per-reference",
         type=int,
@@ -101,6 +107,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--pairs-per-file", type=int, metavar="N", help="draw at most N pairs of each --pairs file (default: all)"
     )
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    """Validation, stopping, seeding and where the model goes."""
     p.add_argument("--dev-limit", type=int, default=SHIPPED["dev_limit"], help="first N rows of each dev file")
     p.add_argument(
         "--patience", type=int, default=SHIPPED["patience"], help="epochs without dev improvement before stopping"
