@@ -270,6 +270,23 @@ def build_method(args: argparse.Namespace) -> BuiltMethod:
     ).build()
 
 
+def serving_llm(
+    args: argparse.Namespace, method: str, params: dict[str, Any] | None = None
+) -> tuple[LLMClient | None, str]:
+    """(client, spec) for the servers (serve, proxy), ``--llm`` read once: with ``none`` no client, and
+    ``method`` (with ``params``) is loaded now so that one that needs an LLM is a usage error at start,
+    not a 422 on every request."""
+    spec = args.llm
+    if spec == "none":
+        from ..loader import load_method
+
+        load_method(method, llm="none", **(params or {}))
+        return None, spec
+    from ..llm import make_llm
+
+    return make_llm(spec, **llm_options(args)), spec
+
+
 def llm_client(args: argparse.Namespace) -> LLMClient:
     """The client --llm names, for the commands that hand one LLM to whatever they run (generate,
     generate-data, serve, proxy)."""

@@ -96,7 +96,7 @@ def _config(args: argparse.Namespace) -> Any:
     from ..registry import entry
     from ..serve.proxy_check import ProxyConfig
     from ..serve.state import ServeConfig
-    from ._common import llm_client
+    from ._common import serving_llm
     from .serve import is_loopback
 
     for name, value, low in (("--workers", args.workers, 1), ("--queue-size", args.queue_size, 0)):
@@ -119,15 +119,12 @@ def _config(args: argparse.Namespace) -> Any:
             field="host",
         )
     method = entry("method", args.method).name
-    if args.llm == "none":
-        from ..loader import load_method
-
-        load_method(method, llm="none")  # a method that needs an LLM: a usage error now
+    llm, llm_spec = serving_llm(args, method)
     policies = tuple(p.strip() for p in (args.policies or ",".join(POLICIES)).split(",") if p.strip())
     serve = ServeConfig(
         method=method,
-        llm=None if args.llm == "none" else llm_client(args),
-        llm_spec=args.llm,
+        llm=llm,
+        llm_spec=llm_spec,
         workers=args.workers,
         queue_size=args.queue_size,
         max_body_bytes=int(args.max_body_mb * 1_000_000),
@@ -162,7 +159,7 @@ def cmd_proxy(args: argparse.Namespace) -> int:
     app = create_proxy(config)
     if not args.quiet:
         print(
-            f"hallucheck proxy: http://{args.host}:{args.port}/v1  (method {config.serve.method}, llm {args.llm}, "
+            f"hallucheck proxy: http://{args.host}:{args.port}/v1  (method {config.serve.method}, llm {config.serve.llm_spec}, "
             f"policy {config.policy}" + (", token required" if config.token else "") + ")",
             file=sys.stderr,
         )

@@ -169,7 +169,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         ) from None
     from ..registry import check_params, entry
     from ..serve.params import parse_setting
-    from ._common import llm_client
+    from ._common import serving_llm
 
     for name, value, low in (
         ("--workers", args.workers, 1),
@@ -214,16 +214,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     methods = None
     if args.methods:
         methods = tuple(entry("method", m.strip()).name for m in args.methods.split(",") if m.strip())
-    if args.llm == "none":
-        from ..loader import load_method
-
-        # a method that needs an LLM: a usage error now, not 422 on every request
-        load_method(method, llm="none", **method_params.get(method, {}))
-    llm: Any = None if args.llm == "none" else llm_client(args)
+    llm, llm_spec = serving_llm(args, method, method_params.get(method, {}))
     config = ServeConfig(
         method=method,
         llm=llm,
-        llm_spec=args.llm,
+        llm_spec=llm_spec,
         workers=args.workers,
         queue_size=args.queue_size,
         timeout=args.request_timeout,
@@ -246,7 +241,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     app = create_app(config)
     if not args.quiet:
         print(
-            f"hallucheck serve: http://{args.host}:{args.port}/  (method {method}, llm {args.llm}"
+            f"hallucheck serve: http://{args.host}:{args.port}/  (method {method}, llm {config.llm_spec}"
             + (", token required" if token else "")
             + ")",
             file=sys.stderr,
