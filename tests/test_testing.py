@@ -142,7 +142,7 @@ def test_llm_reply_that_never_parses_fails_as_could_not_verify():
         assert_grounded("Front tyres: 2.4 bar.", KW_REF, method="keyword_match", llm=llm)
     msg = str(err.value)
     assert "could not verify" in msg and "does not pass" in msg
-    assert "1 of 1 claims could not be verified" in msg and "Keyword extraction failed" in msg
+    assert "1 of 1 claim could not be verified" in msg and "Keyword extraction failed" in msg
     assert "raw LLM reply: '\\n---\\nKeywords:'" in msg
 
 

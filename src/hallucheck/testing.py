@@ -90,7 +90,7 @@ def unverified_message(det: Detection) -> str:
         lines.append(f"  note: {det.meta['note']}")
     failed = [v for v in det.verdicts if v.status == "error"]
     if failed:
-        lines.append(f"  {len(failed)} of {len(det.verdicts)} claims could not be verified:")
+        lines.append(f"  {len(failed)} of {_claims(len(det.verdicts))} could not be verified:")
         for v in failed:
             lines.extend(_claim_block(v, "?"))
     elif det.score is None and not det.error and not det.meta.get("note"):
@@ -99,12 +99,17 @@ def unverified_message(det: Detection) -> str:
     return "\n".join(lines)
 
 
+def _claims(n: int) -> str:
+    """"1 claim", "3 claims"."""
+    return f"{n} claim{'' if n == 1 else 's'}"
+
+
 def ungrounded_message(det: Detection, failing: Sequence[Verdict], *, max_score: float | None = None) -> str:
     """The failure message for an answer with unsupported claims."""
     rule = "the method flagged it" if max_score is None else f"its score is above max_score={max_score:g}"
     lines = [
         f"Answer not grounded in the reference: {rule} ({_header(det)}; "
-        f"{len(failing)} of {len(det.verdicts)} claims unsupported)."
+        f"{len(failing)} of {_claims(len(det.verdicts))} unsupported)."
     ]
     if det.question:
         lines.append(f"  question: {_clip(det.question)!r}")
