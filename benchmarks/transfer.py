@@ -74,8 +74,12 @@ ROOT = Path(__file__).resolve().parents[1]
 # the cached signals are recomputed when any of these sources of the imported hallucheck change (the gate,
 # the overlap ratio, the QA/summary decision)
 SIGNAL_SOURCES = (
+    "stages/ce_cascade",
     "stages/entity_check.py",
     "stages/facts.py",
+    "stages/doubt.py",
+    "stages/fact_index.py",
+    "stages/clauses.py",
     "stages/cascade.py",
     "stages/similarity.py",
     "text",
