@@ -138,3 +138,79 @@ def test_the_comparison_reads_a_bounded_share_of_a_large_reference():
     # the value about the same thing is still found among many of its kind
     assert statuses(reference, claim) == {"3.0 bar": "contradicted"}
     assert statuses(reference, "The rear tyre pressure for a fully loaded car is 2.6 bar.") == {"2.6 bar": "supported"}
+
+
+@pytest.mark.parametrize(
+    "reference, claim, figure",
+    [
+        # a difference of two figures of two reference sentences, after a word of comparison
+        (
+            "The petrol model needs 9.8 seconds to 100 km/h. The hybrid needs 8.1 seconds.",
+            "The hybrid is 1.7 seconds quicker.",
+            "1.7 seconds",
+        ),
+        # "by X to Y" is a change, not a range
+        ("The basic fee is €40. From May the basic fee is €46.", "The basic fee rises by €6 to €46 in May.", "€6"),
+        # two of the claim's own figures, no word of arithmetic needed
+        (
+            "Each seat costs £1,200; the club pays £300 of it.",
+            "Of the £1,200 seat price, members pay £900 and the club £300.",
+            "£900",
+        ),
+        # a share of two counts the claim states
+        (
+            "The plant has 1,600 staff, 400 of whom work nights.",
+            "Night workers are a quarter of the staff, 400 of 1,600 people.",
+            "a quarter",
+        ),
+        # a rate times what it is per
+        ("Gas used: 2,000 kWh. The unit rate is 7p per kWh.", "At 7p per kWh the gas comes to £140.", "£140"),
+        # a percentage applied to an amount, after a word of change
+        (
+            "The rent is £800 a month. It may rise by at most 5 % a year.",
+            "With the 5 % cap, the rent could rise to at most £840 after a year.",
+            "£840",
+        ),
+        # an amount a quarter is a yearly amount times four
+        (
+            "Marketing spend was $15 million a quarter.",
+            "Marketing spend runs at about $60 million a year.",
+            "$60 million a year",
+        ),
+    ],
+)
+def test_a_figure_one_step_of_arithmetic_gives_is_never_a_conflict(reference, claim, figure):
+    got = statuses(reference, claim)
+    assert got.get(figure) in ("supported", "abstained"), got
+
+
+@pytest.mark.parametrize(
+    "reference, claim, figure",
+    [
+        # the difference is wrong: 9.8 - 8.1 is 1.7, not 2.7
+        (
+            "The petrol model needs 9.8 seconds to 100 km/h. The hybrid needs 8.1 seconds.",
+            "The hybrid is 2.7 seconds quicker.",
+            "2.7 seconds",
+        ),
+        # a share that no two figures give
+        (
+            "The plant has 1,600 staff, 400 of whom work nights.",
+            "Night workers are a third of the staff, 400 of 1,600 people.",
+            "a third",
+        ),
+        # the rate times the wrong quantity
+        ("Gas used: 2,000 kWh. The unit rate is 7p per kWh.", "At 7p per kWh the gas comes to £150.", "£150"),
+        # a percentage the reference states of something else does not make a wrong value (2.4 bar + 25 %)
+        (
+            "The front tyres take 2.4 bar. The warning light comes on 25 percent below the recommended value.",
+            "When fully loaded, increase the front pressure to 3.0 bar.",
+            "3.0 bar",
+        ),
+        # a changed value with no arithmetic word is still a conflict
+        ("The basic fee is €40. From May the basic fee is €46.", "From May the basic fee is €48.", "€48"),
+    ],
+)
+def test_arithmetic_does_not_explain_away_a_wrong_figure(reference, claim, figure):
+    got = statuses(reference, claim)
+    assert got.get(figure) in ("contradicted", "missing"), got

@@ -28,7 +28,6 @@ most :data:`DERIVED_CAP` figures of a kind, and of a sentence, are tried in pair
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Iterable
 from functools import cached_property
@@ -38,11 +37,8 @@ from ..text.forms import FIRST_SPAN
 from ..text.numbers import find_numbers
 from ..text.quantities import Quantity, parse_quantities, same_value
 from ..text.units import UNITS
+from .arithmetic import DERIVED_CAP, PERIODS, Arithmetic, close_to
 
-DERIVED_CAP = 40  # figures of one kind (and of one sentence) tried in pairs for a derived value
-
-# hours in a day, a week, a month and a year: a rate ("per day") is kept per hour
-_PERIODS = (24.0, 168.0, 730.5, 8766.0)
 # kinds of figure a reference often gives in another form ("every 6 hours" for "four times a day")
 _SOFT_DIMS = ("freq:", "count:", "ordinal", "label:", "code:", "ratio")
 # words that announce a figure derived from two others ("up $17 million", "a combined 40 tablets")
@@ -52,6 +48,10 @@ _CHANGE_CUE = re.compile(
     r"combined|total|together|altogether|in all|change[ds]?|plus|by|sum|net|added|apart|half|halve[ds]?|"
     r"double[ds]?|twice|triple[ds]?|third|quarter|cheaper|dearer|longer|shorter|later|earlier|quieter|louder|"
     r"saves?|saving|discount|off|extra|another|adds? up|namely|that is|which is|i\.e|"
+    r"sooner|faster|slower|quicker|ahead|behind|margin|gap|comes? to|came to|amounts? to|works? out|worked out|"
+    r"therefore|pays? out|left over|remaining|average|apiece|all told|at the latest|"
+    r"daher|ergibt|durchschnittlich|donc|au total|en moyenne|por lo tanto|de media|en promedio|quindi|in totale|"
+    r"in media|in totaal|gemiddeld|portanto|no total|em média|"
     r"gestiegen|gesunken|wuchs|stieg|sank|mehr|weniger|insgesamt|zusammen|leiser|billiger|teurer|nämlich|"
     r"später|früher|soit|plus tard|es decir|más tarde|"
     r"hausse|baisse|augment\w*|diminu\w*|progress\w*|recul\w*|moins|total|"
@@ -67,25 +67,6 @@ def _shown(q: Quantity) -> str:
     return (re.sub(r"[.,\s]", "", m.group()) if m else q.text.lower()) + f"@{scale:g}"
 
 
-def _close(q: Quantity, x: float) -> bool:
-    """``x`` is ``q``'s value as written: within half of its last written digit (or 15 % for an
-    approximate value)."""
-    v = q.low
-    if q.qualifier == "approx":
-        return abs(v - x) <= 0.15 * max(abs(v), abs(x))
-    m = re.search(r"\d+(?:[.,]\d+)?", q.text)
-    if not m or v == 0:
-        return abs(v - x) <= 1e-9
-    mantissa = m.group()
-    dec = len(mantissa.split(".")[1]) if "." in mantissa else 0
-    try:
-        shown = float(mantissa.replace(",", "."))
-    except ValueError:
-        return False
-    scale = v / shown if shown else 1.0
-    return abs(v - x) <= 0.5 * 10 ** (-dec) * abs(scale) + 1e-9 * abs(v)
-
-
 def _per_period_in(q: Quantity, dim: str, xs: list[float]) -> bool:
     """``q``'s value is one of ``xs`` (values of ``dim``, the same kind on the other basis): as it is ("76
     cents" for "$0.76 per share"), or, for an amount that is not a time, per a day, week, month or year
@@ -93,8 +74,8 @@ def _per_period_in(q: Quantity, dim: str, xs: list[float]) -> bool:
     if (q.dim or "").startswith("time") or ("/time" not in (q.dim or "") and "/time" not in dim):
         return q.low in xs  # a duration against a time rate: both in hours, equal values by chance
     if "/time" in dim:
-        return any(_close(q, x * p) for x in xs for p in _PERIODS)
-    return any(abs(q.low * p - x) <= 1e-6 * max(1.0, abs(x)) for x in xs for p in _PERIODS)
+        return any(close_to(q, x * p) for x in xs for p in PERIODS)
+    return any(abs(q.low * p - x) <= 1e-6 * max(1.0, abs(x)) for x in xs for p in PERIODS)
 
 
 class FigureDoubt:
@@ -112,12 +93,12 @@ class FigureDoubt:
         self.raw_numbers = raw_numbers
         self.reference = reference
         # the reference values that may state a value (all of its kind, unless the caller indexes them)
-        self._near = near or (lambda q: [(i, j, r) for i, qs in enumerate(quantities) for j, r in enumerate(qs)])
+        self.near = near or (lambda q: [(i, j, r) for i, qs in enumerate(quantities) for j, r in enumerate(qs)])
         # the sentences whose figures arithmetic on a claim may combine (all, unless the caller indexes them)
-        self._related = related or (lambda claim: range(len(quantities)))
+        self.related = related or (lambda claim: range(len(quantities)))
 
     @cached_property
-    def _values(self) -> dict[str | None, list[float]]:
+    def values(self) -> dict[str | None, list[float]]:
         """Every value the reference states, by dimension (ends of ranges included)."""
         by_dim: dict[str | None, list[float]] = {}
         for qs in self.quantities:
@@ -141,7 +122,7 @@ class FigureDoubt:
             return "abstained"  # a bare number or position: no kind to compare
         if any(x is not None and x.dim == "time" and FIRST_SPAN.match(x.text) for x in (q, counterpart)):
             return "abstained"  # "the first year": a part of a span, which may be longer, said by its start
-        stated = status == "contradicted" and any(same_value(q, r) for _, _, r in self._near(q))
+        stated = status == "contradicted" and any(same_value(q, r) for _, _, r in self.near(q))
         if stated and q.dim != "date" and opens_change(claim, q):
             return "abstained"  # "goes up from 20 to 24 days": the value before, which the reference states
         if stated and counterpart is not None and self._other_scale_beside(q, counterpart):
@@ -150,14 +131,14 @@ class FigureDoubt:
         if q.dim not in (None, "date", "clock") and (
             # the claim leaves out what the reference's value is per ("76 cents" for "$0.76 per share"), or gives a
             # per-unit kind the reference never gives
-            ("/" not in q.dim or q.dim not in self._values)
+            ("/" not in q.dim or q.dim not in self.values)
             and any(
                 d is not None
                 and d != q.dim
                 and d.split("/")[0] == base
                 and ("/" in d) != ("/" in q.dim)
                 and _per_period_in(q, d, xs)
-                for d, xs in self._values.items()
+                for d, xs in self.values.items()
             )
             or (base, _shown(q), "/" not in q.dim) in self._shown_numbers
         ):
@@ -169,16 +150,16 @@ class FigureDoubt:
             years = [r for qs in self.quantities for r in qs if r.dim == "time" and r.is_range]
             if any(r.low <= q.low <= r.high for r in years):
                 return "abstained"
-        kinds = {d.split("/")[0] for d in self._values if d}
+        kinds = {d.split("/")[0] for d in self.values if d}
         if status == "missing" and q.dim is not None and base not in kinds and q.dim.startswith(_SOFT_DIMS):
             return "abstained"  # a frequency, count or position the reference gives in no such form
         if status == "missing" and (q.dim is None or q.dim.startswith("count:")):
             # a bare number or a count of a loosely named thing: missing only when no figure has its value
-            stated = {v for vs in self._values.values() for v in vs} | self._all_numbers
+            stated = {v for vs in self.values.values() for v in vs} | self._all_numbers
             if q.low in stated and q.high in stated:
                 return "abstained"
         # a value the reference states of this kind is judged by its context, never by arithmetic
-        if any(same_value(q, r) for _, _, r in self._near(q) if r.dim == q.dim):
+        if any(same_value(q, r) for _, _, r in self.near(q) if r.dim == q.dim):
             return status
         # a word of change or arithmetic around the value ("up $17 million", "EUR 25 less", "in total")
         cue = _CHANGE_CUE.search(claim[max(0, q.start - 40) : min(len(claim), q.end + 30)]) is not None
@@ -207,20 +188,13 @@ class FigureDoubt:
         return re.search(pattern, self.reference, re.IGNORECASE) is not None
 
     def _derived(self, q: Quantity, cue: bool, claim: str = "") -> bool:
-        """``q`` is what figures of the reference give by one step of arithmetic, and not a value the
-        reference states of its kind: one of its kind times or over a count the claim itself states
-        ("eight tablets a day, that is 4 g"), a percentage change or share of two amounts of one
-        sentence, a duration between two clock times of one sentence; after a word of change or
-        arithmetic around the value also a difference or sum of two of its kind in one sentence or of
-        the claim's own figures, a half, third, quarter or double, a month's share of a yearly amount,
-        a clock time moved by a duration the claim gives, a risk reduction from a ratio. A small whole
-        count (12 or less) counts only after such a word: small numbers are too easily made."""
+        """``q`` is what figures of the reference and of the claim itself give by one step of arithmetic,
+        and not a value the reference states of its kind (the steps: :class:`~.arithmetic.Arithmetic`). A
+        small whole count (12 or less) counts only after a word of change or arithmetic: small numbers are too
+        easily made."""
         own = [c for c in parse_quantities(claim) if c != q and not c.is_range]
         if q.dim == "clock":
-            # "20 minutes later ... at 13:01": a stated time moved by a duration the claim gives
-            moves = [c.low * 60 for c in own if c.dim == "time"]
-            clocks = [r.low for qs in self.quantities for r in qs if r.dim == "clock"][:DERIVED_CAP]
-            return cue and any((r + d) % 1440 == q.low or (r - d) % 1440 == q.low for r in clocks for d in moves)
+            return self._moved_clock(q, cue, own)
         if q.is_range or q.dim == "date" or q.low == 0:
             return False
         loose = q.dim is None or q.dim.startswith("count:")
@@ -228,77 +202,17 @@ class FigureDoubt:
         small = q.low <= 12 if shown is None else (shown.group().isdigit() and int(shown.group()) <= 12)
         if loose and small and not cue:
             return False
-        v = q.low
+        return Arithmetic(self.quantities, self.values, self.related, self.near, q, cue, own, loose, claim).derives()
 
-        per = _PERIODS if "/time" in (q.dim or "") else (1.0,)  # "1.2 g a day" is a rate, kept per hour
-
-        def close(x: float) -> bool:
-            # within the value's rounding and never more than 1 % off (5 % for "about"): a loose match on
-            # a value written with one digit would let arithmetic explain away a wrong unit
-            return any(
-                abs(v - x / p) <= 0.05 * abs(v)
-                if q.qualifier == "approx"
-                else _close(q, x / p) and abs(v - x / p) <= 0.01 * abs(v)
-                for p in per
-            )
-
-        base = (q.dim or "").split("/")[0]
-
-        def of_kind(d: str | None) -> bool:
-            if loose:
-                return d is None or d.startswith("count:") or (q.dim is None and d not in ("date", "clock"))
-            return d is not None and d.split("/")[0] == base
-
-        same = sorted({x for d, xs in self._values.items() if of_kind(d) for x in xs})[:DERIVED_CAP]
-        # the multipliers the claim itself states ("eight tablets a day, that is 4 g"; "four instalments of
-        # EUR 12,000"); never a power of ten, which is what a wrong unit or scale looks like
-        counted = [
-            c.low * p
-            for c in own
-            if c.dim is None or c.dim.startswith(("count:", "freq:"))
-            for p in (_PERIODS if "/time" in (c.dim or "") else (1.0,))
-        ]
-        counts = sorted({x for x in counted if x > 0 and math.log10(x) % 1 != 0})[:DERIVED_CAP]
-        if cue:
-            # the claim's own figures: "EUR 1,365 in all, namely EUR 1,120 rent plus EUR 245 for charges"
-            mine = [c.low for c in own if c.dim == q.dim][:DERIVED_CAP]
-            if any(close(a + b) or close(abs(a - b)) for a in mine for b in [*mine, *same] if a != b):
-                return True
-            if q.dim == "percent" and any(
-                close((1 - x) * 100) or close(x * 100) for x in self._values.get(None, ()) if 0 < x < 1
-            ):
-                return True  # "a 36 % lower risk" from a hazard ratio of 0.64
-        for a in same:
-            if cue and (close(a / 2) or close(a / 3) or close(a / 4) or close(a * 2)):
-                return True  # a half, a third, a quarter, a double, said so
-            if cue and base.startswith("money:") and close(a / 12):
-                return True  # a month's share of a yearly amount
-            if any(close(a * n) or close(a / n) for n in counts):
-                return True
-        # a difference, sum, change or share of two figures of one reference sentence ("rose to $188 million
-        # from $171 million": up $17 million, up 9.9 %), a duration between two of its clock times
-        for qs in (self.quantities[i] for i in self._related(claim)):
-            for a_i, a in enumerate(qs[:DERIVED_CAP]):
-                for b in qs[a_i + 1 : DERIVED_CAP]:
-                    if a.dim in ("date", "id") or a.dim != b.dim or a.is_range or b.is_range:
-                        continue
-                    x, y = a.low, b.low
-                    if cue and of_kind(a.dim) and (close(abs(y - x)) or close(x + y)):
-                        return True
-                    if q.dim == "percent" and a.dim not in ("percent", "clock") and min(x, y) > 0:
-                        if (
-                            close(abs(y - x) / x * 100)
-                            or close(abs(y - x) / y * 100)
-                            or close(min(x, y) / max(x, y) * 100)
-                        ):
-                            return True
-                    if (
-                        q.dim == "time"
-                        and a.dim == "clock"
-                        and (close(abs(y - x) / 60) or close((1440 - abs(y - x)) / 60))
-                    ):
-                        return True
-        return False
+    def _moved_clock(self, q: Quantity, cue: bool, own: list[Quantity]) -> bool:
+        """After a word of change, a clock time the reference states moved by a duration the claim gives
+        ("20 minutes later ... at 13:01"); one the reference gives would explain away too much (4pm and
+        "three hours" make any 7pm)."""
+        if not cue:
+            return False
+        moves = [c.low * 60 for c in own if c.dim == "time"][:DERIVED_CAP]
+        clocks = [r.low for qs in self.quantities for r in qs if r.dim == "clock"][:DERIVED_CAP]
+        return any((r + d) % 1440 == q.low or (r - d) % 1440 == q.low for r in clocks for d in moves)
 
 
 __all__ = ["DERIVED_CAP", "FigureDoubt"]

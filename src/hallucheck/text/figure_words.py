@@ -103,6 +103,12 @@ def later_rate(text: str, q: Quantity, limit: int | None = None) -> tuple[int, i
     return None
 
 
+# an amount of money "a quarter" is per three months ("$22 million a quarter" is $88 million a year); the
+# word is no unit of time of its own ("a quarter of the staff")
+_QUARTER_WORDS = frozenset({"quarter", "quartal", "trimestre", "kwartaal", "trimestrale"})
+_QUARTER_HOURS = 24.0 * 30.4375 * 3
+
+
 def with_rate(text: str, q: Quantity, limit: int | None = None) -> Quantity:
     """``q`` per unit of time when the text says so: "4 hours per month", "4 hours a week" and "three
     remote days a week" are rates (dimension ``time/time``), not amounts; their values compare per hour.
@@ -120,7 +126,8 @@ def with_rate(text: str, q: Quantity, limit: int | None = None) -> Quantity:
             q.text, q.start, q.end, q.low / per, q.high / per, f"{q.dim}/time", q.unit, q.qualifier, q.digits
         )
     unit = m.group("unit").lower()
-    if unit not in UNITS or UNITS[unit][0] != "time":
+    quarter = _QUARTER_HOURS if unit in _QUARTER_WORDS and (q.dim or "").startswith("money:") else None
+    if quarter is None and (unit not in UNITS or UNITS[unit][0] != "time"):
         if (q.dim or "").startswith("money:") and unit not in STOP_WORDS and unit not in NOT_NOUNS:
             # "$1.12 a share", "$0.84 per diluted share": a value per something is not a total
             dim = f"{q.dim}/{lemma(unit)}"
@@ -130,7 +137,7 @@ def with_rate(text: str, q: Quantity, limit: int | None = None) -> Quantity:
         return q
     if m.group("adj") or RELATIVE_AFTER.match(text, m.end()):
         return q  # "$88 million a year earlier": a period for context, not a rate
-    per = UNITS[unit][1]
+    per = quarter or UNITS[unit][1]
     return Quantity(
         text[q.start : m.end()],
         q.start,
@@ -156,7 +163,7 @@ _CHANGE = re.compile(
     r"stijg\w*|steeg|daal\w*|daalde|verhoogd|verlaagd|gaat)\b",
     re.IGNORECASE,
 )
-_FROM = re.compile(r"\b(?:from|von|de|desde|da|van)\s*$", re.IGNORECASE)
+_FROM = re.compile(r"\b(?:from|von|de|desde|da|van|by|um|met)\s*$", re.IGNORECASE)  # "rising by 0.5 bar to 2.6 bar" too
 
 
 def opens_change(text: str, q: Quantity) -> bool:
