@@ -86,23 +86,28 @@ def _shipped_combination():
     return copy.deepcopy(load_combination("embedded"))
 
 
-def test_the_shipped_summary_policy_lets_a_confident_verifier_decide_and_mixes_inside_the_band(fixed, bow_embedder):
-    """On summaries and RAG answers the judge is asked only inside threshold +/- 0.2 and its score is mixed
-    evenly with the combination's: a judge that flags everything cannot flag a sentence the verifier is sure
-    of, and a sentence the verifier is unsure of is flagged only when both together say so."""
+def test_the_shipped_summary_policy_lets_a_confident_verifier_decide_and_the_judge_only_inside_the_band(
+    fixed, bow_embedder
+):
+    """On summaries and RAG answers the judge is asked only inside the shipped band around the threshold
+    (combine.json's band_width) and its score, on the task's scale, weighs by the shipped judge weight: a
+    judge that flags everything cannot flag a sentence the verifier is sure of."""
     sure, unsure = "Check the tyres every month.", "The rear tyres take air."
     claims = [Claim(sure, 0, len(sure)), Claim(unsure, len(sure) + 1, len(sure) + 1 + len(unsure))]
     ev = [[Evidence(REF, 0, len(REF))] for _ in claims]
     llm = FakeLLM(label_scores=_scripted_judge)
     v = fixed(CECascadeVerifier(llm=llm, gate="numbers"), {sure: 0.02, unsure: 0.6})
     task = v.settings.summary
-    assert task.judge_weight == 0.5 and task.band == pytest.approx((task.threshold - 0.2, task.threshold + 0.2))
+    shipped = _shipped_combination()["tasks"]["summary"]
+    width, a = shipped["band_width"], shipped["judge_weight"]
+    assert task.judge_weight == a and task.band == pytest.approx((task.threshold - width, task.threshold + width))
     first, second = v.verify(claims, ev, reference=REF)
     assert first.meta["stage"] == "verifier" and first.hallucinated is False  # the judge was not asked
     assert not any(f"Claim: {sure}" in r.messages[-1].content for r in llm.requests)
     assert second.meta["stage"] == "judge" and "uncertainty band" in second.reason
     p, j = second.meta["combined_score"], second.meta["judge_score"]
-    assert second.score == pytest.approx(0.5 * p + 0.5 * to_scale(j, 0.82, task.threshold))
+    assert task.band[0] <= p <= task.band[1]
+    assert second.score == pytest.approx((1 - a) * p + a * to_scale(j, 0.82, task.threshold))
     assert second.hallucinated is (second.score > task.threshold)
 
 

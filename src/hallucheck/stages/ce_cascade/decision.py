@@ -106,9 +106,16 @@ def judge_verdict(
     judge_said = (
         f"the judge's P(unsupported) {score:.2f} is {'above' if score > jt else 'not above'} its own threshold {jt:g}"
     )
-    if w >= 1.0:  # the judge decides alone
+    if w >= 1.0:  # the judge decides alone: every sentence, or those inside the band
+        everywhere = task.band is None or (task.band[0] <= 0.0 and task.band[1] >= 1.0)
+        where = (
+            f"The LLM judge decides summaries and claims ({combined.how})"
+            if everywhere
+            else f"The {combined.how} is in the uncertainty band {band_text(task)} around the threshold, so the "
+            "LLM judge decides"
+        )
         reason = (
-            f"The LLM judge decides summaries and claims ({combined.how}): {j.reason.rstrip('.')}. "
+            f"{where}: {j.reason.rstrip('.')}. "
             f"{judge_said[:1].upper()}{judge_said[1:]}, so the final score is {final:.2f}, "
             f"{'above' if flagged else 'not above'} {t:.2f}."
         )
