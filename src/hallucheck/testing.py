@@ -100,7 +100,7 @@ def unverified_message(det: Detection) -> str:
 
 
 def _claims(n: int) -> str:
-    """"1 claim", "3 claims"."""
+    """The count of claims in words: 1 claim, 3 claims."""
     return f"{n} claim{'' if n == 1 else 's'}"
 
 
