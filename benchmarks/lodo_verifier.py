@@ -2,7 +2,7 @@
 
     OMP_NUM_THREADS=1 python benchmarks/lodo_verifier.py --out runs/lodo [--folds summeval summedits wice haluevals]
         [--max-pairs 3000] [--document-pairs 1] [--max-length 160] [--epochs 1]
-        [--contrast runs/contrast --contrast-per-file 1500]
+        [--contrast runs/contrast --contrast-per-file 1500] [--qa-forms]
     python benchmarks/transfer.py --folds runs/lodo
 
 A fold named after a dev set trains on ``train/`` (HaluEval QA and summaries: answer pairs, rule-made
@@ -13,7 +13,8 @@ Then ``ce_cascade --llm none`` with that model scores all five dev sets into ``O
 ``transfer.py --folds`` fits the combination on the fold's training sets and scores its held-out set
 with the model that never saw it. ``--contrast DIR`` adds the rule-made contrast pairs that
 ``benchmarks/contrast_pairs.py`` wrote there (``pairs-train.jsonl`` and ``pairs-dev-<set>.jsonl`` of
-the fold's training sets only, at most ``--contrast-per-file`` of each). Everything resumes: rerun the same command after an interruption.
+the fold's training sets only, at most ``--contrast-per-file`` of each); ``--qa-forms`` the QA form pairs
+(``hallucheck train --qa-forms``). Everything resumes: rerun the same command after an interruption.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--contrast", type=Path, help="directory of contrast pairs (benchmarks/contrast_pairs.py)")
     ap.add_argument("--contrast-per-file", type=int, default=1500)
+    ap.add_argument("--qa-forms", action="store_true", help="hallucheck train --qa-forms")
     ap.add_argument("--score-only", action="store_true", help="skip training (the fold's model exists)")
     args = ap.parse_args()
     for fold in args.folds:
@@ -73,6 +75,8 @@ def main() -> None:
                 for name in names:
                     cmd += ["--pairs", str(args.contrast / f"pairs-{name}.jsonl")]
                 cmd += ["--pairs-per-file", str(args.contrast_per_file)]
+            if args.qa_forms:
+                cmd += ["--qa-forms"]
             run(cmd)
         cmd = [sys.executable, str(ROOT / "benchmarks/bench_dev.py"), "--methods", "ce_cascade", "--llm", "none"]
         cmd += ["--data", *SETS, "--out", str(fold_dir / "dev"), "--param", f"model={model.resolve()}"]

@@ -97,6 +97,13 @@ def _add_pair_options(p: argparse.ArgumentParser) -> None:
         "the same with one fact changed, a sentence of another document appended, and one alone (default: %(default)s)",
     )
     p.add_argument(
+        "--qa-forms",
+        action="store_true",
+        help="add QA answers in both forms with both labels: right answers as sentences, wrong ones as phrases "
+        "and sentences (HaluEval's right answers are phrases and its wrong ones sentences; without these the "
+        "verifier learns the form)",
+    )
+    p.add_argument(
         "--pairs",
         action="append",
         default=[],
@@ -154,6 +161,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         whole_files=args.whole,
         document_per_reference=args.document_pairs,
         pair_files=args.pairs,
+        qa_forms=args.qa_forms,
         pairs_per_file=args.pairs_per_file,
         patience=args.patience,
         max_steps=args.max_steps,

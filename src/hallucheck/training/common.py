@@ -55,6 +55,9 @@ class TrainConfig:
     # from ``benchmarks/contrast_pairs.py``); up to ``pairs_per_file`` of each file, drawn with ``seed``
     pair_files: list[str] = field(default_factory=list)
     pairs_per_file: int | None = None
+    # QA answers in both forms with both labels (training.qa_forms): right answers as sentences, wrong
+    # ones as phrases and sentences, from the training files (a quarter of max_pairs) and the --whole files
+    qa_forms: bool = False
     seed: int = 0
     patience: int = 1
     save_every: int = 200
@@ -87,4 +90,6 @@ class TrainConfig:
         if not self.pair_files:  # a run without ready-made pairs keeps the fingerprint it had before they existed
             keep.pop("pair_files")
             keep.pop("pairs_per_file")
+        if not self.qa_forms:  # likewise a run without the QA form pairs
+            keep.pop("qa_forms")
         return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:16]

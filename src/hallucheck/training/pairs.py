@@ -101,7 +101,8 @@ def read_rows(path: str | Path) -> list[dict]:
 # pairs from labelled answers
 
 
-def _group_key(row: dict) -> str:
+def group_key(row: dict) -> str:
+    """The id shared by a question's (or a document's) right and hallucinated rows: without "-r"/"-h"."""
     rid = str(row.get("id", ""))
     return re.sub(r"-[rh]$", "", rid) if re.search(r"-[rh]$", rid) else rid
 
@@ -111,7 +112,7 @@ def answer_pairs(rows: Sequence[dict], *, k: int = 3) -> list[Pair]:
     out: list[Pair] = []
     groups: dict[str, list[dict]] = {}
     for row in rows:
-        groups.setdefault(_group_key(row), []).append(row)
+        groups.setdefault(group_key(row), []).append(row)
     for group in groups.values():
         right = [r for r in group if not int(r["label"])]
         right_sents = {norm_sentence(s.text) for r in right for s in split_sentences(r["answer"])}

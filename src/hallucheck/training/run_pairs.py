@@ -14,6 +14,7 @@ from typing import Callable
 from ..errors import InputError
 from .common import TrainConfig
 from .pairs import Pair, build_pairs, read_rows
+from .qa_forms import qa_form_pairs
 from .synth import document_pairs, labelled_pairs
 
 _PAIR_TYPES = {"evidence": str, "claim": str, "label": int, "weight": (int, float), "source": str}
@@ -66,8 +67,10 @@ def read_pairs(path: Path) -> list[Pair]:
 
 def extra_pairs(cfg: TrainConfig) -> list[Pair]:
     """The pairs beyond :func:`build_pairs`: document pairs made from the training files' references
-    (cut to the same ``max_pairs`` share as theirs), every pair of ``whole_files`` and the ready-made
-    pairs of ``pair_files`` (up to ``pairs_per_file`` of each, drawn with the run's seed)."""
+    (cut to the same ``max_pairs`` share as theirs), every pair of ``whole_files``, with ``qa_forms`` the
+    QA form pairs of :mod:`.qa_forms` (those of the training files cut to a quarter of ``max_pairs``, all
+    of the ``whole_files``'), and the ready-made pairs of ``pair_files`` (up to ``pairs_per_file`` of
+    each, drawn with the run's seed)."""
     out: list[Pair] = []
     if cfg.document_per_reference:
         made: list[Pair] = []
@@ -79,6 +82,16 @@ def extra_pairs(cfg: TrainConfig) -> list[Pair]:
         out.extend(made)
     for f in cfg.whole_files:
         out.extend(labelled_pairs(read_rows(f), k=cfg.k, source="whole"))
+    if cfg.qa_forms:
+        forms: list[Pair] = []
+        for f in cfg.train_files:
+            forms.extend(qa_form_pairs(read_rows(f), k=cfg.k, seed=cfg.seed))
+        if cfg.max_pairs is not None:
+            random.Random(cfg.seed).shuffle(forms)
+            forms = forms[: cfg.max_pairs // 4]
+        for f in cfg.whole_files:
+            forms.extend(qa_form_pairs(read_rows(f), k=cfg.k, seed=cfg.seed))
+        out.extend(forms)
     for f in cfg.pair_files:
         ready = read_pairs(Path(f))
         if cfg.pairs_per_file is not None and len(ready) > cfg.pairs_per_file:
