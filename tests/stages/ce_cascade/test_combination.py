@@ -98,3 +98,21 @@ def test_the_old_import_paths_still_give_the_signals():
     assert set(row) == {"verifier", "overlap", "gate"} and row["gate"] == 0.25  # keyed as the file names them
     x = sentence_signals([("The rear tyres take 4 bar.", 0, 26)], [0.3], REF, gate=build_gate("numbers"))
     assert x.shape == (1, 3)
+
+
+def test_a_one_sentence_answer_is_read_as_a_claim_and_a_short_one_as_a_qa_answer(fixed, bow_embedder, tmp_path):
+    """With a question, question_mode auto reads a phrase ("2 bar") after its question with the QA weights,
+    but a whole sentence, which is not in the reference word for word, as a claim with the summary weights:
+    the QA weights were fitted on answers whose right ones are phrases and wrong ones sentences."""
+    path = tmp_path / "combine.json"
+    path.write_text(json.dumps(COMBO))
+    q = "What pressure do the front tyres take?"
+    sentence, phrase = "The tyres at the front should be kept at 2 bar.", "2 bar"
+    table = {sentence: 0.5, f"{q} {sentence}": 0.5, f"{q} {phrase}": 0.5, phrase: 0.5}
+    v = fixed(CECascadeVerifier(gate="numbers", combine=str(path), band=None), table)
+    (as_claim,) = v.verify([Claim(sentence, 0, len(sentence))], [[]], reference=REF, question=q)
+    (as_qa,) = v.verify([Claim(phrase, 0, len(phrase))], [[]], reference=REF, question=q)
+    assert "threshold 0.60" in as_claim.reason and "threshold 0.40" in as_qa.reason
+    qa_mode = fixed(CECascadeVerifier(gate="numbers", combine=str(path), band=None, question_mode="qa"), table)
+    (forced,) = qa_mode.verify([Claim(sentence, 0, len(sentence))], [[]], reference=REF, question=q)
+    assert "threshold 0.40" in forced.reason

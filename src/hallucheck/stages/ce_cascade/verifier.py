@@ -36,6 +36,10 @@ class Scored:
     detector_meta: dict[str, Any]
 
 
+# a one-claim answer of this many words or more is a sentence about the reference, not a QA phrase
+SENTENCE_WORDS = 6
+
+
 @dataclass(frozen=True)
 class Reading:
     """What every claim of one answer is read with."""
@@ -65,8 +69,8 @@ class CECascadeVerifier(Verifier):
     threshold. ``model``, ``k``, ``premise``: those of :class:`CrossEncoderVerifier`
     (``model=hhem|minicheck|lettucedetect``: a published detector in its place). ``prompt``,
     ``qa_prompt``, ``flag_on``, ``calibrate``: the judge's (as in ``cascade``). ``question_mode``:
-    ``auto`` reads a one-sentence answer after its question with the QA weights and judges each
-    sentence of a longer answer on its own; ``qa`` always uses the question, ``claims`` never.
+    ``auto`` reads a short one-claim answer (fewer than :data:`SENTENCE_WORDS` words) after its question
+    with the QA weights and judges a sentence, and each sentence of a longer answer, on its own; ``qa`` always uses the question, ``claims`` never.
     ``verbatim``: a claim the reference holds word for word is supported with no threshold or judge
     (:mod:`.copy`); ``False`` reads copies as any other claim.
 
@@ -178,9 +182,13 @@ class CECascadeVerifier(Verifier):
 
     def read_answer(self, claims: Sequence[Claim], reference: str, question: str | None) -> Reading:
         """The task of this answer and what its claims are read against. A RAG answer of several
-        sentences is judged claim by claim, as a summary is; only a short answer is read after its
-        question, with the QA weights the verifier was fitted with."""
+        sentences is judged claim by claim, as a summary is, and so is a one-sentence answer of
+        :data:`SENTENCE_WORDS` words or more with ``question_mode="auto"``: the QA weights were fitted on
+        HaluEval, whose right answers are phrases and wrong ones sentences, and read a right answer in a
+        sentence as wrong. Only a short answer is read after its question, with the QA weights."""
         q = qa_question(question, claims, self.question_mode, reference)
+        if q and self.question_mode == "auto" and len(claims) == 1 and len(claims[0].text.split()) >= SENTENCE_WORDS:
+            q = ""
         sentences = split_sentences(reference)  # once for the premises, the overlap signal and the copy rule
         return Reading(
             reference, q, self.settings.task(bool(q)), sentences, copy_index(reference, sentences, self.verbatim)
