@@ -348,3 +348,28 @@ def test_ready_made_pairs_join_the_run_drawn_per_file_and_named_in_the_card(tmp_
         extra_pairs(cfg)
     with pytest.raises(ConfigError, match="pairs_per_file"):
         TrainConfig(**{**dataclasses.asdict(cfg), "pairs_per_file": 0}).check()
+
+
+def test_a_claim_longer_than_the_encoder_length_is_read_in_its_first_window(tmp_path, tiny_encoder):
+    """A ready-made pair whose claim alone is longer than max_length tokens trains (it crashed the
+    tokenizer: nothing was left to truncate); the claim is cut to its first max_length // 2 tokens, as
+    the verifier reads a long claim at inference."""
+    from hallucheck.training.train import train
+
+    long_claim = " ".join(f"the pump number {i} runs at night and stops at dawn" for i in range(30))
+    ready = tmp_path / "long.jsonl"
+    pair = {"evidence": "The pump runs at night.", "claim": long_claim, "label": 1, "weight": 1.0, "source": "long"}
+    ready.write_text(json.dumps(pair) + "\n", encoding="utf-8")
+    cfg = _config(tmp_path, tiny_encoder, pair_files=[str(ready)], epochs=1, max_steps=3)
+    result = train(cfg, progress=False, log=lambda m: None)
+    assert result["pairs"] > 1
+
+    from transformers import AutoTokenizer
+
+    from hallucheck.training.train import _Run
+
+    run = _Run.__new__(_Run)  # only the tokenizer and the configuration are read
+    run.cfg, run.tokenizer = cfg, AutoTokenizer.from_pretrained(str(tiny_encoder))
+    cut = run.claim_window(long_claim)
+    assert long_claim.startswith(cut) and len(run.tokenizer(cut, add_special_tokens=False)["input_ids"]) == 32
+    assert run.claim_window("A short claim.") == "A short claim."

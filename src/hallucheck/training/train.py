@@ -249,7 +249,7 @@ class _Run:
         torch = self.torch
         enc = self.tokenizer(
             [p.evidence for p in batch],
-            [p.claim for p in batch],
+            [self.claim_window(p.claim) for p in batch],
             truncation="only_first",
             max_length=self.cfg.max_length,
             padding=True,
@@ -322,6 +322,15 @@ class _Run:
         cl = [c for ex in self.dev for _, c in ex["pairs"]]
         return answer_metrics(self.dev, self.score_pairs(ev, cl))
 
+    def claim_window(self, claim: str) -> str:
+        """``claim`` cut to its first ``max_length // 2`` tokens, the window the verifier reads a long claim
+        in at inference (``models/cross_encoder.py``); the evidence is what truncation shortens, so a claim
+        longer than the whole length would leave nothing to truncate."""
+        limit = self.cfg.max_length // 2
+        enc = self.tokenizer(claim, add_special_tokens=False, return_offsets_mapping=True)
+        offsets = enc["offset_mapping"]
+        return claim if len(offsets) <= limit else claim[: offsets[limit - 1][1]]
+
     def score_pairs(self, ev: Sequence[str], cl: Sequence[str]) -> list[float]:
         """P(hallucinated) of each (evidence, claim) pair, in batches of similar lengths."""
         torch, model = self.torch, self.model
@@ -333,7 +342,7 @@ class _Run:
                 idx = order[b : b + 64]
                 enc = self.tokenizer(
                     [ev[i] for i in idx],
-                    [cl[i] for i in idx],
+                    [self.claim_window(cl[i]) for i in idx],
                     truncation="only_first",
                     max_length=self.cfg.max_length,
                     padding=True,
