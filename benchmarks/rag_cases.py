@@ -107,7 +107,9 @@ def summarise(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         if not rows and not any(r["kind"] == kind for r in records):
             continue
         flagged = sum(r["outcome"] == "flagged" for r in rows)
+        labels = {r["label"] for r in records if r["kind"] == kind}
         by_kind[kind] = {
+            "label": labels.pop() if len(labels) == 1 else ("supported" if kind in SUPPORTED_KINDS else "unsupported"),
             "n": len(rows),
             "errors": sum(r["kind"] == kind and r["outcome"] == "error" for r in records),
             # recall for an unsupported kind, false-alarm rate for a supported one
@@ -183,7 +185,10 @@ def markdown(m: Mapping[str, Any]) -> str:
             k = m[mode]["by_kind"].get(kind)
             cells.append(f"{_fmt(k['flag_rate'], True)} ({k['n']})" if k else "–")
         if any(c != "–" for c in cells):
-            label = "supported (false alarms)" if kind in SUPPORTED_KINDS else "unsupported (recall)"
+            # the label the cases give the kind (a blind set's own kinds too), else the known kinds'
+            given = {m[mode]["by_kind"][kind].get("label") for mode in modes if kind in m[mode]["by_kind"]}
+            supported = given == {"supported"} if given - {None} else kind in SUPPORTED_KINDS
+            label = "supported (false alarms)" if supported else "unsupported (recall)"
             lines.append(f"| {kind} | {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
