@@ -10,7 +10,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..errors import InputError
+from ..errors import InputError, MissingDependencyError
 from ..types import EXIT_CODES
 
 if TYPE_CHECKING:
@@ -285,6 +285,34 @@ def serving_llm(
     from ..llm import make_llm
 
     return make_llm(spec, **llm_options(args)), spec
+
+
+def require_server(command: str, modules: Sequence[str]) -> None:
+    """A :class:`MissingDependencyError` naming the ``serve`` extra when one of ``modules`` (uvicorn,
+    FastAPI, httpx) is not installed, before ``hallucheck COMMAND`` builds its app."""
+    import importlib
+
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise MissingDependencyError(
+                f"hallucheck {command} needs {', '.join(modules)} ({exc.name or name} is missing), which",
+                "pip install 'hallucheck[serve]'",
+            ) from None
+
+
+def run_server(app: Any, args: argparse.Namespace, banner: str) -> int:
+    """Serve ``app`` at --host/--port with uvicorn (its log at warning level with --quiet, else the
+    ``banner`` first on stderr and the access log)."""
+    import uvicorn
+
+    if not args.quiet:
+        print(banner, file=sys.stderr)
+    uvicorn.run(
+        app, host=args.host, port=args.port, log_level="warning" if args.quiet else "info", access_log=not args.quiet
+    )
+    return 0
 
 
 def llm_client(args: argparse.Namespace) -> LLMClient:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from typing import Any
 
-from ..errors import InputError, MissingDependencyError
+from ..errors import InputError
 from ._common import ERROR_EXITS, add_llm_options
 
 HELP = "OpenAI-compatible pass-through that checks answers as they stream (needs the serve extra)"
@@ -146,24 +145,14 @@ def _config(args: argparse.Namespace) -> Any:
 
 
 def cmd_proxy(args: argparse.Namespace) -> int:
-    try:
-        import uvicorn
+    from ._common import require_server, run_server
 
-        from ..serve.proxy import create_proxy
-    except ImportError as exc:
-        raise MissingDependencyError(
-            f"hallucheck proxy needs FastAPI, uvicorn and httpx ({exc.name} is missing), which",
-            "pip install 'hallucheck[serve]'",
-        ) from None
+    require_server("proxy", ("fastapi", "uvicorn", "httpx"))
+    from ..serve.proxy import create_proxy
+
     config = _config(args)
-    app = create_proxy(config)
-    if not args.quiet:
-        print(
-            f"hallucheck proxy: http://{args.host}:{args.port}/v1  (method {config.serve.method}, llm {config.serve.llm_spec}, "
-            f"policy {config.policy}" + (", token required" if config.token else "") + ")",
-            file=sys.stderr,
-        )
-    uvicorn.run(
-        app, host=args.host, port=args.port, log_level="warning" if args.quiet else "info", access_log=not args.quiet
+    banner = (
+        f"hallucheck proxy: http://{args.host}:{args.port}/v1  (method {config.serve.method}, llm "
+        f"{config.serve.llm_spec}, policy {config.policy}" + (", token required" if config.token else "") + ")"
     )
-    return 0
+    return run_server(create_proxy(config), args, banner)

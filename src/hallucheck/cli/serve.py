@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from typing import Any
 
-from ..errors import InputError, MissingDependencyError
+from ..errors import InputError
 from ._common import ERROR_EXITS, add_llm_options
 
 HELP = "HTTP service and web page: detect, mitigate, batch jobs (needs the serve extra)"
@@ -158,18 +157,12 @@ def is_loopback(host: str) -> bool:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    try:
-        import uvicorn
+    from ._common import require_server, run_server, serving_llm
 
-        from ..serve.app import ServeConfig, create_app
-    except ImportError as exc:
-        raise MissingDependencyError(
-            f"hallucheck serve needs FastAPI and uvicorn ({exc.name} is missing), which",
-            "pip install 'hallucheck[serve]'",
-        ) from None
+    require_server("serve", ("fastapi", "uvicorn"))
     from ..registry import check_params, entry
+    from ..serve.app import ServeConfig, create_app
     from ..serve.params import parse_setting
-    from ._common import serving_llm
 
     for name, value, low in (
         ("--workers", args.workers, 1),
@@ -238,15 +231,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         preload=args.preload,
         quiet=args.quiet,
     )
-    app = create_app(config)
-    if not args.quiet:
-        print(
-            f"hallucheck serve: http://{args.host}:{args.port}/  (method {method}, llm {config.llm_spec}"
-            + (", token required" if token else "")
-            + ")",
-            file=sys.stderr,
-        )
-    uvicorn.run(
-        app, host=args.host, port=args.port, log_level="warning" if args.quiet else "info", access_log=not args.quiet
+    banner = (
+        f"hallucheck serve: http://{args.host}:{args.port}/  (method {method}, llm {config.llm_spec}"
+        + (", token required" if token else "")
+        + ")"
     )
-    return 0
+    return run_server(create_app(config), args, banner)
