@@ -17,7 +17,7 @@ checks each sentence instead).
 
 from __future__ import annotations
 
-from ..base import OneOf, check_param
+from ..base import OneOf, Verifier, check_param
 from ..llm.base import LLMClient
 from ..pipeline import Pipeline
 
@@ -50,9 +50,7 @@ def hhem(
     local directory or hub id); ``foundation``: its T5 configuration and tokenizer (default: the
     checkpoint's, ``google/flan-t5-base``); ``threshold``: flag above this P(unsupported)."""
     verifier = HHEMVerifier(model=model, foundation=foundation, threshold=threshold, max_length=max_length)
-    return Pipeline(
-        name="hhem", extractor=SentenceExtractor(), retriever=WholeReferenceRetriever(), verifier=verifier, llm=llm
-    )
+    return _each_sentence("hhem", verifier, llm)
 
 
 def minicheck(
@@ -65,10 +63,7 @@ def minicheck(
     """MiniCheck on each answer sentence against the reference's chunks. ``model``:
     ``flan-t5-large`` | ``roberta-large`` | ``deberta-v3-large`` or a local directory / hub id;
     ``chunk_size``: the authors' (default 500 words for Flan-T5, 400 tokens for the others)."""
-    verifier = MiniCheckVerifier(model=model, threshold=threshold, chunk_size=chunk_size)
-    return Pipeline(
-        name="minicheck", extractor=SentenceExtractor(), retriever=WholeReferenceRetriever(), verifier=verifier, llm=llm
-    )
+    return _each_sentence("minicheck", MiniCheckVerifier(model=model, threshold=threshold, chunk_size=chunk_size), llm)
 
 
 def lettucedetect(
@@ -86,12 +81,13 @@ def lettucedetect(
     verifier = LettuceDetectVerifier(
         model=model, threshold=threshold, max_length=max_length, chunk_aggregation=chunk_aggregation
     )
+    return _each_sentence("lettucedetect", verifier, llm)
+
+
+def _each_sentence(name: str, verifier: Verifier, llm: LLMClient | None) -> Pipeline:
+    """A detector's recipe: each answer sentence against the whole reference."""
     return Pipeline(
-        name="lettucedetect",
-        extractor=SentenceExtractor(),
-        retriever=WholeReferenceRetriever(),
-        verifier=verifier,
-        llm=llm,
+        name=name, extractor=SentenceExtractor(), retriever=WholeReferenceRetriever(), verifier=verifier, llm=llm
     )
 
 
