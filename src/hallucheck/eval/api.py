@@ -232,19 +232,9 @@ def evaluate(
     if log is not None:
         log(f"Evaluating {pipeline.name} on {data_name}: {len(examples)} examples -> {run_dir}")
     stopped = None
+    run = _run_keywords(run_dir, manifest, client, max_errors=max_errors, progress=progress, retry_failed=retry_failed)
     try:
-        records = run_eval(
-            pipeline,
-            examples,
-            out_dir=run_dir,
-            manifest=manifest,
-            max_errors=max_errors,
-            progress=progress,
-            count_tokens=client.count_tokens if client is not None else None,
-            mitigate=mitigate,
-            retry_failed=retry_failed,
-            engine=engine,
-        )
+        records = run_eval(pipeline, examples, mitigate=mitigate, engine=engine, **run)
     except StopRun as exc:
         stopped = str(exc)
         done = {r["id"]: r for r in read_results(run_dir)}
@@ -320,24 +310,29 @@ def check_file(
     if log is not None:
         log(f"Checking {len(rows)} rows of {path} with {pipeline.name} -> {run_dir}")
     stopped = None
+    run = _run_keywords(run_dir, manifest, client, max_errors=max_errors, progress=progress, retry_failed=retry_failed)
     try:
-        summary = run_check(
-            pipeline,
-            rows,
-            out_dir=run_dir,
-            manifest=manifest,
-            max_errors=max_errors,
-            progress=progress,
-            count_tokens=client.count_tokens if client is not None else None,
-            retry_failed=retry_failed,
-            table_format=table_format,
-            engine=engine,
-        )
+        summary = run_check(pipeline, rows, table_format=table_format, engine=engine, **run)
     except StopRun as exc:
         stopped = str(exc)
         summary = finish_check(run_dir, rows, table_format=table_format, manifest=manifest)
     code = check_exit_code(summary, fail_above)
     return CheckRun(pipeline.name, name, run_dir, len(rows), summary, manifest, code, stopped)
+
+
+def _run_keywords(
+    run_dir: Path, manifest: dict[str, Any], client: Any, *, max_errors: int | None, progress: bool, retry_failed: bool
+) -> dict[str, Any]:
+    """What an eval run and a check run are both given: where they write, their manifest, when they stop,
+    whether to show progress and to run failed rows again, and how to count the LLM's tokens."""
+    return {
+        "out_dir": run_dir,
+        "manifest": manifest,
+        "max_errors": max_errors,
+        "progress": progress,
+        "count_tokens": client.count_tokens if client is not None else None,
+        "retry_failed": retry_failed,
+    }
 
 
 __all__ = [
