@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable
+from functools import cached_property
 
 from ..text.quantities import Quantity
 
@@ -51,9 +52,9 @@ class Arithmetic:
     * after a cue also: a sum or difference with a figure of the reference; of two figures of its kind in
       the reference sentences nearest the claim, when the claim says its figure is a difference or a total
       (:meth:`compared`; not for loose counts); a count the claim adds to its own figure ("25 days plus 8
-      public holidays"), a half, third, quarter or double, a month's share of a yearly amount, a
-      percentage the claim states applied to an amount ("£1,250, at most 4 % more: £1,300"), a share or change of the
-      claim's figure and the reference's as a percentage, a risk reduction from a ratio.
+      public holidays"), a half, third, quarter or double said so, a month's share of a yearly amount, a
+      percentage the claim states applied to an amount ("£1,250, at most 4 % more: £1,300"), a share or
+      change of the claim's figure and the reference's as a percentage, a risk reduction from a ratio.
     """
 
     def __init__(
@@ -194,7 +195,7 @@ class Arithmetic:
         before = self.claim[max(0, self.q.start - 40) : self.q.start]
         return bool(_COMPARED_AFTER.match(after) or _BY_BEFORE.search(before) or _SUMMED_BEFORE.search(before))
 
-    @property
+    @cached_property
     def nearby(self) -> list[float]:
         """The values of its kind in the reference sentences that share most of the claim's words."""
         related = set(self.related(self.claim)) | {i for i, _, _ in self.near(self.q) if i < len(self.quantities)}

@@ -70,7 +70,8 @@ class CECascadeVerifier(Verifier):
     (``model=hhem|minicheck|lettucedetect``: a published detector in its place). ``prompt``,
     ``qa_prompt``, ``flag_on``, ``calibrate``: the judge's (as in ``cascade``). ``question_mode``:
     ``auto`` reads a short one-claim answer (fewer than :data:`SENTENCE_WORDS` words) after its question
-    with the QA weights and judges a sentence, and each sentence of a longer answer, on its own; ``qa`` always uses the question, ``claims`` never.
+    with the QA weights and judges a sentence, and each sentence of a longer answer, on its own; ``qa``
+    always uses the question, ``claims`` never.
     ``verbatim``: a claim the reference holds word for word is supported with no threshold or judge
     (:mod:`.copy`); ``False`` reads copies as any other claim.
 
