@@ -15,11 +15,12 @@ holds what makes it unsure about a claim's figure, read off the reference's figu
   ("2 extra minutes" where "frozen for up to 3 months ..., adding 2 minutes");
 * a frequency, count, position or label the reference gives in no such form ("four times a day"
   where it says "every 6 hours") is not *missing*;
-* a value that one step of arithmetic on the reference's figures gives (a difference or sum of two
-  figures of one sentence after a word of change, a percentage change or share, a duration between
-  two clock times, a half or a double, a product with a count the claim itself states: "eight tablets
-  a day, that is 4 g") is neither, unless the reference states that value of that kind elsewhere,
-  in which case the context decides.
+* a value that one step of arithmetic on the reference's figures and the claim's own gives (a sum or
+  difference of the claim's figures, a share of two of them, a rate times what it is per, a difference
+  or sum of two reference figures the claim says it is, a percentage change, a duration between two
+  clock times, a half or a double said so, a product with a count the claim states: "eight tablets a
+  day, that is 4 g"; the steps are in :mod:`.arithmetic`) is neither, unless the reference states that
+  value of that kind elsewhere, in which case the context decides.
 
 Each doubt turns a would-be *contradicted* or *missing* into ``"abstained"``: the sentence goes to the
 verifier and the judge, and the reason says the figure was not compared. The work is bounded: at
