@@ -156,14 +156,9 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
-    from ._common import require_server, run_server, serving_llm
-
-    require_server("serve", ("fastapi", "uvicorn"))
-    from ..registry import check_params, entry
-    from ..serve.app import ServeConfig, create_app
-    from ..serve.params import parse_setting
-
+def _check_limits(args: argparse.Namespace) -> None:
+    """A usage error for a limit out of its range (a count below its least value, a size or time not
+    above zero)."""
     for name, value, low in (
         ("--workers", args.workers, 1),
         ("--queue-size", args.queue_size, 0),
@@ -177,6 +172,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise InputError("--request-timeout, --max-body-mb and --max-response-mb must be > 0", field="request_timeout")
     if not args.job_retention > 0 or not args.jobs_max_mb > 0:
         raise InputError("--job-retention and --jobs-max-mb must be > 0", field="job_retention")
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from ._common import require_server, run_server, serving_llm
+
+    require_server("serve", ("fastapi", "uvicorn"))
+    from ..registry import check_params, entry
+    from ..serve.app import ServeConfig, create_app
+    from ..serve.params import parse_setting
+
+    _check_limits(args)
     token = None
     if args.token_env:
         token = os.environ.get(args.token_env, "")
