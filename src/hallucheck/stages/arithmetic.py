@@ -135,19 +135,26 @@ class Arithmetic:
 
     def from_rates(self) -> bool:
         """A rate the reference gives (per a unit, or per a time, kept per hour) times a figure of what it
-        is per, in the claim or the reference."""
+        is per, in the claim or the reference (read from its values by kind, at most :data:`DERIVED_CAP`
+        a kind)."""
         if self.loose or self.q.dim is None or "/" in self.q.dim:
             return False
         rates = [(d.split("/", 1)[1], xs) for d, xs in self.values.items() if d and d.startswith(self.q.dim + "/")]
         if not rates:
             return False
-        figures = [c for c in self.own if not c.is_range] + [r for qs in self.quantities for r in qs]
+        by_kind: dict[str | None, list[float]] = {}
+        for c in self.own:
+            if not c.is_range:
+                by_kind.setdefault(c.dim, []).append(c.low)
+        for d, xs in self.values.items():
+            by_kind.setdefault(d, []).extend(xs[:DERIVED_CAP])
         for per, xs in rates:
             hits = [
-                c.low
-                for c in figures
-                if c.dim not in (None, "date", "clock", "percent", "ordinal")
-                and (c.dim == "time" if per == "time" else c.dim != self.q.dim and "/" not in c.dim)
+                n
+                for d, ns in by_kind.items()
+                if d not in (None, "date", "clock", "percent", "ordinal")
+                and (d == "time" if per == "time" else d != self.q.dim and "/" not in d)
+                for n in ns
             ][:DERIVED_CAP]
             if any(self.close(x * n) for x in xs[:DERIVED_CAP] for n in hits if n > 0):
                 return True
@@ -196,14 +203,17 @@ class Arithmetic:
         return bool(_COMPARED_AFTER.match(after) or _BY_BEFORE.search(before) or _SUMMED_BEFORE.search(before))
 
     @cached_property
-    def nearby(self) -> list[float]:
-        """The values of its kind in the reference sentences that share most of the claim's words."""
+    def nearby_figures(self) -> list[Quantity]:
+        """The figures of the reference sentences that share most of the claim's words, or that state
+        values of its kind near it (a bounded share of a long reference)."""
         related = set(self.related(self.claim)) | {i for i, _, _ in self.near(self.q) if i < len(self.quantities)}
+        return [r for i in sorted(related) for r in self.quantities[i]]
+
+    @cached_property
+    def nearby(self) -> list[float]:
+        """The values of its kind among :attr:`nearby_figures`."""
         values = {
-            r.low
-            for i in sorted(related)
-            for r in self.quantities[i]
-            if not r.is_range and self.of_kind(r.dim) and "/" not in (r.dim or "")
+            r.low for r in self.nearby_figures if not r.is_range and self.of_kind(r.dim) and "/" not in (r.dim or "")
         }
         return sorted(values)[:DERIVED_CAP]
 
