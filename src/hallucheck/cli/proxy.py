@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 from typing import Any
 
 from ..errors import InputError
 from ._common import ERROR_EXITS, add_llm_options
+from .serve import add_bind_options, add_server_option, check_at_least, env_secret, is_loopback, server_config
 
 HELP = "OpenAI-compatible pass-through that checks answers as they stream (needs the serve extra)"
 POLICIES = ("annotate", "hold", "block", "repair")
@@ -26,22 +26,9 @@ exit codes:
 {ERROR_EXITS}"""
 
 
-def _env(name: str, option: str) -> str:
-    value = os.environ.get(name, "")
-    if not value.strip():
-        raise InputError(f"{option} {name}: the environment variable {name} is not set or empty", field=option[2:])
-    return value
-
-
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from ..loader import DEFAULT_METHOD
-
     p.add_argument("--upstream", required=True, help="the upstream's base URL, e.g. http://127.0.0.1:8080/v1")
-    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
-    p.add_argument("--port", type=int, default=8001, help="port (default 8001)")
-    p.add_argument(
-        "--method", default=DEFAULT_METHOD, help=f"the method that checks answers (default {DEFAULT_METHOD})"
-    )
+    add_bind_options(p, port=8001, method_help="the method that checks answers")
     p.add_argument("--policy", choices=POLICIES, default="annotate", help="policy of requests that choose none")
     p.add_argument(
         "--policies",
@@ -65,8 +52,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="bind a non-loopback --host with --upstream-key-env but no --token-env (anyone who can reach the "
         "port could spend the upstream key)",
     )
-    p.add_argument("--workers", type=int, default=2, help="threads that run checks (default 2)")
-    p.add_argument("--queue-size", type=int, default=16, help="checks that may wait for a worker (default 16)")
+    add_server_option(p, "--workers", "threads that run checks (default 2)")
+    add_server_option(p, "--queue-size", "checks that may wait for a worker (default 16)")
     p.add_argument("--max-streams", type=int, default=64, help="requests proxied at once; beyond: 503 (default 64)")
     p.add_argument("--upstream-timeout", type=float, default=300.0, help="seconds the upstream may take (default 300)")
     p.add_argument(
@@ -75,14 +62,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=60.0,
         help="seconds one check may take; then the sentence could not be verified (default 60)",
     )
-    p.add_argument("--max-body-mb", type=float, default=4.0, help="largest request body in MB (default 4)")
-    p.add_argument(
+    add_server_option(p, "--max-body-mb", "largest request body in MB (default 4)")
+    add_server_option(
+        p,
         "--allowed-host",
-        dest="allowed_hosts",
-        metavar="NAME",
-        action="append",
-        default=[],
-        help="a Host name the proxy answers (repeatable; '*' for any; default: loopback names and --host)",
+        "a Host name the proxy answers (repeatable; '*' for any; default: loopback names and --host)",
     )
     add_llm_options(p)
     for action in p._actions:  # the proxy checks with the trained verifier alone unless told otherwise
@@ -94,17 +78,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def _config(args: argparse.Namespace) -> Any:
     from ..registry import entry
     from ..serve.proxy_check import ProxyConfig
-    from ..serve.state import ServeConfig
     from ._common import serving_llm
-    from .serve import is_loopback
 
-    for name, value, low in (("--workers", args.workers, 1), ("--queue-size", args.queue_size, 0)):
-        if value < low:
-            raise InputError(f"{name} must be >= {low}; got {value}", field=name[2:])
+    check_at_least(("--workers", args.workers, 1), ("--queue-size", args.queue_size, 0))
     if args.max_streams < 1 or not args.upstream_timeout > 0 or not args.check_timeout > 0:
         raise InputError("--max-streams must be >= 1, the timeouts > 0", field="max_streams")
-    key = _env(args.upstream_key_env, "--upstream-key-env") if args.upstream_key_env else None
-    token = _env(args.token_env, "--token-env") if args.token_env else None
+    key = env_secret(args.upstream_key_env, "--upstream-key-env", "upstream-key-env") if args.upstream_key_env else None
+    token = env_secret(args.token_env, "--token-env", "token-env") if args.token_env else None
     if token and not key:
         raise InputError(
             "--token-env needs --upstream-key-env: without it the client's Authorization header is the "
@@ -120,17 +100,6 @@ def _config(args: argparse.Namespace) -> Any:
     method = entry("method", args.method).name
     llm, llm_spec = serving_llm(args, method)
     policies = tuple(p.strip() for p in (args.policies or ",".join(POLICIES)).split(",") if p.strip())
-    serve = ServeConfig(
-        method=method,
-        llm=llm,
-        llm_spec=llm_spec,
-        workers=args.workers,
-        queue_size=args.queue_size,
-        max_body_bytes=int(args.max_body_mb * 1_000_000),
-        host=args.host,
-        allowed_hosts=tuple(args.allowed_hosts) or None,
-        quiet=args.quiet,
-    )
     return ProxyConfig(
         upstream=args.upstream,
         policy=args.policy,
@@ -140,7 +109,7 @@ def _config(args: argparse.Namespace) -> Any:
         upstream_timeout=args.upstream_timeout,
         check_timeout=args.check_timeout,
         max_streams=args.max_streams,
-        serve=serve,
+        serve=server_config(args, method, llm, llm_spec),
     )
 
 

@@ -23,14 +23,8 @@ exit codes:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from ..loader import DEFAULT_METHOD
-
-    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    p.add_argument(
-        "--method", default=DEFAULT_METHOD, help=f"default method of requests that name none (default {DEFAULT_METHOD})"
-    )
-    p.add_argument("--workers", type=int, default=2, help="threads that run checks (default 2)")
+    add_bind_options(p, port=8000, method_help="default method of requests that name none")
+    add_server_option(p, "--workers", "threads that run checks (default 2)")
     _add_limit_options(p)
     _add_access_options(p)
     _add_job_options(p)
@@ -42,18 +36,35 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_llm_options(p)
 
 
+def add_bind_options(p: argparse.ArgumentParser, *, port: int, method_help: str) -> None:
+    """--host, --port and --method, as serve and proxy offer them: where the server listens and the
+    method it checks with (``method_help`` says what the method is for; its default is appended)."""
+    from ..loader import DEFAULT_METHOD
+
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=port, help=f"port (default {port})")
+    p.add_argument("--method", default=DEFAULT_METHOD, help=f"{method_help} (default {DEFAULT_METHOD})")
+
+
+def add_server_option(p: argparse.ArgumentParser, option: str, help: str) -> None:
+    """One of the options :func:`server_config` reads (--workers, --queue-size, --max-body-mb,
+    --allowed-host), defined once for serve and proxy; each command gives its own ``help``."""
+    if option == "--allowed-host":
+        p.add_argument(option, dest="allowed_hosts", metavar="NAME", action="append", default=[], help=help)
+        return
+    kind, default = {"--workers": (int, 2), "--queue-size": (int, 16), "--max-body-mb": (float, 4.0)}[option]
+    p.add_argument(option, type=kind, default=default, help=help)
+
+
 def _add_limit_options(p: argparse.ArgumentParser) -> None:
     """The bounds on what one request, and the server, may take."""
-    p.add_argument(
+    add_server_option(
+        p,
         "--queue-size",
-        type=int,
-        default=16,
-        help="requests that may wait for a worker; beyond that the server answers 503 with Retry-After (default 16)",
+        "requests that may wait for a worker; beyond that the server answers 503 with Retry-After (default 16)",
     )
     p.add_argument("--request-timeout", type=float, default=120.0, help="seconds per request before 504 (default 120)")
-    p.add_argument(
-        "--max-body-mb", type=float, default=4.0, help="largest request body in MB; larger gets 413 (default 4)"
-    )
+    add_server_option(p, "--max-body-mb", "largest request body in MB; larger gets 413 (default 4)")
     p.add_argument(
         "--max-response-mb",
         type=float,
@@ -99,13 +110,10 @@ def _add_access_options(p: argparse.ArgumentParser) -> None:
         "ce_cascade.model=/srv/verifier. Requests may set only numbers, true/false and declared choices; "
         "paths, URLs and model ids come from here. Repeatable",
     )
-    p.add_argument(
+    add_server_option(
+        p,
         "--allowed-host",
-        dest="allowed_hosts",
-        metavar="NAME",
-        action="append",
-        default=[],
-        help="a Host name the server answers (repeatable; '*' for any). Default: localhost, 127.0.0.1, ::1 and "
+        "a Host name the server answers (repeatable; '*' for any). Default: localhost, 127.0.0.1, ::1 and "
         "the --host address; other names get 400 (DNS rebinding). Add the name a reverse proxy forwards",
     )
     p.add_argument(
@@ -156,18 +164,52 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def env_secret(name: str, option: str, field: str) -> str:
+    """The value of environment variable ``name``, which ``option`` named; a usage error (on
+    ``field``) when it is not set or blank."""
+    value = os.environ.get(name, "")
+    if not value.strip():
+        raise InputError(f"{option} {name}: the environment variable {name} is not set or empty", field=field)
+    return value
+
+
+def check_at_least(*limits: tuple[str, int, int]) -> None:
+    """A usage error for the first ``(option, value, least)`` whose value is below its least value."""
+    for name, value, low in limits:
+        if value < low:
+            raise InputError(f"{name} must be >= {low}; got {value}", field=name.lstrip("-"))
+
+
+def server_config(args: argparse.Namespace, method: str, llm: Any, llm_spec: str, **more: Any) -> Any:
+    """The :class:`~hallucheck.serve.state.ServeConfig` of a server command: the settings serve and
+    proxy read from the same options (--workers, --queue-size, --max-body-mb, --host, --allowed-host,
+    --quiet), and ``more``."""
+    from ..serve.state import ServeConfig
+
+    return ServeConfig(
+        method=method,
+        llm=llm,
+        llm_spec=llm_spec,
+        workers=args.workers,
+        queue_size=args.queue_size,
+        max_body_bytes=int(args.max_body_mb * 1_000_000),
+        host=args.host,
+        allowed_hosts=tuple(args.allowed_hosts) or None,
+        quiet=args.quiet,
+        **more,
+    )
+
+
 def _check_limits(args: argparse.Namespace) -> None:
     """A usage error for a limit out of its range (a count below its least value, a size or time not
     above zero)."""
-    for name, value, low in (
+    check_at_least(
         ("--workers", args.workers, 1),
         ("--queue-size", args.queue_size, 0),
         ("--port", args.port, 0),
         ("--max-llm-calls", args.max_llm_calls, 0),
         ("--max-tokens", args.max_tokens, 1),
-    ):
-        if value < low:
-            raise InputError(f"{name} must be >= {low}; got {value}", field=name.lstrip("-"))
+    )
     if not args.request_timeout > 0 or not args.max_body_mb > 0 or not args.max_response_mb > 0:
         raise InputError("--request-timeout, --max-body-mb and --max-response-mb must be > 0", field="request_timeout")
     if not args.job_retention > 0 or not args.jobs_max_mb > 0:
@@ -179,18 +221,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     require_server("serve", ("fastapi", "uvicorn"))
     from ..registry import check_params, entry
-    from ..serve.app import ServeConfig, create_app
+    from ..serve.app import create_app
     from ..serve.params import parse_setting
 
     _check_limits(args)
-    token = None
-    if args.token_env:
-        token = os.environ.get(args.token_env, "")
-        if not token.strip():
-            raise InputError(
-                f"--token-env {args.token_env}: the environment variable {args.token_env} is not set or empty",
-                field="token_env",
-            )
+    token = env_secret(args.token_env, "--token-env", "token_env") if args.token_env else None
     if not token and not is_loopback(args.host) and not args.allow_no_token:
         raise InputError(
             f"--host {args.host} is reachable from other machines and no --token-env is set: anyone who can "
@@ -214,14 +249,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.methods:
         methods = tuple(entry("method", m.strip()).name for m in args.methods.split(",") if m.strip())
     llm, llm_spec = serving_llm(args, method, method_params.get(method, {}))
-    config = ServeConfig(
-        method=method,
-        llm=llm,
-        llm_spec=llm_spec,
-        workers=args.workers,
-        queue_size=args.queue_size,
+    config = server_config(
+        args,
+        method,
+        llm,
+        llm_spec,
         timeout=args.request_timeout,
-        max_body_bytes=int(args.max_body_mb * 1_000_000),
         max_response_bytes=int(args.max_response_mb * 1_000_000),
         max_llm_calls=args.max_llm_calls or None,
         max_tokens=args.max_tokens,
@@ -231,11 +264,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         jobs_max_bytes=int(args.jobs_max_mb * 1_000_000),
         methods=methods,
         method_params=method_params,
-        host=args.host,
-        allowed_hosts=tuple(args.allowed_hosts) or None,
         cors_origins=tuple(o.rstrip("/") for o in args.cors_origins),
         preload=args.preload,
-        quiet=args.quiet,
     )
     banner = (
         f"hallucheck serve: http://{args.host}:{args.port}/  (method {method}, llm {config.llm_spec}"
