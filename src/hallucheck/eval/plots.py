@@ -136,6 +136,18 @@ def figures(
 _Marks = tuple[Sequence[float] | None, Sequence[float] | None, str]  # own decisions, fixed threshold's, its label
 
 
+def _finish(fig: Any, ax: Any, labels: tuple[str, str], title: str, legend: str | None) -> Any:
+    """``fig`` with the x and y ``labels`` and the ``title`` on ``ax``, its legend at ``legend`` ("": where
+    matplotlib puts it; None: no legend), laid out."""
+    ax.set_xlabel(labels[0])
+    ax.set_ylabel(labels[1])
+    ax.set_title(title, fontsize=10)
+    if legend is not None:
+        ax.legend(**({"loc": legend} if legend else {}), fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
 def _roc(plt: Any, y: list[int], s: list[float], marks: _Marks, suffix: str) -> Any:
     own, at_t, t_text = marks
     fpr, tpr, _ = M.roc_curve(y, s)
@@ -143,12 +155,9 @@ def _roc(plt: Any, y: list[int], s: list[float], marks: _Marks, suffix: str) -> 
     ax.plot(fpr, tpr, label=f"AUROC {M.roc_auc(y, s):.3f}")
     ax.plot([0, 1], [0, 1], "--", color="grey", linewidth=0.8)
     _mark_decisions(ax, own, at_t, (0, 1), t_text)
-    ax.set_xlabel("false positive rate")
-    ax.set_ylabel("true positive rate")
-    ax.set_title("ROC (positive = hallucinated)" + suffix, fontsize=10)
-    ax.legend(loc="lower right", fontsize=8)
-    fig.tight_layout()
-    return fig
+    return _finish(
+        fig, ax, ("false positive rate", "true positive rate"), "ROC (positive = hallucinated)" + suffix, "lower right"
+    )
 
 
 def _pr(plt: Any, y: list[int], s: list[float], marks: _Marks, suffix: str) -> Any:
@@ -160,12 +169,9 @@ def _pr(plt: Any, y: list[int], s: list[float], marks: _Marks, suffix: str) -> A
     _mark_decisions(ax, own, at_t, (1, 2), t_text)
     ax.set_xlim(0, 1.02)
     ax.set_ylim(0, 1.05)
-    ax.set_xlabel("recall (hallucinated)")
-    ax.set_ylabel("precision (hallucinated)")
-    ax.set_title("Precision-recall" + suffix, fontsize=10)
-    ax.legend(loc="lower left", fontsize=8)
-    fig.tight_layout()
-    return fig
+    return _finish(
+        fig, ax, ("recall (hallucinated)", "precision (hallucinated)"), "Precision-recall" + suffix, "lower left"
+    )
 
 
 def _scores(
@@ -189,12 +195,8 @@ def _scores(
         ax.hist(all_scores, bins=bins, alpha=0.8, label="all rows" if not labelled else "scored rows")
     if threshold is not None:
         ax.axvline(threshold, color="crimson", linestyle="--", label=f"{threshold_label} {threshold:.3g}")
-    ax.set_xlabel("score (higher = more likely hallucinated)")
-    ax.set_ylabel("examples")
-    ax.set_title("Scores" + (" by gold label" if by_label is not None else "") + suffix, fontsize=10)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    return fig
+    title = "Scores" + (" by gold label" if by_label is not None else "") + suffix
+    return _finish(fig, ax, ("score (higher = more likely hallucinated)", "examples"), title, "")
 
 
 def _confusion(plt: Any, decided: list[Mapping[str, Any]], suffix: str) -> Any:
@@ -213,11 +215,7 @@ def _confusion(plt: Any, decided: list[Mapping[str, Any]], suffix: str) -> Any:
             ax.text(j, i, text, ha="center", va="center", color=colour, fontsize=11)
     ax.set_xticks([0, 1], ["grounded", "hallucinated"])
     ax.set_yticks([0, 1], ["grounded", "hallucinated"])
-    ax.set_xlabel("predicted")
-    ax.set_ylabel("gold")
-    ax.set_title(f"Confusion matrix (n = {total})" + suffix, fontsize=10)
-    fig.tight_layout()
-    return fig
+    return _finish(fig, ax, ("predicted", "gold"), f"Confusion matrix (n = {total})" + suffix, None)
 
 
 def _reliability(plt: Any, y: list[int], s: list[float], suffix: str) -> Any:
@@ -229,12 +227,8 @@ def _reliability(plt: Any, y: list[int], s: list[float], suffix: str) -> Any:
         ax.annotate(str(n), (conf, acc), textcoords="offset points", xytext=(4, -10), fontsize=7, color="dimgrey")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
-    ax.set_xlabel("mean score in bin")
-    ax.set_ylabel("share hallucinated (gold)")
-    ax.set_title("Reliability of the calibrated scores" + suffix, fontsize=10)
-    ax.legend(loc="upper left", fontsize=8)
-    fig.tight_layout()
-    return fig
+    title = "Reliability of the calibrated scores" + suffix
+    return _finish(fig, ax, ("mean score in bin", "share hallucinated (gold)"), title, "upper left")
 
 
 def to_bytes(fig: Any, fmt: str) -> bytes:
