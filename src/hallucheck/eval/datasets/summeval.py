@@ -5,11 +5,13 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from ...errors import InputError
 from ._files import not_empty, read_text, split_lines
 from .example import Example
+
+T = TypeVar("T")
 
 TSV_SUFFIX = "_raw_response.tsv"
 
@@ -108,24 +110,10 @@ def _read_row(cells: list[str], col: dict[str, int], where: str) -> tuple[str, i
             "'..' or control characters), so it cannot name an article in src/.",
             field="DataID",
         )
-    sent_id = 1
-    if "sentenceid" in col:
-        try:
-            sent_id = int(cells[col["sentenceid"]])
-        except ValueError:
-            raise InputError(
-                f"{where}: column 'SentenceID' must be an integer, got {cells[col['sentenceid']]!r}",
-                field="SentenceID",
-            ) from None
+    sent_id = _read_cell(cells[col["sentenceid"]], int, "SentenceID", "an integer", where) if "sentenceid" in col else 1
     consistency = None
     if "consistency" in col and cells[col["consistency"]].strip():
-        try:
-            consistency = float(cells[col["consistency"]])
-        except ValueError:
-            raise InputError(
-                f"{where}: column 'Consistency' must be a number, got {cells[col['consistency']]!r}",
-                field="Consistency",
-            ) from None
+        consistency = _read_cell(cells[col["consistency"]], float, "Consistency", "a number", where)
     if "ishallucination" in col:
         label = _parse_flag(cells[col["ishallucination"]], where, "IsHallucination")
     elif consistency is not None:
@@ -133,6 +121,14 @@ def _read_row(cells: list[str], col: dict[str, int], where: str) -> tuple[str, i
     else:
         raise InputError(f"{where}: no IsHallucination column and an empty Consistency value")
     return data_id, sent_id, label, consistency
+
+
+def _read_cell(cell: str, convert: Callable[[str], T], column: str, kind: str, where: str) -> T:
+    """``cell`` of ``column`` read by ``convert``; a usage error when it is not ``kind``."""
+    try:
+        return convert(cell)
+    except ValueError:
+        raise InputError(f"{where}: column '{column}' must be {kind}, got {cell!r}", field=column) from None
 
 
 def _summary(tsv: Path, name: str, data_id: str, rows: list[tuple[int, int, str, int, float | None]]) -> Example:
