@@ -82,6 +82,25 @@ def timed_out(timeout: float) -> JSONResponse:
     return error_response(504, "could_not_verify", f"the request took longer than {timeout:g} s; it was not verified")
 
 
+async def pooled_reply(
+    server: ServerState,
+    body: Any,
+    run: Callable[[ServerState, Any, RequestBudget], Any],
+    payload: Callable[[Any], dict[str, Any]],
+) -> Any:
+    """A route's answer to ``body``: ``run(server, body, budget)`` on the bounded pool under a fresh
+    request budget, its usage counted, and the reply ``payload`` makes of its result (413 past the
+    response limit) or, from :func:`pooled`, the response that says why there is none."""
+    budget = server.budget()
+
+    def answer() -> Any:
+        result = run(server, body, budget)
+        server.metrics.add_usage(result.usage)
+        return sized_reply(payload(result), server.config.max_response_bytes)
+
+    return await pooled(server, answer, budget)
+
+
 async def pooled(server: ServerState, work: Callable[[], Any], budget: RequestBudget) -> Any:
     """The work's result from the bounded pool (never on this event loop: see :mod:`.pool`), or
     the response that says why there is none (503 queue full, 504 timeout: the work makes no

@@ -12,27 +12,22 @@ from ...types import Detection
 from ..limits import CallRefused, RequestBudget
 from ..schemas import DetectRequest, DetectResponse, bounded_detection
 from ..state import ServerState
-from ..work import ERROR_RESPONSES, Server, pooled, reference_of, sized_reply
+from ..work import ERROR_RESPONSES, Server, pooled_reply, reference_of
 
 router = APIRouter()
 
 
 @router.post("/v1/detect", response_model=DetectResponse, responses=ERROR_RESPONSES)
 async def detect(body: DetectRequest, server: Server) -> Any:
-    budget = server.budget()
-
-    def answer() -> Any:
-        det = run_detection(server, body, budget)
-        server.metrics.add_usage(det.usage)
+    def payload(det: Detection) -> dict[str, Any]:
         d = det.to_dict()
-        payload = {
+        return {
             "status": det.outcome,
             "exit_code": det.exit_code,
             "detection": d if body.echo else bounded_detection(d),
         }
-        return sized_reply(payload, server.config.max_response_bytes)
 
-    return await pooled(server, answer, budget)
+    return await pooled_reply(server, body, run_detection, payload)
 
 
 def run_detection(server: ServerState, body: DetectRequest, budget: RequestBudget) -> Detection:

@@ -12,18 +12,14 @@ from ...types import Mitigation, Usage
 from ..limits import RequestBudget
 from ..schemas import DetectRequest, MitigateResponse, bounded_detection
 from ..state import ServerState
-from ..work import ERROR_RESPONSES, Server, pooled, reference_of, sized_reply
+from ..work import ERROR_RESPONSES, Server, pooled_reply, reference_of
 
 router = APIRouter()
 
 
 @router.post("/v1/mitigate", response_model=MitigateResponse, responses=ERROR_RESPONSES)
 async def mitigate(body: DetectRequest, server: Server) -> Any:
-    budget = server.budget()
-
-    def answer() -> Any:
-        mit = run_mitigation(server, body, budget)
-        server.metrics.add_usage(mit.usage)
+    def payload(mit: Mitigation) -> dict[str, Any]:
         final = mit.after or mit.before
         d = mit.to_dict()
         if not body.echo:
@@ -33,10 +29,9 @@ async def mitigate(body: DetectRequest, server: Server) -> Any:
                 "before": bounded_detection(d["before"]),
                 "after": None if d.get("after") is None else bounded_detection(d["after"]),
             }
-        payload = {"status": final.outcome, "exit_code": final.exit_code, "mitigation": d}
-        return sized_reply(payload, server.config.max_response_bytes)
+        return {"status": final.outcome, "exit_code": final.exit_code, "mitigation": d}
 
-    return await pooled(server, answer, budget)
+    return await pooled_reply(server, body, run_mitigation, payload)
 
 
 def run_mitigation(server: ServerState, body: DetectRequest, budget: RequestBudget) -> Mitigation:
