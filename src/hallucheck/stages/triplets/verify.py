@@ -4,8 +4,9 @@ reference triplets in one request, and the per-triplet RefChecker baseline."""
 from __future__ import annotations
 
 import json
+from abc import abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from ...base import BOOL, NONE, POSITIVE_INT, Verifier
 from ...errors import BackendError
@@ -41,7 +42,38 @@ class _Outcome:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-class BatchedTripletVerifier(Verifier):
+class _TripletVerifier(Verifier):
+    """A verifier of extracted triplets: the claims the extractor could not produce
+    (``meta["error"]``) get error verdicts, no LLM asked; :meth:`_judge` judges the others."""
+
+    def verify(
+        self,
+        claims: Sequence[Claim],
+        evidence: Sequence[Sequence[Evidence]],
+        *,
+        reference: str,
+        question: str | None = None,
+        answer: str = "",
+    ) -> list[Verdict]:
+        ok = [i for i, c in enumerate(claims) if not c.meta.get("error")]
+        if len(ok) == len(claims):
+            return self._judge(claims, evidence, reference, question)
+        judged = iter(
+            self._judge([claims[i] for i in ok], [evidence[i] for i in ok], reference, question) if ok else []
+        )
+        return [
+            next(judged) if i in ok else Verdict.failed(c, str(c.meta["error"]), raw=c.meta.get("raw"))
+            for i, c in enumerate(claims)
+        ]
+
+    @abstractmethod
+    def _judge(
+        self, claims: Sequence[Claim], evidence: Sequence[Sequence[Evidence]], reference: str, question: str | None
+    ) -> list[Verdict]:
+        """One verdict per claim, for claims the extractor produced."""
+
+
+class BatchedTripletVerifier(_TripletVerifier):
     """All answer triplets against all reference triplets in one request (thesis §3.3, §4.7).
 
     ``variant`` picks the Appendix A.1 prompt: ``baseline``, ``detail``, ``cot``, ``fewshot`` or a
@@ -121,17 +153,9 @@ class BatchedTripletVerifier(Verifier):
         return plan
 
     # -- verification -----------------------------------------------------------------------
-    def verify(
-        self,
-        claims: Sequence[Claim],
-        evidence: Sequence[Sequence[Evidence]],
-        *,
-        reference: str,
-        question: str | None = None,
-        answer: str = "",
+    def _judge(
+        self, claims: Sequence[Claim], evidence: Sequence[Sequence[Evidence]], reference: str, question: str | None
     ) -> list[Verdict]:
-        if any(c.meta.get("error") for c in claims):
-            return _around_failed(self.verify, claims, evidence, reference=reference, question=question, answer=answer)
         refs = _unique_evidence(evidence)
         ref_triplets = [_evidence_triplet(e) for e in refs]
         answers = [claim_triplet(c) or (c.text,) for c in claims]
@@ -327,7 +351,7 @@ def _evidence_triplet(e: Evidence) -> Sequence[str]:
 # ---------------------------------------------------------------------------------------------
 
 
-class SingleTripletVerifier(Verifier):
+class SingleTripletVerifier(_TripletVerifier):
     """RefChecker-style baseline (thesis §5.2, Appendix A.3.1): one request per answer triplet,
     with the reference *text* (not its triplets). True -> supported; False -> not supported.
 
@@ -351,17 +375,9 @@ class SingleTripletVerifier(Verifier):
         self.use_logprobs = use_logprobs
         self.max_tokens = max_tokens
 
-    def verify(
-        self,
-        claims: Sequence[Claim],
-        evidence: Sequence[Sequence[Evidence]],
-        *,
-        reference: str,
-        question: str | None = None,
-        answer: str = "",
+    def _judge(
+        self, claims: Sequence[Claim], evidence: Sequence[Sequence[Evidence]], reference: str, question: str | None
     ) -> list[Verdict]:
-        if any(c.meta.get("error") for c in claims):
-            return _around_failed(self.verify, claims, evidence, reference=reference, question=question, answer=answer)
         block = f"### Question:\n{question.strip()}\n\n" if question and question.strip() else ""
         template = load_prompt(self.prompt)
         verdicts = []
@@ -398,19 +414,3 @@ class SingleTripletVerifier(Verifier):
                 )
             )
         return verdicts
-
-
-def _around_failed(
-    verify: Callable[..., list[Verdict]],
-    claims: Sequence[Claim],
-    evidence: Sequence[Sequence[Evidence]],
-    **kw: Any,
-) -> list[Verdict]:
-    """Error verdicts for the claims the extractor could not produce (``meta["error"]``), no LLM
-    asked; ``verify`` for the others."""
-    ok = [i for i, c in enumerate(claims) if not c.meta.get("error")]
-    judged = iter(verify([claims[i] for i in ok], [evidence[i] for i in ok], **kw) if ok else [])
-    return [
-        next(judged) if i in ok else Verdict.failed(c, str(c.meta["error"]), raw=c.meta.get("raw"))
-        for i, c in enumerate(claims)
-    ]
