@@ -385,6 +385,16 @@ def add_llm_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
 
 
+def add_run_options(p: argparse.ArgumentParser) -> None:
+    """The method, LLM and engine options of ``eval`` and ``check``, last in their --help (read back
+    by :func:`run_options`)."""
+    from ..loader import DEFAULT_METHOD
+
+    add_method_options(p, DEFAULT_METHOD)
+    add_llm_options(p)
+    add_engine_arguments(p)
+
+
 def add_method_options(p: argparse.ArgumentParser, default: str) -> None:
     """--method NAME and repeatable --param NAME=VALUE."""
     p.add_argument("--method", default=default, help=f"method (default {default}; see `hallucheck methods`)")

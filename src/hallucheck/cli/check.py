@@ -10,8 +10,7 @@ from ._common import (
     ERROR_EXITS,
     EXIT_HALLUCINATED,
     EXIT_UNVERIFIED,
-    add_llm_options,
-    add_method_options,
+    add_run_options,
     int_at_least,
     run_options,
 )
@@ -30,9 +29,6 @@ exit codes:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from ..loader import DEFAULT_METHOD
-    from ._common import add_engine_arguments
-
     p.add_argument(
         "file",
         metavar="FILE",
@@ -59,9 +55,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="on a resumed run, run again the rows that failed or could not be verified (default: yes)",
     )
     p.add_argument("--encoding", default="utf-8", help="encoding of the input file (default utf-8)")
-    add_method_options(p, DEFAULT_METHOD)
-    add_llm_options(p)
-    add_engine_arguments(p)
+    add_run_options(p)
 
 
 def cmd_check(args: argparse.Namespace) -> int:

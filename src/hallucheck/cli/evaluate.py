@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ._common import ERROR_EXITS, EXIT_UNVERIFIED, add_llm_options, add_method_options, int_at_least, run_options
+from ._common import ERROR_EXITS, EXIT_UNVERIFIED, add_run_options, int_at_least, run_options
 
 HELP = "measure a method on a labelled dataset (resumable)"
 # examples and exit codes, printed at the end of --help as written
@@ -22,9 +22,6 @@ exit codes:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from ..loader import DEFAULT_METHOD
-    from ._common import add_engine_arguments
-
     p.add_argument(
         "--data",
         required=True,
@@ -54,9 +51,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=True,
         help="on a resumed run, run again the examples that failed or could not be verified (default: yes)",
     )
-    add_method_options(p, DEFAULT_METHOD)
-    add_llm_options(p)
-    add_engine_arguments(p)
+    add_run_options(p)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
