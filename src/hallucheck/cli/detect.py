@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from ..errors import InputError
 from ..types import Detection
@@ -224,13 +225,21 @@ def answer_and_reference(args: argparse.Namespace) -> tuple[str, str | list[str]
     return answer_arg(args.answer, args.encoding), reference
 
 
-def cmd_detect(args: argparse.Namespace) -> int:
+def run_method(args: argparse.Namespace, task: str) -> tuple[Any, bool | None]:
+    """The result of the method's ``task`` (``"run"`` or ``"mitigate"``) on the answer and reference
+    the detect/mitigate arguments name, and whether to print it in colour; with ``--format json``
+    it is printed here, as JSON, and the colour is None (nothing more to print)."""
     answer, reference = answer_and_reference(args)
-    det = build_method(args).method.run(answer, reference, question=args.question)
+    result = getattr(build_method(args).method, task)(answer, reference, question=args.question)
     if args.format == "json":
-        print(json.dumps(det.to_dict(), ensure_ascii=False, indent=2))
-    else:
-        color = use_color(args)
+        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+        return result, None
+    return result, use_color(args)
+
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    det, color = run_method(args, "run")
+    if color is not None:
         print_warnings(det, color=color)
         print(render_detection(det, color=color))
     return det.exit_code

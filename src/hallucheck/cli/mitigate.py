@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 
-from ._common import ERROR_EXITS, Style, build_method, use_color
+from ._common import ERROR_EXITS, Style
 from .detect import add_arguments as add_detect_arguments
-from .detect import answer_and_reference, print_warnings, render_detection
+from .detect import print_warnings, render_detection, run_method
 
 HELP = "check an answer, repair what is unsupported, and re-check"
 # examples and exit codes, printed at the end of --help as written
@@ -57,12 +56,8 @@ def render_diff(original: str, revised: str, *, color: bool = False) -> str:
 
 
 def cmd_mitigate(args: argparse.Namespace) -> int:
-    answer, reference = answer_and_reference(args)
-    result = build_method(args).method.mitigate(answer, reference, question=args.question)
-    if args.format == "json":
-        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
-    else:
-        color = use_color(args)
+    result, color = run_method(args, "mitigate")
+    if color is not None:
         print_warnings(result.before, color=color)
         print("== Before")
         print(render_detection(result.before, color=color))
