@@ -26,7 +26,7 @@ import re
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Iterator, Sequence
 
 from .errors import ConfigError, InputError
 from .text.bm25 import BM25Index
@@ -52,18 +52,6 @@ class Passage(Serialisable):
     end: int
     title: str = ""
     score: float | None = None
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Passage":
-        return cls(
-            id=d["id"],
-            text=d["text"],
-            source=d["source"],
-            start=d["start"],
-            end=d["end"],
-            title=d.get("title", ""),
-            score=d.get("score"),
-        )
 
 
 # -- chunking ---------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping, Sequence
+from typing import Any, Literal, Mapping, Sequence, TypeVar
 
 Label = Literal["supported", "contradicted", "unverifiable"]
 LABELS: tuple[str, ...] = ("supported", "contradicted", "unverifiable")
@@ -58,11 +58,26 @@ def to_plain(value: Any) -> Any:
     return value
 
 
+_S = TypeVar("_S", bound="Serialisable")
+
+
 class Serialisable:
-    """Base of the result dataclasses: ``to_dict`` gives every field as JSON-ready data."""
+    """Base of the result dataclasses: ``to_dict`` gives every field as JSON-ready data, ``from_dict``
+    reads it back."""
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: to_plain(getattr(self, f.name)) for f in dataclasses.fields(self)}  # type: ignore[arg-type]
+
+    @classmethod
+    def from_dict(cls: type[_S], d: Mapping[str, Any]) -> _S:
+        """The instance ``d`` describes, each field as it is there: a field without a default must be
+        in ``d``, one with a default may be left out (keys that are no field are passed over). A
+        class whose fields need converting (nested results, tuples) reads them in its own
+        ``from_dict``."""
+        fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+        missing = dataclasses.MISSING
+        required = {f.name for f in fields if f.default is missing and f.default_factory is missing}
+        return cls(**{f.name: d[f.name] for f in fields if f.name in d or f.name in required})
 
 
 @dataclass(frozen=True)
@@ -96,12 +111,6 @@ class Usage(Serialisable):
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Usage":
-        return cls(
-            **{k: d[k] for k in ("calls", "cached_calls", "prompt_tokens", "completion_tokens", "seconds") if k in d}
-        )
 
 
 @dataclass(frozen=True)
