@@ -153,3 +153,10 @@ class FirstLines:
         if ex_id in self._first:
             raise InputError(f"{what} already used on line {self._first[ex_id]}", field=field)
         self._first[ex_id] = line
+
+    def example(self, dataset: str, record: Mapping[str, Any], line: int, where: str, **fields: Any) -> Example:
+        """The :class:`Example` of a JSON ``record`` of ``dataset`` read on ``line`` (``where``: the
+        file and line), its id ``<dataset>-<record id>`` recorded here; ``fields`` are its others."""
+        ex_id = f"{dataset}-{record['id']}"
+        self.add(ex_id, line, f"{where}: id {record['id']!r}")
+        return Example(id=ex_id, dataset=dataset, **fields)

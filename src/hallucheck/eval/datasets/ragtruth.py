@@ -117,12 +117,12 @@ def load_ragtruth(dir: str | os.PathLike[str], split: str | None = None, *, enco
                 meta[key] = record[key]
         if "source" in src:
             meta["source"] = src["source"]
-        ex_id = f"ragtruth-{record['id']}"
-        first_line.add(ex_id, n, f"{where}: id {record['id']!r}")
         examples.append(
-            Example(
-                id=ex_id,
-                dataset="ragtruth",
+            first_line.example(
+                "ragtruth",
+                record,
+                n,
+                where,
                 task=task,
                 question=question,
                 reference=reference,

@@ -77,12 +77,12 @@ def load_summedits(
         if isinstance(record.get("original_summary"), str):
             meta["original_summary"] = record["original_summary"]
             meta["right_answer"] = record["original_summary"]
-        ex_id = f"summedits-{record['id']}"
-        first_line.add(ex_id, n, f"{where}: id {record['id']!r}")
         examples.append(
-            Example(
-                id=ex_id,
-                dataset="summedits",
+            first_line.example(
+                "summedits",
+                record,
+                n,
+                where,
                 task="summarization",
                 question=None,
                 reference=doc,
