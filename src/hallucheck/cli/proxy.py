@@ -41,15 +41,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="send the key in environment variable NAME to the upstream instead of the client's Authorization "
         "header (clients then send the proxy token, see --token-env)",
     )
-    p.add_argument(
+    add_server_option(
+        p,
         "--token-env",
-        metavar="NAME",
-        help="require 'Authorization: Bearer <token>' (the value of NAME) from clients; only with --upstream-key-env",
+        "require 'Authorization: Bearer <token>' (the value of NAME) from clients; only with --upstream-key-env",
     )
-    p.add_argument(
+    add_server_option(
+        p,
         "--allow-no-token",
-        action="store_true",
-        help="bind a non-loopback --host with --upstream-key-env but no --token-env (anyone who can reach the "
+        "bind a non-loopback --host with --upstream-key-env but no --token-env (anyone who can reach the "
         "port could spend the upstream key)",
     )
     add_server_option(p, "--workers", "threads that run checks (default 2)")

@@ -47,13 +47,18 @@ def add_bind_options(p: argparse.ArgumentParser, *, port: int, method_help: str)
 
 
 def add_server_option(p: argparse.ArgumentParser, option: str, help: str) -> None:
-    """One of the options :func:`server_config` reads (--workers, --queue-size, --max-body-mb,
-    --allowed-host), defined once for serve and proxy; each command gives its own ``help``."""
-    if option == "--allowed-host":
-        p.add_argument(option, dest="allowed_hosts", metavar="NAME", action="append", default=[], help=help)
-        return
-    kind, default = {"--workers": (int, 2), "--queue-size": (int, 16), "--max-body-mb": (float, 4.0)}[option]
-    p.add_argument(option, type=kind, default=default, help=help)
+    """One of the options serve and proxy both offer and read back alike (through :func:`server_config`,
+    :func:`env_secret` and :func:`is_loopback`), defined once for both; each command gives its own
+    ``help``."""
+    kinds: dict[str, dict[str, Any]] = {
+        "--workers": {"type": int, "default": 2},
+        "--queue-size": {"type": int, "default": 16},
+        "--max-body-mb": {"type": float, "default": 4.0},
+        "--allowed-host": {"dest": "allowed_hosts", "metavar": "NAME", "action": "append", "default": []},
+        "--token-env": {"metavar": "NAME"},
+        "--allow-no-token": {"action": "store_true"},
+    }
+    p.add_argument(option, help=help, **kinds[option])
 
 
 def _add_limit_options(p: argparse.ArgumentParser) -> None:
@@ -89,10 +94,10 @@ def _add_limit_options(p: argparse.ArgumentParser) -> None:
 
 def _add_access_options(p: argparse.ArgumentParser) -> None:
     """Who may call the server, and which methods and settings requests may use."""
-    p.add_argument(
+    add_server_option(
+        p,
         "--token-env",
-        metavar="NAME",
-        help="require 'Authorization: Bearer <token>' (the value of environment variable NAME) on every "
+        "require 'Authorization: Bearer <token>' (the value of environment variable NAME) on every "
         "endpoint but /healthz and the page itself",
     )
     p.add_argument(
@@ -125,10 +130,10 @@ def _add_access_options(p: argparse.ArgumentParser) -> None:
         help="an origin (https://app.example.org) whose pages may call the API from a browser (repeatable; "
         "default: none)",
     )
-    p.add_argument(
+    add_server_option(
+        p,
         "--allow-no-token",
-        action="store_true",
-        help="bind a non-loopback --host without --token-env (refused otherwise: anyone who can reach the "
+        "bind a non-loopback --host without --token-env (refused otherwise: anyone who can reach the "
         "port could run checks, read job results and spend the LLM key)",
     )
 
