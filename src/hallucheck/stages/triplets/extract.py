@@ -233,7 +233,35 @@ def format_triplets(triplets: Sequence[Sequence[str]]) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-class TripletExtractor(ClaimExtractor):
+class _TripletPrompting:
+    """What the extractor and the retriever share: the LLM, the extraction prompt and its limits, and
+    the extraction they make with them."""
+
+    llm: LLMClient | None
+    prompt: str
+    max_triplets: int
+    max_tokens: int
+
+    def _set_prompting(self, llm: LLMClient | None, prompt: str, max_triplets: int, max_tokens: int) -> None:
+        load_prompt(prompt)
+        self.llm = llm
+        self.prompt = prompt
+        self.max_triplets = max_triplets
+        self.max_tokens = max_tokens
+
+    def _triplets(self, text: str, *, question: str | None = None) -> Extraction:
+        """:func:`extract_triplets` of ``text`` with this stage's LLM, prompt and limits."""
+        return extract_triplets(
+            self.llm,
+            text,
+            question=question,
+            prompt=self.prompt,
+            max_triplets=self.max_triplets,
+            max_tokens=self.max_tokens,
+        )
+
+
+class TripletExtractor(_TripletPrompting, ClaimExtractor):
     """Answer -> triplet claims (thesis §3.2), each located in the answer sentence it came from."""
 
     parameter_constraints = {"max_triplets": POSITIVE_INT, "max_tokens": POSITIVE_INT, "use_question": BOOL}
@@ -247,11 +275,7 @@ class TripletExtractor(ClaimExtractor):
         max_tokens: int = 1024,
         use_question: bool = True,
     ) -> None:
-        load_prompt(prompt)
-        self.llm = llm
-        self.prompt = prompt
-        self.max_triplets = max_triplets
-        self.max_tokens = max_tokens
+        self._set_prompting(llm, prompt, max_triplets, max_tokens)
         self.use_question = use_question
 
     def extract(self, answer: str, *, question: str | None = None) -> list[Claim]:
@@ -259,14 +283,7 @@ class TripletExtractor(ClaimExtractor):
         answer whose ``meta["error"]`` (and ``raw``) says why, which the verifiers give an error
         verdict without asking the LLM (as HSP's extractor does with a sentence it cannot split)."""
         try:
-            result = extract_triplets(
-                self.llm,
-                answer,
-                question=question if self.use_question else None,
-                prompt=self.prompt,
-                max_triplets=self.max_triplets,
-                max_tokens=self.max_tokens,
-            )
+            result = self._triplets(answer, question=question if self.use_question else None)
         except ParseError as exc:
             text = answer.strip()
             start = answer.find(text) if text else 0
@@ -285,7 +302,7 @@ class TripletExtractor(ClaimExtractor):
         ]
 
 
-class TripletRetriever(EvidenceRetriever):
+class TripletRetriever(_TripletPrompting, EvidenceRetriever):
     """Reference -> triplets (same prompt as the answer's), given to every claim.
 
     The reference's triplets are cached in an LRU of ``cache_size`` entries keyed by
@@ -303,11 +320,7 @@ class TripletRetriever(EvidenceRetriever):
         max_tokens: int = 2048,
         cache_size: int = 256,
     ) -> None:
-        load_prompt(prompt)
-        self.llm = llm
-        self.prompt = prompt
-        self.max_triplets = max_triplets
-        self.max_tokens = max_tokens
+        self._set_prompting(llm, prompt, max_triplets, max_tokens)
         self.cache_size = cache_size
         self._cache = LRUCache(cache_size)
 
@@ -316,9 +329,7 @@ class TripletRetriever(EvidenceRetriever):
         hit = self._cache.get(key)
         if hit is not None:
             return hit
-        result = extract_triplets(
-            self.llm, reference, prompt=self.prompt, max_triplets=self.max_triplets, max_tokens=self.max_tokens
-        )
+        result = self._triplets(reference)
         items = [
             Evidence(
                 text=triplet_text(t),
