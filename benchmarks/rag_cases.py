@@ -74,7 +74,7 @@ def score_case(case: Mapping[str, Any], detection: Mapping[str, Any]) -> list[di
                 "id": case["id"],
                 "sentence": i,
                 "lang": case["lang"],
-                "domain": case["domain"],
+                "domain": case.get("domain", ""),
                 "label": sent["label"],
                 "kind": sent["kind"],
                 "outcome": outcome,

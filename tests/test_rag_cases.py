@@ -300,6 +300,15 @@ def test_touching_spans_do_not_overlap_and_a_failed_detection_is_an_error():
     assert [r["outcome"] for r in recs] == ["error"] * 4
 
 
+def test_a_case_without_a_domain_is_scored_under_an_empty_one():
+    bench = _load_bench()
+    case = _scoring_case()
+    del case["domain"]  # the blind meaning sets name no domain
+    recs = bench.score_case(case, {"status": "ok", "verdicts": [_verdict(0, 10, True)]})
+    assert [r["outcome"] for r in recs] == ["flagged", "passed", "passed", "passed"]
+    assert {r["domain"] for r in recs} == {""}
+
+
 def test_summarise_counts_precision_recall_and_rates_per_kind():
     bench = _load_bench()
     case = _scoring_case()
