@@ -72,8 +72,8 @@ class Serialisable:
     def from_dict(cls: type[_S], d: Mapping[str, Any]) -> _S:
         """The instance ``d`` describes, each field as it is there: a field without a default must be
         in ``d``, one with a default may be left out (keys that are no field are passed over). A
-        class whose fields need converting (nested results, tuples) reads them in its own
-        ``from_dict``."""
+        class whose fields need converting (nested results, tuples) converts them in its own
+        ``from_dict`` (and may hand ``d`` with them converted to this one)."""
         fields = dataclasses.fields(cls)  # type: ignore[arg-type]
         missing = dataclasses.MISSING
         required = {f.name for f in fields if f.default is missing and f.default_factory is missing}
@@ -130,14 +130,7 @@ class Claim(Serialisable):
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Claim":
-        return cls(
-            text=d["text"],
-            start=d["start"],
-            end=d["end"],
-            kind=d.get("kind", "sentence"),
-            id=d.get("id", ""),
-            meta=dict(d.get("meta") or {}),
-        )
+        return super().from_dict({**d, "meta": dict(d.get("meta") or {})})
 
 
 @dataclass(frozen=True)
@@ -169,17 +162,7 @@ class Evidence(Serialisable):
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Evidence":
-        return cls(
-            text=d["text"],
-            start=d["start"],
-            end=d["end"],
-            score=d.get("score"),
-            source=d.get("source", "reference"),
-            meta=dict(d.get("meta") or {}),
-            passage=d.get("passage"),
-            passage_start=d.get("passage_start"),
-            passage_end=d.get("passage_end"),
-        )
+        return super().from_dict({**d, "meta": dict(d.get("meta") or {})})
 
 
 @dataclass(frozen=True)
