@@ -246,15 +246,7 @@ class Span(Serialisable):
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Span":
-        return cls(
-            start=d["start"],
-            end=d["end"],
-            text=d["text"],
-            score=d.get("score"),
-            claim=d["claim"],
-            kind=d.get("kind", "claim"),
-            status=d.get("status"),
-        )
+        return super().from_dict({**d, "score": d.get("score")})
 
 
 def _located(meta: Mapping[str, Any], key: str, n: int) -> list[Mapping[str, Any]]:
@@ -351,21 +343,14 @@ class Detection(Serialisable):
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Detection":
-        return cls(
-            answer=d["answer"],
-            reference=d["reference"],
-            question=d.get("question"),
-            method=d["method"],
-            hallucinated=d.get("hallucinated"),
-            score=d.get("score"),
-            verdicts=tuple(Verdict.from_dict(v) for v in d.get("verdicts") or ()),
-            usage=Usage.from_dict(d.get("usage") or {}),
-            status=d.get("status", "ok"),
-            error=d.get("error"),
-            id=d.get("id"),
-            meta=dict(d.get("meta") or {}),
-            passages=None if d.get("passages") is None else tuple(d["passages"]),
-        )
+        converted = {
+            "verdicts": tuple(Verdict.from_dict(v) for v in d.get("verdicts") or ()),
+            "usage": Usage.from_dict(d.get("usage") or {}),
+            "meta": dict(d.get("meta") or {}),
+            "passages": None if d.get("passages") is None else tuple(d["passages"]),
+        }
+        unsure = {key: d.get(key) for key in ("question", "hallucinated", "score")}  # no default, yet None if left out
+        return super().from_dict({**d, **unsure, **converted})
 
 
 @dataclass(frozen=True)
@@ -382,13 +367,7 @@ class Edit(Serialisable):
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Edit":
         src = d.get("source")
-        return cls(
-            start=d["start"],
-            end=d["end"],
-            replacement=d["replacement"],
-            reason=d.get("reason", ""),
-            source=(int(src[0]), int(src[1])) if src else None,
-        )
+        return super().from_dict({**d, "source": (int(src[0]), int(src[1])) if src else None})
 
 
 @dataclass(frozen=True)
