@@ -78,6 +78,7 @@ SIGNAL_SOURCES = (
     "stages/entity_check.py",
     "stages/facts.py",
     "stages/doubt.py",
+    "stages/superseded.py",
     "stages/fact_index.py",
     "stages/clauses.py",
     "stages/cascade.py",

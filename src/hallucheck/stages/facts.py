@@ -50,6 +50,7 @@ from ..text.segment import Span, split_sentences
 from .clauses import Clauses, clause_lists, content_tokens, stem, stems, value_context
 from .doubt import FigureDoubt
 from .fact_index import ValueIndex
+from .superseded import superseded
 
 _ONE = re.compile(r"(?:1|one|un|une|uno|una|ein|eine|einen|一)\b", re.IGNORECASE)
 MAX_FIGURES = 64  # figures of one claim sentence checked in context (the first ones)
@@ -120,7 +121,7 @@ class ReferenceFacts:
     def _near(self, q: Quantity) -> list[tuple[int, int, Quantity]]:
         return self._index.near(q)
 
-    def _ref_context(self, i: int, j: int) -> dict[str, float]:
+    def ref_context(self, i: int, j: int) -> dict[str, float]:
         """What value ``j`` of reference sentence ``i`` is about, weighted as :func:`value_context` weighs
         a claim's (an elliptic clause shares the words before it in the clause it continues);
         computed once per value, whatever the claims compared with it."""
@@ -163,7 +164,7 @@ class ReferenceFacts:
                     continue
                 if k not in same.get((i, j), ()) and (i, j) in same:
                     continue  # the claim states this value too, elsewhere: it is that value's counterpart
-                ref_ctx = self._ref_context(i, j)
+                ref_ctx = self.ref_context(i, j)
                 local = sum(w * ref_ctx[word] for word, w in context.items() if word in ref_ctx)
                 agree = len(stated.get(i, ())) - 0.5 * (k in stated.get(i, ()))  # its own value counts half
                 # how much of what the claim says about this value the sentence says (IDF-weighted)
@@ -213,14 +214,14 @@ class ReferenceFacts:
                     not (about_same and best_local >= m_local + 0.5) and m_score >= 0.75 * best_score
                 ):
                     out.append(
-                        FactCheck(q.text, q.start, q.end, kind, "supported", self._span(mi, mr), self.sentences[mi])
+                        FactCheck(q.text, q.start, q.end, kind, "supported", self.span_of(mi, mr), self.sentences[mi])
                     )
                     continue
                 if not about_same:
                     # the reference states this value, and another value is only a little closer to the claim's
                     # words: not sure which one the claim is about, so no verdict here
                     out.append(
-                        FactCheck(q.text, q.start, q.end, kind, "abstained", self._span(mi, mr), self.sentences[mi])
+                        FactCheck(q.text, q.start, q.end, kind, "abstained", self.span_of(mi, mr), self.sentences[mi])
                     )
                     continue
             elif q.dim is None and not about_same and q.low in self.raw_numbers and q.high in self.raw_numbers:
@@ -249,10 +250,10 @@ class ReferenceFacts:
                 status = "abstained"  # the reference states this value: it is not missing, nor surely wrong
             else:
                 status = self._doubt.unsure_or(q, "missing", claim)  # missing only if stated nowhere
-            out.append(FactCheck(q.text, q.start, q.end, kind, status, self._span(bi, br), self.sentences[bi]))
+            out.append(FactCheck(q.text, q.start, q.end, kind, status, self.span_of(bi, br), self.sentences[bi]))
             if matches and matches[0][1] > 0:
                 fallback[len(out) - 1] = FactCheck(
-                    q.text, q.start, q.end, kind, "supported", self._span(matches[0][2], matches[0][3]),
+                    q.text, q.start, q.end, kind, "supported", self.span_of(matches[0][2], matches[0][3]),
                     self.sentences[matches[0][2]],
                 )  # fmt: skip
         # one reference value stands for one claim value: when two claim values contradict the same one,
@@ -265,7 +266,7 @@ class ReferenceFacts:
             )
             if taken_by_another:
                 out[k] = own_match
-        out = self._swapped(claim_clauses, claim_qs, self._anchor(claim_qs, out))
+        out = superseded(self, claim, claim_qs, self._swapped(claim_clauses, claim_qs, self._anchor(claim_qs, out)))
         return out + [FactCheck(q.text, q.start, q.end, _kind(q), "abstained") for q in skipped]
 
     def _swapped(
@@ -282,7 +283,7 @@ class ReferenceFacts:
                 i = next((n for n, sp in enumerate(self.sentences) if sp.start == c.sentence.start), None)
                 if i is None:
                     continue
-                j = next((n for n, r in enumerate(self.quantities[i]) if self._span(i, r) == c.counterpart), None)
+                j = next((n for n, r in enumerate(self.quantities[i]) if self.span_of(i, r) == c.counterpart), None)
                 if j is not None:
                     where[k] = (i, j)
         keys = sorted(where)[:MAX_FIGURES]
@@ -296,7 +297,7 @@ class ReferenceFacts:
 
                 def fit(ctx: dict[str, float], j: int, i: int = i1) -> float:
                     # the words only (not the other values the sentences state, which pair them as they stand)
-                    ref_ctx = self._ref_context(i, j)
+                    ref_ctx = self.ref_context(i, j)
                     return sum(
                         w * ref_ctx[word] for word, w in ctx.items() if word in ref_ctx and not word.startswith("#")
                     )
@@ -305,8 +306,12 @@ class ReferenceFacts:
                 if gain1 > 0 and gain2 > 0 and gain1 + gain2 >= SWAP_MARGIN:
                     r1, r2 = self.quantities[i1][j1], self.quantities[i1][j2]
                     sent = self.sentences[i1]
-                    out[k1] = FactCheck(q1.text, q1.start, q1.end, _kind(q1), "contradicted", self._span(i1, r2), sent)
-                    out[k2] = FactCheck(q2.text, q2.start, q2.end, _kind(q2), "contradicted", self._span(i1, r1), sent)
+                    out[k1] = FactCheck(
+                        q1.text, q1.start, q1.end, _kind(q1), "contradicted", self.span_of(i1, r2), sent
+                    )
+                    out[k2] = FactCheck(
+                        q2.text, q2.start, q2.end, _kind(q2), "contradicted", self.span_of(i1, r1), sent
+                    )
         return out
 
     @cached_property
@@ -337,7 +342,7 @@ class ReferenceFacts:
                     continue
                 same_dim = [r for r in self.quantities[i] if r.dim == q.dim]
                 if len(same_dim) == 1 and same_value(q, same_dim[0]):
-                    out[k] = FactCheck(c.text, c.start, c.end, c.kind, "supported", self._span(i, same_dim[0]), sent)
+                    out[k] = FactCheck(c.text, c.start, c.end, c.kind, "supported", self.span_of(i, same_dim[0]), sent)
         return out
 
     def entities(self, i: int, model: str, labels: frozenset[str]) -> list[tuple[str, Span]]:
@@ -395,7 +400,8 @@ class ReferenceFacts:
             return best, sent
         return None
 
-    def _span(self, i: int, r: Quantity) -> Span:
+    def span_of(self, i: int, r: Quantity) -> Span:
+        """Value ``r`` of sentence ``i`` as a span of the reference."""
         s = self.sentences[i]
         return Span(s.start + r.start, s.start + r.end, r.text)
 
@@ -418,9 +424,7 @@ def _overlap(sp: Span, spans: Sequence[Span]) -> bool:
 
 
 def _kind(q: Quantity) -> str:
-    if q.dim is None:
-        return "number"
-    if q.dim.startswith("count:"):
+    if q.dim is None or q.dim.startswith("count:"):
         return "number"
     if q.dim.startswith("money:"):
         return "money"

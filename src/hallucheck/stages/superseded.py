@@ -1,0 +1,157 @@
+"""A figure the reference states and then updates: "The fee is £45. From 1 May the fee is £55."
+
+The figure check finds "£45" in the reference and would call "The fee is £45." supported. Yet the text
+goes on to replace that value: a price that rises from a date, a profit restated in the audited report,
+a leaflet revised, an excess increased at renewal. Stating the old value as the current one is wrong, and
+a reader who trusts the figure check is misled by exactly the copy it waves through.
+
+:func:`superseded` reads the figures :meth:`.facts.ReferenceFacts.check_quantities` held **supported**
+and turns one into a contradiction (its counterpart the newer value) only when all of these hold:
+
+* a **later** sentence of the reference states a value of the same kind and basis (a date is never
+  read as an update: "From 1 May" is the cue, not the new value) that is **not** the claim's value;
+* that value is **introduced as an update**: a verb of change right before it ("increased to",
+  "rise to", "restated ... at", "erhöht auf", "porté à", "sube a"), or its sentence opens with a time
+  from which it holds ("From 1 April 2025", "As of", "With effect from", "Ab dem", "À partir du",
+  "A partir del"; not "After ...", which in a narrative moves the story on) or says it is now so ("now",
+  "no longer", "finally", "désormais", "jetzt", "ahora") -- a cue the old sentence does not carry too
+  ("A simple funeral now costs £3,590." is no update of "A full funeral now costs £5,423.");
+* it is **about the same thing**: the words around it fit the claim's words around its value nearly as
+  well as the old value's do (:data:`UPDATE_FIT`; so "the excess for drivers under 25 rises to £300"
+  does not update "the standard excess is £100");
+* the claim does not place its value **in the old frame**: no word such as "previously", "until",
+  "initially", "preliminary" (and their German, French, Spanish forms), no date or year that the old
+  sentence gives and the newer one does not ("the 2024/25 charge was £1.92"), and not the newer value
+  too (a claim that tells the change).
+
+Anything less sure leaves the figure as it was: this module only ever turns a *supported* figure into a
+contradicted one, with the newer sentence named as its reason.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any, Sequence
+
+from ..text.quantities import Quantity, parse_quantities, same_value
+from .clauses import Clauses, value_context
+
+UPDATE_FIT = 0.65  # how well the newer value's words must fit the claim's, against the old value's (a
+# change's own words -- "was increased to", "following your renewal" -- dilute the newer value's clause)
+_CHANGE_VERB = (
+    r"ris(?:e|es|en|ing)|rose|rais(?:e|es|ed)|increas(?:e|es|ed)|reduc(?:e|es|ed)|lower(?:s|ed)?|cut|"
+    r"shorten(?:s|ed)?|extend(?:s|ed)?|lengthen(?:s|ed)?|chang(?:e|es|ed)|revis(?:e|es|ed)|restat(?:e|es|ed)|"
+    r"adjust(?:s|ed)?|amend(?:s|ed)?|updat(?:e|es|ed)|correct(?:s|ed)?|mov(?:e|es|ed)|brought|set|"
+    r"go(?:es)?\s+(?:up|down)|went\s+(?:up|down)|gone\s+(?:up|down)|fall(?:s|en)?|fell|drop(?:s|ped)?|"
+    r"climb(?:s|ed)?|replac(?:e|es|ed)"
+)
+# a verb of change, then at most a few words, then "to"/"at" (or its German, French, Spanish word)
+# right before the value
+_CHANGED_TO = re.compile(
+    rf"(?:\b(?:{_CHANGE_VERB})\b[^.;:!?]{{0,60}}?\b(?:to|at)"
+    r"|\b(?:erhöht|gesenkt|angehoben|reduziert|geändert|verkürzt|verlängert|korrigiert|steigt|steigen|sinkt|sinken)"
+    r"\b[^.;:!?]{0,40}?\bauf"
+    r"|\b(?:porté|portée|portés|relevé|relevée|ramené|ramenée|abaissé|abaissée|réduit|réduite|passe|passent|"
+    r"fixé|fixée|augmente|augmentent|diminue|diminuent|rectifié|rectifiée|corrigé|corrigée)\b[^.;:!?]{0,40}?\bà"
+    r"|\b(?:aumenta|aumentan|sube|suben|baja|bajan|pasa|pasan|eleva|elevan|reduce|reducen|fija|fijado|fijada|"
+    r"corregido|corregida|rectificado|rectificada)\b[^.;:!?]{0,40}?\ba)"
+    r"\s+(?:(?:about|around|some|approximately|rund|etwa|environ|unos|unas)\s+)?\S*$",
+    re.IGNORECASE,
+)
+# a sentence that opens with the time from which its values hold
+_FROM_THEN = re.compile(
+    r"^\W*(?:from|as\s+of|as\s+from|since|with\s+effect\s+from|effective(?:\s+from)?|starting(?:\s+(?:on|from))?|"
+    r"beginning|ab|seit|vom|à\s+partir\s+d|depuis|dès|a\s+partir\s+d|desde|con\s+efecto)\b",
+    re.IGNORECASE,
+)
+# words that say a value now holds in place of another
+_NOW = re.compile(
+    r"\b(?:now|no\s+longer|instead|finally|ultimately|eventually|henceforth|replaced|corrected|correction|revised|"
+    r"restated|amended|jetzt|nun|nunmehr|künftig|neu|désormais|dorénavant|finalement|maintenant|ahora|"
+    r"actualmente|finalmente|en\s+adelante)\b",
+    re.IGNORECASE,
+)
+# words that place a claim's value in the old frame
+_OLD_FRAME = re.compile(
+    r"\b(?:previously|formerly|originally|initially|initial|preliminary|earlier|before|until|till|used\s+to|"
+    r"old|former|first\s+(?:reported|announced|proposed|published)|had\s+(?:been|put|proposed|reported)|"
+    r"bisher|früher|ursprünglich|zunächst|vorläufig|bis|vorher|alte[nrs]?|"
+    r"auparavant|initialement|d'abord|jusqu|ancien(?:ne)?s?|provisoire|"
+    r"anteriormente|inicialmente|antes|hasta|antiguo|antigua|provisional)\b",
+    re.IGNORECASE,
+)
+
+
+def superseded(ref: Any, claim: str, claim_qs: Sequence[Quantity], checks: list[Any]) -> list[Any]:
+    """``checks`` (one per value of ``claim_qs``, as :meth:`~.facts.ReferenceFacts.check_quantities`
+    made them, against ``ref``, a :class:`~.facts.ReferenceFacts`; facts imports this module, not the
+    reverse) with each supported figure that a later sentence of the reference updates turned into a
+    contradiction by the newer value (see the module's docstring)."""
+    if not claim_qs or _OLD_FRAME.search(claim):
+        return checks
+    out = list(checks)
+    clauses = Clauses(claim, [(q.start, q.end) for q in claim_qs])
+    starts = [s.start for s in ref.sentences]
+    for k, (q, c) in enumerate(zip(claim_qs, checks)):
+        if c.status != "supported" or c.sentence is None or c.counterpart is None or q.dim in (None, "date"):
+            continue
+        if c.sentence.start not in starts:
+            continue
+        i = starts.index(c.sentence.start)
+        old = next((j for j, r in enumerate(ref.quantities[i]) if ref.span_of(i, r) == c.counterpart), None)
+        if old is None:
+            continue
+        ctx = {w: x for w, x in value_context(clauses, claim_qs, k).items() if not w.startswith("#")}
+        fit_old = _fit(ctx, ref.ref_context(i, old))
+        newer = _newer(ref, q, claim_qs, i, ctx, fit_old)
+        if newer is None or _dated_to_old(ref, i, newer[0], claim):
+            continue
+        i2, r2 = newer
+        out[k] = replace(c, status="contradicted", counterpart=ref.span_of(i2, r2), sentence=ref.sentences[i2])
+    return out
+
+
+def _newer(
+    ref: Any, q: Quantity, claim_qs: Sequence[Quantity], i: int, ctx: dict[str, float], fit_old: float
+) -> tuple[int, Quantity] | None:
+    """The last value after sentence ``i`` that updates the claim's value ``q``, as (sentence, value)."""
+    found = None
+    old = ref.sentences[i].text
+    for i2 in range(i + 1, len(ref.sentences)):
+        text = ref.sentences[i2].text
+        # a cue the old sentence carries too makes the two parallel, not one an update of the other ("A simple
+        # funeral now costs £3,590." / "A full funeral now costs £5,423.")
+        opens_from = bool(_FROM_THEN.match(text)) and not _FROM_THEN.match(old)
+        says_now = bool(_NOW.search(text)) and not _NOW.search(old)
+        for j2, r2 in enumerate(ref.quantities[i2]):
+            if r2.dim != q.dim or r2.unit != q.unit or same_value(q, r2):
+                continue
+            if any(same_value(other, r2) for other in claim_qs):
+                continue  # the claim states the newer value too: it tells the change
+            if not (opens_from or says_now or _CHANGED_TO.search(text[: r2.start])):
+                continue
+            fit_new = _fit(ctx, ref.ref_context(i2, j2))
+            if fit_new > 0 and fit_new >= UPDATE_FIT * fit_old:
+                found = (i2, r2)
+    return found
+
+
+def _dated_to_old(ref: Any, i: int, i2: int, claim: str) -> bool:
+    """Whether the claim gives a date or year that the old sentence ``i`` gives and the newer ``i2`` does
+    not (the claim speaks of the old period)."""
+    old_text, new_text = ref.sentences[i].text, ref.sentences[i2].text
+    return bool((_times(claim) & _times(old_text)) - _times(new_text))
+
+
+def _times(text: str) -> set[str]:
+    """The years ("2024", "2024/25") and dates a text gives, as written (lower case)."""
+    years = set(re.findall(r"\b(?:19|20)\d{2}(?:/\d{2,4})?\b", text))
+    return years | {q.text.lower() for q in parse_quantities(text) if q.dim == "date"}
+
+
+def _fit(ctx: dict[str, float], ref_ctx: dict[str, float]) -> float:
+    return sum(w * ref_ctx[word] for word, w in ctx.items() if word in ref_ctx and not word.startswith("#"))
+
+
+__all__ = ["UPDATE_FIT", "superseded"]
