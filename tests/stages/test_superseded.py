@@ -30,8 +30,8 @@ def _statuses(reference: str, claim: str) -> dict[str, tuple[str, str]]:
         (EXCESS, "For standard claims your excess is £100.", "£100", "£150"),
         (PROFIT, "The group's net profit for 2024 was €1.84 billion.", "€1.84 billion", "€1.71 billion"),
         (
-            "The oil change interval is 20,000 km. For all cars the oil change interval has now been "
-            "shortened to 15,000 km.",
+            "The oil change interval is 20,000 km. Since March the oil change interval has been shortened "
+            "to 15,000 km.",
             "Change the oil every 20,000 km.",
             "20,000 km",
             "15,000 km",
@@ -54,6 +54,12 @@ def _statuses(reference: str, claim: str) -> dict[str, tuple[str, str]]:
             "La cuota mensual es de 30 €.",
             "30 €",
             "35 €",
+        ),  # fmt: skip
+        (
+            FEE.replace("From 1 May 2026 the monthly fee is £55.", "The monthly fee is now £55."),
+            "The monthly fee is £45.",
+            "£45",
+            "£55",
         ),  # fmt: skip
     ],
 )
@@ -101,6 +107,48 @@ def test_an_old_value_stated_as_current_is_contradicted_by_the_update(reference,
             "weighs 340 lbs, a total weight loss of 267 lbs.",
             "A month after the visit her weight reaches 392 lbs, a total loss of 215 lbs.",
             "215 lbs",
+        ),  # fmt: skip
+        # an instruction for a case is no update of the value before it
+        (
+            "The recommended rear tyre pressure is 2.2 bar. When the vehicle is fully loaded, increase the rear "
+            "tyre pressure to 2.6 bar.",
+            "The recommended rear tyre pressure is 2.2 bar.",
+            "2.2 bar",
+        ),  # fmt: skip
+        (
+            "The standard excess is £100. For drivers under 25, the standard excess increases to £300.",
+            "The standard excess is £100.",
+            "£100",
+        ),  # fmt: skip
+        # a rule that sets a value for a case ("reduces the rate to") is no update
+        (
+            "The account pays 4.35% AER. A fourth withdrawal in the same year reduces the rate to 1.50% AER.",
+            "The account pays 4.35% AER.",
+            "4.35%",
+        ),  # fmt: skip
+        # "now" speaks of the value right after it, here of another referent
+        (
+            "Like-for-like sales grew 4.8%. Online sales rose 11% and now account for 18% of total sales.",
+            "Like-for-like sales rose 4.8%.",
+            "4.8%",
+        ),  # fmt: skip
+        # the claim's words fit neither value: the referent is unsure
+        (
+            "Spark plugs: every 60,000 km. The oil change interval has been shortened to 15,000 km.",
+            "Their 60,000 km interval is roughly 37,000 miles.",
+            "60,000 km",
+        ),  # fmt: skip
+        # a value for a case named right after it
+        (
+            "Le préavis est de trois mois. Ce préavis est réduit à un mois en cas de mutation professionnelle.",
+            "Le préavis normal est de 3 mois.",
+            "3 mois",
+        ),  # fmt: skip
+        # "now" before another kind of statement about the same words ("31% of group sales")
+        (
+            "Group sales increased by 4.1% to £1,236 million. Online sales now account for 31% of group sales.",
+            "Group sales rose 4.1% to £1,236 million.",
+            "4.1%",
         ),  # fmt: skip
     ],
 )

@@ -10,8 +10,11 @@ and turns one into a contradiction (its counterpart the newer value) only when a
 
 * a **later** sentence of the reference states a value of the same kind and basis (a date is never
   read as an update: "From 1 May" is the cue, not the new value) that is **not** the claim's value;
-* that value is **introduced as an update**: a verb of change right before it ("increased to",
-  "rise to", "restated ... at", "erhöht auf", "porté à", "sube a"), or its sentence opens with a time
+* that value is **introduced as an update**, in a sentence that does not open with a condition or a
+  scope ("When the vehicle is fully loaded, increase the rear tyre pressure to 2.6 bar" sets a value for
+  a case; "For drivers under 25 ..." speaks of others): a verb that reports a change right before it
+  ("was increased to", "rises to", "will rise to", "restated ... at", "erhöht auf", "porté à", "sube a";
+  not an instruction, "increase ... to"), or its sentence opens with a time
   from which it holds ("From 1 April 2025", "As of", "With effect from", "Ab dem", "À partir du",
   "A partir del"; not "After ...", which in a narrative moves the story on) or says it is now so ("now",
   "no longer", "finally", "désormais", "jetzt", "ahora") -- a cue the old sentence does not carry too
@@ -35,21 +38,39 @@ from dataclasses import replace
 from typing import Any, Sequence
 
 from ..text.quantities import Quantity, parse_quantities, same_value
-from .clauses import Clauses, value_context
+from .clauses import Clauses, stem, value_context
 
-UPDATE_FIT = 0.65  # how well the newer value's words must fit the claim's, against the old value's (a
-# change's own words -- "was increased to", "following your renewal" -- dilute the newer value's clause)
-_CHANGE_VERB = (
-    r"ris(?:e|es|en|ing)|rose|rais(?:e|es|ed)|increas(?:e|es|ed)|reduc(?:e|es|ed)|lower(?:s|ed)?|cut|"
-    r"shorten(?:s|ed)?|extend(?:s|ed)?|lengthen(?:s|ed)?|chang(?:e|es|ed)|revis(?:e|es|ed)|restat(?:e|es|ed)|"
-    r"adjust(?:s|ed)?|amend(?:s|ed)?|updat(?:e|es|ed)|correct(?:s|ed)?|mov(?:e|es|ed)|brought|set|"
-    r"go(?:es)?\s+(?:up|down)|went\s+(?:up|down)|gone\s+(?:up|down)|fall(?:s|en)?|fell|drop(?:s|ped)?|"
-    r"climb(?:s|ed)?|replac(?:e|es|ed)"
+UPDATE_FIT = 0.65  # how well the newer value's words must fit the claim's, against the old value's
+MIN_FIT = 0.5  # and both at least this well (a word of the value's clause): else the referent is unsure
+# a verb that reports a change, never one that sets a value: an intransitive one ("rises to", "fell to"),
+# a transitive one in the passive ("was increased to", "has been shortened to"), one whose meaning is to
+# update ("restated ... at", "revised to"), or a future ("will rise to", "will be cut to"). Not an
+# instruction ("increase the rear tyre pressure to 2.6 bar") nor a rule ("a fourth withdrawal reduces the
+# rate to 1.50 %"): they set a value for a case, they do not update one.
+_TRANSITIVE = (
+    r"raised|increased|reduced|lowered|shortened|extended|lengthened|changed|adjusted|moved|replaced|cut|set|"
+    r"brought|decreased|capped|limited|fixed"
+)
+_CHANGED = (
+    r"ris(?:es|en)|rose|fall(?:s|en)|fell|climb(?:s|ed)|drop(?:s|ped)|(?:goes|went|gone)\s+(?:up|down)|"
+    r"restat(?:es|ed)|revis(?:es|ed)|amend(?:s|ed)|updat(?:es|ed)|correct(?:s|ed)|"
+    rf"(?:is|are|was|were|been|be)\s+(?:\w+\s+)?(?:{_TRANSITIVE})|"
+    r"(?:will|shall)\s+(?:rise|fall|climb|drop|go\s+up|go\s+down)"
+)
+# the stems of words that say a change: left out when two values' words are compared (they are the cue,
+# not what the value is about: "Online sales rose 11 %" is no update of "Like-for-like sales rose 4.8 %"; "change"
+# stays, a noun as often: "the oil change interval")
+_CUE_STEMS = frozenset(
+    stem(w)
+    for w in """rise rises rose risen rising fall falls fell fallen climb climbed drop dropped grow grew grown
+    increase increased decrease decreased reduce reduced raise raised lower lowered restate
+    restated revise revised amend amended update updated correct corrected shorten shortened extend extended
+    now previously currently""".split()
 )
 # a verb of change, then at most a few words, then "to"/"at" (or its German, French, Spanish word)
 # right before the value
 _CHANGED_TO = re.compile(
-    rf"(?:\b(?:{_CHANGE_VERB})\b[^.;:!?]{{0,60}}?\b(?:to|at)"
+    rf"(?:\b(?:{_CHANGED})\b[^.;:!?]{{0,60}}?\b(?:to|at)"
     r"|\b(?:erhöht|gesenkt|angehoben|reduziert|geändert|verkürzt|verlängert|korrigiert|steigt|steigen|sinkt|sinken)"
     r"\b[^.;:!?]{0,40}?\bauf"
     r"|\b(?:porté|portée|portés|relevé|relevée|ramené|ramenée|abaissé|abaissée|réduit|réduite|passe|passent|"
@@ -63,6 +84,20 @@ _CHANGED_TO = re.compile(
 _FROM_THEN = re.compile(
     r"^\W*(?:from|as\s+of|as\s+from|since|with\s+effect\s+from|effective(?:\s+from)?|starting(?:\s+(?:on|from))?|"
     r"beginning|ab|seit|vom|à\s+partir\s+d|depuis|dès|a\s+partir\s+d|desde|con\s+efecto)\b",
+    re.IGNORECASE,
+)
+# a sentence that opens with a condition or a scope sets a value for a case, not an update ("When the
+# vehicle is fully loaded, ...", "For drivers under 25 ...")
+_FOR_A_CASE = re.compile(
+    r"^\W*(?:if|when|whenever|unless|for|in\s+case|once|while|during|where|wenn|falls|für|bei|si|quand|lorsque|"
+    r"pour|en\s+cas|cuando|para|en\s+caso|durante)\b",
+    re.IGNORECASE,
+)
+_NOW_REACH = 15  # characters before a value that "now" may stand in ("is now", "now costs", "now stands at")
+# a condition right after the value: the value holds for a case ("réduit à un mois en cas de mutation")
+_CASE_AFTER = re.compile(
+    r"^\W*(?:\S+\s+){0,2}?(?:if|when|whenever|unless|in\s+case|for|where|provided|only|wenn|falls|bei|sofern|"
+    r"si|lorsque|quand|en\s+cas|pour|sauf|cuando|en\s+caso|para|salvo)\b",
     re.IGNORECASE,
 )
 # words that say a value now holds in place of another
@@ -120,19 +155,24 @@ def _newer(
     old = ref.sentences[i].text
     for i2 in range(i + 1, len(ref.sentences)):
         text = ref.sentences[i2].text
+        if _FOR_A_CASE.match(text):
+            continue
         # a cue the old sentence carries too makes the two parallel, not one an update of the other ("A simple
         # funeral now costs £3,590." / "A full funeral now costs £5,423.")
         opens_from = bool(_FROM_THEN.match(text)) and not _FROM_THEN.match(old)
-        says_now = bool(_NOW.search(text)) and not _NOW.search(old)
+        says_now = not _NOW.search(old)
         for j2, r2 in enumerate(ref.quantities[i2]):
             if r2.dim != q.dim or r2.unit != q.unit or same_value(q, r2):
                 continue
             if any(same_value(other, r2) for other in claim_qs):
                 continue  # the claim states the newer value too: it tells the change
-            if not (opens_from or says_now or _CHANGED_TO.search(text[: r2.start])):
+            before = text[: r2.start]
+            # "now" and its like speak of the value right after them ("is now £55"), not of a whole sentence
+            now = says_now and _NOW.search(before[-_NOW_REACH:]) is not None
+            if not (opens_from or now or _CHANGED_TO.search(before)) or _CASE_AFTER.match(text[r2.end :]):
                 continue
             fit_new = _fit(ctx, ref.ref_context(i2, j2))
-            if fit_new > 0 and fit_new >= UPDATE_FIT * fit_old:
+            if fit_old >= MIN_FIT and fit_new >= max(MIN_FIT, UPDATE_FIT * fit_old):
                 found = (i2, r2)
     return found
 
@@ -151,7 +191,12 @@ def _times(text: str) -> set[str]:
 
 
 def _fit(ctx: dict[str, float], ref_ctx: dict[str, float]) -> float:
-    return sum(w * ref_ctx[word] for word, w in ctx.items() if word in ref_ctx and not word.startswith("#"))
+    """How well two values' words agree (:func:`.clauses.value_context`'s weights), without the words of change."""
+    return sum(
+        w * ref_ctx[word]
+        for word, w in ctx.items()
+        if word in ref_ctx and not word.startswith("#") and word not in _CUE_STEMS
+    )
 
 
 __all__ = ["UPDATE_FIT", "superseded"]
