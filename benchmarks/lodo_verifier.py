@@ -2,7 +2,7 @@
 
     OMP_NUM_THREADS=1 python benchmarks/lodo_verifier.py --out runs/lodo [--folds summeval summedits wice haluevals]
         [--max-pairs 3000] [--document-pairs 1] [--max-length 160] [--epochs 1]
-        [--contrast runs/contrast --contrast-per-file 1500] [--qa-forms]
+        [--contrast runs/contrast --contrast-per-file 1500] [--qa-forms] [--qa-forms-set FILE]
     python benchmarks/transfer.py --folds runs/lodo
 
 A fold named after a dev set trains on ``train/`` (HaluEval QA and summaries: answer pairs, rule-made
@@ -14,7 +14,9 @@ Then ``ce_cascade --llm none`` with that model scores all five dev sets into ``O
 with the model that never saw it. ``--contrast DIR`` adds the rule-made contrast pairs that
 ``benchmarks/contrast_pairs.py`` wrote there (``pairs-train.jsonl`` and ``pairs-dev-<set>.jsonl`` of
 the fold's training sets only, at most ``--contrast-per-file`` of each); ``--qa-forms`` the QA form pairs
-(``hallucheck train --qa-forms``). Everything resumes: rerun the same command after an interruption.
+(``hallucheck train --qa-forms``); ``--qa-forms-set FILE`` scores, beside the five, HaluEval-QA's dev rows
+with both answer forms per label (``benchmarks/qa_forms.py --write FILE``), which ``transfer.py --folds``
+holds out with HaluEval-QA. Everything resumes: rerun the same command after an interruption.
 """
 
 from __future__ import annotations
@@ -50,6 +52,11 @@ def main() -> None:
     ap.add_argument("--contrast-per-file", type=int, default=1500)
     ap.add_argument("--qa-forms", action="store_true", help="hallucheck train --qa-forms")
     ap.add_argument("--score-only", action="store_true", help="skip training (the fold's model exists)")
+    ap.add_argument(
+        "--qa-forms-set",
+        type=Path,
+        help="also score this set derived from HaluEval-QA (benchmarks/qa_forms.py --write), held out with it",
+    )
     args = ap.parse_args()
     for fold in args.folds:
         held = HELD.get(fold, (fold,))
@@ -79,7 +86,8 @@ def main() -> None:
                 cmd += ["--qa-forms"]
             run(cmd)
         cmd = [sys.executable, str(ROOT / "benchmarks/bench_dev.py"), "--methods", "ce_cascade", "--llm", "none"]
-        cmd += ["--data", *SETS, "--out", str(fold_dir / "dev"), "--param", f"model={model.resolve()}"]
+        extra = [str(args.qa_forms_set.resolve())] if args.qa_forms_set else []
+        cmd += ["--data", *SETS, *extra, "--out", str(fold_dir / "dev"), "--param", f"model={model.resolve()}"]
         run(cmd)
 
 

@@ -10,6 +10,15 @@ as it is (a phrase) and restated in a sentence by templates that the training's 
 (``hallucheck.training.qa_forms.TEMPLATES``) do not use, and its hallucinated answer as it is. It prints
 the share flagged of each and the balanced accuracy of right-as-sentence against hallucinated: the
 figure a RAG assistant, whose right answers are sentences too, would see.
+
+    python benchmarks/qa_forms.py --write runs/qa_forms/halueval_qa_forms.jsonl [--limit 150]
+
+writes instead a dev set in which form says nothing of the label: for each question, its right answer
+as a phrase and in a sentence (the templates above), its hallucinated answer as it is (HaluEval's
+sentence) and a wrong phrase of the right answer's kind (another name, number or yes/no from the question
+and the reference: ``hallucheck.training.qa_forms.wrong_answer``; questions with none are left out).
+Ids ``halueval-qa-<n>-<phrase|sentence>-<r|h>`` keep a question's four answers in one bootstrap group
+(``transfer.group_of``). It is derived from HaluEval-QA's dev rows, so it is held out with them.
 """
 
 from __future__ import annotations
@@ -39,6 +48,35 @@ def questions(path: Path, limit: int) -> list[tuple[dict, dict]]:
     return pairs[:limit]
 
 
+def balanced_rows(pairs: list[tuple[dict, dict]], seed: int = 0) -> list[dict]:
+    """Four rows per question (see the module docstring): right phrase, right sentence, hallucinated
+    sentence, wrong phrase."""
+    import random
+
+    from hallucheck.training.qa_forms import wrong_answer
+
+    rng = random.Random(f"qa-forms-dev:{seed}")
+    out = []
+    for i, (right, wrong) in enumerate(pairs):
+        q, ref, a = right["question"], right["reference"], right["answer"].strip().rstrip(".")
+        other = wrong_answer(a, q, ref, rng)
+        if not a or other is None:
+            continue
+        base = right["id"].rsplit("-", 1)[0]
+        sentence = EVAL_TEMPLATES[i % len(EVAL_TEMPLATES)].format(a=a)
+        for form, answer, label in (
+            ("phrase", a, 0),
+            ("sentence", sentence, 0),
+            ("sentence", wrong["answer"], 1),
+            ("phrase", other, 1),
+        ):
+            out.append(
+                {**right, "id": f"{base}-{form}-{'h' if label else 'r'}", "dataset": "halueval_qa_forms",
+                 "answer": answer, "label": label}
+            )  # fmt: skip
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=DEFAULT)
@@ -46,7 +84,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--method", default="ce_cascade")
     ap.add_argument("--llm", default="none")
     ap.add_argument("--param", action="append", default=[], metavar="K=V")
+    ap.add_argument("--write", type=Path, help="write the balanced-form dev set to this file and stop")
     args = ap.parse_args(argv)
+    if args.write:
+        rows = balanced_rows(questions(args.data, args.limit))
+        args.write.parent.mkdir(parents=True, exist_ok=True)
+        args.write.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        print(f"{len(rows)} rows ({len(rows) // 4} questions) -> {args.write}")
+        return
     import hallucheck
 
     params = {}

@@ -109,8 +109,11 @@ class Row:
 
 
 def group_of(example_id: str) -> str:
-    """Bootstrap group: HaluEval's right (``-r``) and hallucinated (``-h``) answer of an item together."""
-    return re.sub(r"-[rh]$", "", example_id) if example_id.startswith("halueval") else example_id
+    """Bootstrap group: HaluEval's right (``-r``) and hallucinated (``-h``) answer of an item together (and
+    the four answers of a question of ``benchmarks/qa_forms.py --write``, ``-phrase-r`` ... ``-sentence-h``)."""
+    return (
+        re.sub(r"(?:-(?:phrase|sentence))?-[rh]$", "", example_id) if example_id.startswith("halueval") else example_id
+    )
 
 
 # -- the yardstick's pure pieces ----------------------------------------------------------------------------
@@ -593,7 +596,10 @@ def main() -> None:
         )
 
 
-FOLD_HELD = {"haluevals": ("halueval_qa", "halueval_summ")}
+# a fold holds out its sets and what is derived from them (halueval_qa_forms: benchmarks/qa_forms.py --write);
+# a derived set the fold's runs lack is not required
+FOLD_HELD = {"haluevals": ("halueval_qa", "halueval_summ", "halueval_qa_forms")}
+DERIVED = ("halueval_qa_forms",)
 
 
 def main_folds(args: argparse.Namespace) -> None:
@@ -602,7 +608,7 @@ def main_folds(args: argparse.Namespace) -> None:
     for fold_dir in sorted(p for p in args.folds.iterdir() if (p / "dev").is_dir()):
         runs = sorted(r for r in (fold_dir / "dev").glob("ce_cascade-*") if (r / "metrics.json").is_file())  # finished
         sets = {run.name.split("-", 1)[1]: load_run(run, args.gate) for run in runs}
-        held = FOLD_HELD.get(fold_dir.name, (fold_dir.name,))
+        held = tuple(h for h in FOLD_HELD.get(fold_dir.name, (fold_dir.name,)) if h in sets or h not in DERIVED)
         if not all(h in sets for h in held):
             print(f"skipping fold {fold_dir.name}: its held-out runs are not all there yet")
             continue
