@@ -12,7 +12,7 @@ import hallucheck
 from hallucheck.errors import BackendError, ConfigError
 from hallucheck.llm import FakeLLM
 from hallucheck.stages.cascade import CascadeVerifier
-from hallucheck.stages.ce_cascade import CECascadeVerifier, CECascadeVerifierV1
+from hallucheck.stages.ce_cascade import WEAK_SHORT_ANSWER, CECascadeVerifier, CECascadeVerifierV1
 from hallucheck.types import Claim, Evidence
 
 from .conftest import REF, FixedEncoder
@@ -182,6 +182,10 @@ def test_a_confident_verifier_decides_summaries_and_the_judge_decides_only_if_co
     assert [v.hallucinated for v in out] == [False, True, False]
     assert [v.meta["stage"] for v in out] == ["copy", "verifier", "verifier"]  # a copy needs no verifier
     assert all("weak" in v.meta["warning"] for v in out[1:]) and "warning" not in out[0].meta
+    # a short answer read after its question, without an LLM: the warning says short answers are barely read
+    qa_none = fixed(CECascadeVerifier(llm=None, gate="numbers"), {"Capital? Paris": 0.01})
+    (v,) = qa_none.verify([Claim("Paris", 0, 5)], [[Evidence(REF, 0, len(REF))]], reference=REF, question="Capital?")
+    assert v.hallucinated is False and v.meta["warning"] == WEAK_SHORT_ANSWER
 
 
 def test_the_gate_decides_a_missing_figure_and_scores_it_above_the_threshold(cascade, bow_embedder):

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from ..cascade import JUDGE_THRESHOLD
 from .combination import Combined, Signals, Weights, claim_signals, load_combination, sentence_signals
-from .decision import UNDECIDED, WEAK_ALONE
+from .decision import UNDECIDED, WEAK_ALONE, WEAK_SHORT_ANSWER
 from .detectors import CASCADE_DETECTORS, cascade_detector, detector_scores
 from .judge import to_scale
 from .settings import DEFAULTS, CascadeSettings, TaskSettings, resolve
@@ -40,6 +40,7 @@ __all__ = [
     "JUDGE_THRESHOLD",
     "UNDECIDED",
     "WEAK_ALONE",
+    "WEAK_SHORT_ANSWER",
     "CECascadeVerifier",
     "CECascadeVerifierV1",
     "CascadeSettings",

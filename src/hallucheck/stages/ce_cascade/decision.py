@@ -25,6 +25,13 @@ WEAK_ALONE = (
     "weak (docs/benchmarks.md, 'Transfer yardstick (leave-one-dataset-out)'): add --llm "
     "(e.g. --llm embedded) so that the LLM judge reads the sentences it is unsure of."
 )
+# said with --llm none on a short answer read after its question, where a wrong name or number the
+# reference also states is rarely caught
+WEAK_SHORT_ANSWER = (
+    "Without an LLM a short answer that the reference states is mostly taken as grounded: whether it answers "
+    "the question is barely read (docs/benchmarks.md, 'HaluEval-QA with both forms per label': 12 % of "
+    "wrong short answers caught): add --llm (e.g. --llm embedded) so that the LLM judge reads it."
+)
 # the meta key of a claim the verifier decided alone although its score is in the band where an LLM
 # judge would have been asked
 UNDECIDED = "undecided"
@@ -36,16 +43,18 @@ def verifier_verdict(
     evidence: Sequence[Evidence],
     task: TaskSettings,
     *,
-    weak: bool,
+    weak: bool | str | None,
     undecided: bool = False,
 ) -> Verdict:
-    """The combined score decides alone. ``weak``: say that the verifier alone is weak here;
+    """The combined score decides alone. ``weak``: say that the verifier alone is weak here (True:
+    :data:`WEAK_ALONE`; a string: that warning);
     ``undecided``: the score is inside the band where an LLM judge would have been asked, and there was
     none -- the reason says so and ``meta["undecided"]`` is True, so that a report or a repair can say
     that this sentence needs an LLM."""
     t = task.threshold
     flagged = combined.score > t
-    meta = {**combined.meta, "warning": WEAK_ALONE} if weak else dict(combined.meta)
+    warning = weak if isinstance(weak, str) else WEAK_ALONE
+    meta = {**combined.meta, "warning": warning} if weak else dict(combined.meta)
     how = combined.how
     reason = f"{how[:1].upper()}{how[1:]} {'>' if flagged else '<='} threshold {t:.2f}."
     if undecided:
@@ -139,4 +148,13 @@ def judge_verdict(
     )
 
 
-__all__ = ["UNDECIDED", "WEAK_ALONE", "band_text", "failed_verdict", "final_score", "judge_verdict", "verifier_verdict"]
+__all__ = [
+    "UNDECIDED",
+    "WEAK_ALONE",
+    "WEAK_SHORT_ANSWER",
+    "band_text",
+    "failed_verdict",
+    "final_score",
+    "judge_verdict",
+    "verifier_verdict",
+]

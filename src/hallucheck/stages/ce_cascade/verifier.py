@@ -19,7 +19,7 @@ from ..cross_encoder import PREMISES, VERIFIER_THRESHOLD, CrossEncoderVerifier
 from ..nli import FLAG_ON_CHOICE
 from .combination import Combined, combine, load_combination
 from .copy import copy_index, copy_verdict, find_copy
-from .decision import failed_verdict, judge_verdict, verifier_verdict
+from .decision import WEAK_ALONE, WEAK_SHORT_ANSWER, failed_verdict, judge_verdict, verifier_verdict
 from .detectors import cascade_detector, detector_scores
 from .gate import gate_verdict, gated, run_gate
 from .judge import Judges, ask_judge, in_band
@@ -241,10 +241,13 @@ class CECascadeVerifier(Verifier):
             return failed_verdict(claim, combined, premise, opinion, task)
         return judge_verdict(claim, combined, evidence, opinion, task)
 
-    def weak_alone(self, reading: Reading) -> bool:
-        """Whether to warn that the verifier decides alone where it is weak: with no LLM, on a summary
-        or a claim, with the shipped verifier (the one that was measured)."""
-        return self.llm is None and not reading.question and self.model == "embedded"
+    def weak_alone(self, reading: Reading) -> str | None:
+        """The warning that the verifier decides alone where it is weak, if it is: with no LLM and the
+        shipped verifier (the one that was measured), on a summary or a claim, or on a short answer read
+        after its question."""
+        if self.llm is not None or self.model != "embedded":
+            return None
+        return WEAK_SHORT_ANSWER if reading.question else WEAK_ALONE
 
 
 class CECascadeVerifierV1(CECascadeVerifier):
