@@ -61,6 +61,21 @@ def _statuses(reference: str, claim: str) -> dict[str, tuple[str, str]]:
             "£45",
             "£55",
         ),  # fmt: skip
+        # a time after the value is no case: "in May 2026", "with effect from"
+        (
+            FEE.replace("From 1 May 2026 the monthly fee is £55.", "The monthly fee rises to £55 in May 2026."),
+            "The monthly fee is £45.",
+            "£45",
+            "£55",
+        ),  # fmt: skip
+        (
+            FEE.replace(
+                "From 1 May 2026 the monthly fee is £55.", "The monthly fee was raised to £55 with effect from 1 May."
+            ),
+            "The monthly fee is £45.",
+            "£45",
+            "£55",
+        ),  # fmt: skip
     ],
 )
 def test_an_old_value_stated_as_current_is_contradicted_by_the_update(reference, claim, figure, newer):
@@ -149,6 +164,17 @@ def test_an_old_value_stated_as_current_is_contradicted_by_the_update(reference,
             "Group sales increased by 4.1% to £1,236 million. Online sales now account for 31% of group sales.",
             "Group sales rose 4.1% to £1,236 million.",
             "4.1%",
+        ),  # fmt: skip
+        # a case named after the value: patients, a ticket, a prescription
+        (
+            "The usual dose is 2 tablets. The dose is reduced to 1 tablet in patients with kidney problems.",
+            "The dose is 2 tablets.",
+            "2 tablets",
+        ),  # fmt: skip
+        (
+            "The baggage limit is 20 kg. The baggage limit is increased to 30 kg with a premium ticket.",
+            "The baggage limit is 20 kg.",
+            "20 kg",
         ),  # fmt: skip
     ],
 )

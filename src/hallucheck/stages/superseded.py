@@ -94,10 +94,23 @@ _FOR_A_CASE = re.compile(
     re.IGNORECASE,
 )
 _NOW_REACH = 15  # characters before a value that "now" may stand in ("is now", "now costs", "now stands at")
+# a time after "in"/"en": the value holds from then on, an update
+_TIME = (
+    r"(?:(?:19|20)\d\d|january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"spring|summer|autumn|fall|winter|the\s+(?:new|next|coming|following)\s+(?:year|month|quarter)|"
+    r"q[1-4]|janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre|enero|febrero|"
+    r"marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|januar|februar|märz|juni|juli|"
+    r"oktober|dezember)\b"
+)
 # a condition right after the value: the value holds for a case ("réduit à un mois en cas de mutation")
 _CASE_AFTER = re.compile(
     r"^\W*(?:\S+\s+){0,2}?(?:if|when|whenever|unless|in\s+case|for|where|provided|only|wenn|falls|bei|sofern|"
-    r"si|lorsque|quand|en\s+cas|pour|sauf|cuando|en\s+caso|para|salvo)\b",
+    r"si|lorsque|quand|en\s+cas|pour|sauf|cuando|en\s+caso|para|salvo|"
+    # "in patients with ...", "with a prescription", "during pregnancy": a case; "in May", "in 2026", "with
+    # effect from": a time
+    r"(?:in|among|with|during|while|under|over|bei|chez|dans|avec|pendant|en|con|durante)\s+(?!"
+    + _TIME
+    + r"|effect\b|immediate))",
     re.IGNORECASE,
 )
 # words that say a value now holds in place of another
