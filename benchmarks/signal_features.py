@@ -71,7 +71,7 @@ def by_start(det) -> dict[int, object]:
 
 
 def features(ex: dict, methods: dict) -> dict:
-    from hallucheck.stages.cascade import qa_question
+    from hallucheck.stages.ce_cascade.verifier import read_with_question
     from hallucheck.stages.keyword import _norm
 
     ref, ans, q = ex["reference"], ex["answer"], ex.get("question")
@@ -109,7 +109,7 @@ def features(ex: dict, methods: dict) -> dict:
         "group": group_of(str(ex["id"])),
         "task": ex.get("task"),
         "question": bool((q or "").strip()),
-        "qa": bool(qa_question(q, claims, "auto", ref)),
+        "qa": bool(read_with_question(q, claims, "auto", ref)),
         "answer_words": len(_WORD.findall(ans)),
         "answer_novelty": novelty([w.lower() for w in _WORD.findall(ans)], ref_grams),
         "methods": {name: {"score": d.score, "flagged": d.hallucinated} for name, d in dets.items()},

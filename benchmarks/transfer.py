@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import inspect
 import json
 import math
 import re
@@ -126,7 +125,8 @@ def lodo(sets: dict[str, list], method: Callable[[dict[str, list]], Scorer]) -> 
     which scores the held-out set. Returns per set ``(labels, predictions, scores)``."""
     out = {}
     for held in sets:
-        scorer = method({k: v for k, v in sets.items() if k != held})
+        apart = {held, *SIBLINGS.get(held, ())}  # a set and what is derived from it are held out together
+        scorer = method({k: v for k, v in sets.items() if k not in apart})
         pred, score = scorer(sets[held])
         out[held] = (np.array([r.label for r in sets[held]]), np.asarray(pred), np.asarray(score))
     return out
@@ -377,7 +377,8 @@ def load_run(run: Path, gate_mode: str = "recompute") -> list[Row]:
                 _SHARES[(set_name, r.id)] = [float(v) for v in r.x[:, 2]]
         return rows
     from hallucheck.eval import load_dataset
-    from hallucheck.stages.cascade import gate_share, qa_question
+    from hallucheck.stages.cascade import gate_share
+    from hallucheck.stages.ce_cascade.verifier import read_with_question
     from hallucheck.stages.cross_encoder import claim_signals
     from hallucheck.stages.entity_check import EntityCheckVerifier
     from hallucheck.text import split_sentences
@@ -419,11 +420,9 @@ def load_run(run: Path, gate_mode: str = "recompute") -> list[Row]:
                 s = float(v["meta"].get("verifier_score", v["score"]))
                 sig = claim_signals(c.text, s, share, ref_sents)
                 x.append([sig[k] for k in FEATURES] + list(extra_signals(c.text, ex.reference, ref_words, chunks)))
-            mode = params.get("question_mode", "auto")
-            if "reference" in inspect.signature(qa_question).parameters:
-                qa = bool(qa_question(ex.question, claims, mode, reference=ex.reference))
-            else:
-                qa = bool(qa_question(ex.question, claims, mode))
+            # the task ce_cascade read the answer with (its own rule: a one-claim answer of six words or more
+            # is a claim, not a QA answer)
+            qa = bool(read_with_question(ex.question, claims, params.get("question_mode", "auto"), ex.reference))
             starts = [c.start for c in claims]
             row = Row(
                 str(rec["id"]),
@@ -600,6 +599,7 @@ def main() -> None:
 # a derived set the fold's runs lack is not required
 FOLD_HELD = {"haluevals": ("halueval_qa", "halueval_summ", "halueval_qa_forms")}
 DERIVED = ("halueval_qa_forms",)
+SIBLINGS = {"halueval_qa": ("halueval_qa_forms",), "halueval_qa_forms": ("halueval_qa",)}
 
 
 def main_folds(args: argparse.Namespace) -> None:

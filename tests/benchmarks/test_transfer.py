@@ -43,6 +43,22 @@ def test_lodo_never_fits_on_the_held_out_set(tr):
         assert list(out[held][0]) == [r.label for r in sets[held]]
 
 
+def test_a_set_derived_from_another_is_held_out_with_it(tr):
+    names = ("halueval_qa", "halueval_qa_forms", "wice")
+    sets = {k: _rows(tr, k, 30, s) for s, k in enumerate(names)}
+    trained_on = {}
+
+    def method(train):
+        def scorer(rows):
+            trained_on[rows[0].id.rsplit("-", 1)[0]] = set(train)
+            return np.zeros(len(rows), dtype=int), np.zeros(len(rows))
+
+        return scorer
+
+    tr.lodo(sets, method)
+    assert trained_on == {"halueval_qa": {"wice"}, "halueval_qa_forms": {"wice"}, "wice": set(names) - {"wice"}}
+
+
 def test_folds_score_each_held_out_set_with_its_own_verifier_and_fit_on_the_rest(tr):
     """--folds: a verifier retrained per fold scored every set; a held-out set is scored with the rows
     of *its* fold (its verifier never saw it) and the fit sees only that fold's other sets."""

@@ -194,3 +194,16 @@ def test_the_gate_decides_a_missing_figure_and_scores_it_above_the_threshold(cas
     assert out.meta["stage"] == "gate" and out.hallucinated is True and out.score > 0.5
     # the gate's own record of the share and the cascade's one name for it
     assert out.meta["wrong_share"] == 1.0
+
+
+def test_an_answer_is_read_after_its_question_only_when_it_is_short():
+    from hallucheck.stages.ce_cascade.verifier import read_with_question
+
+    ref = "Arthur's Magazine (1844-1846) was an American literary periodical. First for Women is a magazine."
+    q = "Which magazine was started first?"
+    short, long_ = Claim("Arthur's Magazine", 0, 17), Claim("Arthur's Magazine was the one started first.", 0, 44)
+    assert read_with_question(q, [short], "auto", ref) == q
+    assert read_with_question(q, [long_], "auto", ref) == ""  # six words or more: a claim about the reference
+    assert read_with_question(q, [long_], "qa", ref) == q
+    assert read_with_question(q, [short, long_], "auto", ref) == ""  # several claims: a RAG answer
+    assert read_with_question(None, [short], "auto", ref) == ""

@@ -40,6 +40,16 @@ class Scored:
 SENTENCE_WORDS = 6
 
 
+def read_with_question(question: str | None, claims: Sequence[Claim], mode: str, reference: str) -> str:
+    """The question ``ce_cascade`` reads an answer's claims after (its QA task), or "" (the claims on their
+    own): :func:`~hallucheck.stages.cascade.qa_question`, and with ``mode="auto"`` a one-claim answer of
+    :data:`SENTENCE_WORDS` words or more read as a claim too."""
+    q = qa_question(question, claims, mode, reference)
+    if q and mode == "auto" and len(claims) == 1 and len(claims[0].text.split()) >= SENTENCE_WORDS:
+        return ""
+    return q
+
+
 @dataclass(frozen=True)
 class Reading:
     """What every claim of one answer is read with."""
@@ -187,9 +197,7 @@ class CECascadeVerifier(Verifier):
         :data:`SENTENCE_WORDS` words or more with ``question_mode="auto"``: the QA weights were fitted on
         HaluEval, whose right answers are phrases and wrong ones sentences, and read a right answer in a
         sentence as wrong. Only a short answer is read after its question, with the QA weights."""
-        q = qa_question(question, claims, self.question_mode, reference)
-        if q and self.question_mode == "auto" and len(claims) == 1 and len(claims[0].text.split()) >= SENTENCE_WORDS:
-            q = ""
+        q = read_with_question(question, claims, self.question_mode, reference)
         sentences = split_sentences(reference)  # once for the premises, the overlap signal and the copy rule
         return Reading(
             reference, q, self.settings.task(bool(q)), sentences, copy_index(reference, sentences, self.verbatim)
@@ -272,4 +280,4 @@ class CECascadeVerifierV1(CECascadeVerifier):
     )
 
 
-__all__ = ["CECascadeVerifier", "CECascadeVerifierV1", "Reading", "Scored"]
+__all__ = ["SENTENCE_WORDS", "CECascadeVerifier", "CECascadeVerifierV1", "Reading", "Scored", "read_with_question"]
