@@ -187,3 +187,13 @@ def test_the_check_without_the_update_still_supports_the_value():
     # the same claim against the reference without its later sentence: the update alone makes the difference
     assert _statuses("The monthly fee is £45.", "The monthly fee is £45.")["£45"][0] == "supported"
     assert _statuses(FEE, "The monthly fee is £45.")["£45"][0] == "contradicted"
+
+
+def test_an_update_is_looked_for_only_within_reach_of_the_old_value():
+    from hallucheck.stages.superseded import UPDATE_REACH
+
+    filler = " ".join(f"Section {n} covers another topic entirely." for n in range(UPDATE_REACH))
+    near = f"The monthly fee is £45. {filler} From 1 May 2026 the monthly fee is £55."
+    assert _statuses(near, "The monthly fee is £45.")["£45"][0] == "supported"  # the update is out of reach
+    within = f"The monthly fee is £45. {filler.split('. ')[0]}. From 1 May 2026 the monthly fee is £55."
+    assert _statuses(within, "The monthly fee is £45.")["£45"][0] == "contradicted"

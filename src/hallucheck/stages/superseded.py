@@ -16,12 +16,17 @@ and turns one into a contradiction (its counterpart the newer value) only when a
   ("was increased to", "rises to", "will rise to", "restated ... at", "erhöht auf", "porté à", "sube a";
   not an instruction, "increase ... to"), or its sentence opens with a time
   from which it holds ("From 1 April 2025", "As of", "With effect from", "Ab dem", "À partir du",
-  "A partir del"; not "After ...", which in a narrative moves the story on) or says it is now so ("now",
-  "no longer", "finally", "désormais", "jetzt", "ahora") -- a cue the old sentence does not carry too
-  ("A simple funeral now costs £3,590." is no update of "A full funeral now costs £5,423.");
-* it is **about the same thing**: the words around it fit the claim's words around its value nearly as
-  well as the old value's do (:data:`UPDATE_FIT`; so "the excess for drivers under 25 rises to £300"
-  does not update "the standard excess is £100");
+  "A partir del"; not "After ...", which in a narrative moves the story on) or has "now" (or "no
+  longer", "finally", "désormais", "jetzt", "ahora") just before the value ("is now £55") -- a cue the
+  old sentence does not carry too ("A simple funeral now costs £3,590." is no update of "A full funeral
+  now costs £5,423."); and no case is named right after the value ("reduced to 1 tablet in patients with
+  kidney problems", "réduit à un mois en cas de mutation"; a time there, "in May 2026", is no case);
+* it is **about the same thing**: the words around it, words of change left out, fit the claim's words
+  around its value nearly as well as the old value's do (:data:`UPDATE_FIT`, both at least
+  :data:`MIN_FIT`; so "the excess for drivers under 25 rises to £300" does not update "the standard
+  excess is £100");
+* it stands within :data:`UPDATE_REACH` sentences of the old one (the work stays bounded on long
+  references);
 * the claim does not place its value **in the old frame**: no word such as "previously", "until",
   "initially", "preliminary" (and their German, French, Spanish forms), no date or year that the old
   sentence gives and the newer one does not ("the 2024/25 charge was £1.92"), and not the newer value
@@ -41,6 +46,7 @@ from ..text.quantities import Quantity, parse_quantities, same_value
 from .clauses import Clauses, stem, value_context
 
 UPDATE_FIT = 0.65  # how well the newer value's words must fit the claim's, against the old value's
+UPDATE_REACH = 20  # sentences after the old value's in which an update of it is looked for
 MIN_FIT = 0.5  # and both at least this well (a word of the value's clause): else the referent is unsure
 # a verb that reports a change, never one that sets a value: an intransitive one ("rises to", "fell to"),
 # a transitive one in the passive ("was increased to", "has been shortened to"), one whose meaning is to
@@ -166,7 +172,7 @@ def _newer(
     """The last value after sentence ``i`` that updates the claim's value ``q``, as (sentence, value)."""
     found = None
     old = ref.sentences[i].text
-    for i2 in range(i + 1, len(ref.sentences)):
+    for i2 in range(i + 1, min(len(ref.sentences), i + 1 + UPDATE_REACH)):
         text = ref.sentences[i2].text
         if _FOR_A_CASE.match(text):
             continue
@@ -212,4 +218,4 @@ def _fit(ctx: dict[str, float], ref_ctx: dict[str, float]) -> float:
     )
 
 
-__all__ = ["UPDATE_FIT", "superseded"]
+__all__ = ["MIN_FIT", "UPDATE_FIT", "UPDATE_REACH", "superseded"]
