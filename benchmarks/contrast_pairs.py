@@ -3,6 +3,7 @@ measure how the default method does on them.
 
     python benchmarks/contrast_pairs.py [--out runs/contrast] [--seed 0] [--per-kind 1] [--train-limit N]
     python benchmarks/contrast_pairs.py --evaluate 40 [--method ce_cascade] [--llm none]
+        [--sets summeval,...] [--param model=DIR] [--tag NAME]
 
 (a) Without ``--evaluate``: pairs from the distinct references of every file of ``train/`` (one source,
 ``train``) and, separately, of each dev set (source ``dev-<set>``), to ``OUT/pairs-<source>.jsonl`` in the
@@ -19,8 +20,10 @@ and runs the method (``--method``, default the shipped ``ce_cascade``, with ``--
 Python API with the pair's full reference and, as the answer, the unsupported sentence, its reworded
 twin when it has one, and the sentence itself. Prints per kind the recall on the unsupported sentences
 and the false-alarm rate on the twins (reworded and copies apart), with 95 % bootstrap intervals, and
-examples per second. Resumable: each check is appended to ``OUT/eval-<method>-<llm>.jsonl`` and a
-rerun skips the ids there.
+examples per second. ``--sets`` draws only from those dev sets' references (a fold's held-out set),
+``--param KEY=VALUE`` is passed to the method (``model=runs/lodo-cf/<fold>/train/model``: a fold's
+verifier, which never saw that set's pairs), ``--tag`` names the run. Resumable: each check is appended
+to ``OUT/eval-<method>-<llm>[-<tag>].jsonl`` and a rerun skips the ids there.
 """
 
 from __future__ import annotations
@@ -113,13 +116,16 @@ def print_counts(table: dict[str, Counter]) -> None:
 # ---------------------------------------------------------------------------------------------- (b) evaluating
 
 
-def draw(out: Path, per_kind: int, seed: int) -> list[dict]:
-    """``per_kind`` dev-set records of each kind, the sets taken in turn, each set's order seeded."""
+def draw(out: Path, per_kind: int, seed: int, sets: set[str] | None = None) -> list[dict]:
+    """``per_kind`` dev-set records of each kind, the sets taken in turn, each set's order seeded; only
+    ``sets`` (names without ``dev-``) when given."""
     from hallucheck.datagen.contrast import KINDS
 
     by_kind: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
     for path in sorted(out.glob("records-dev-*.jsonl")):
         source = path.stem.removeprefix("records-")
+        if sets and source.removeprefix("dev-") not in sets:
+            continue
         for rec in read_rows(path):
             rec["source"] = source
             by_kind[rec["kind"]][source].append(rec)
@@ -152,12 +158,17 @@ def evaluate(args, out: Path) -> None:
     missing = [s for s in dev if not (out / f"counts-{s}.json").exists()]
     for s in missing:
         write_source(s, [dev[s]], out, args)
-    records = draw(out, args.evaluate, args.seed)
+    sets = {s.strip() for s in args.sets.split(",") if s.strip()} or None
+    unknown = sorted((sets or set()) - {s.removeprefix("dev-") for s in dev})
+    if unknown:
+        raise SystemExit(f"--sets: no dev set {', '.join(unknown)} (have {', '.join(sorted(dev))})")
+    records = draw(out, args.evaluate, args.seed, sets)
     references = {}
     for source, path in dev.items():
         for row in read_rows(path):
             references.setdefault((source, str(row["id"])), row["reference"])
-    results_path = out / f"eval-{args.method}-{args.llm}.jsonl"
+    tag = f"-{args.tag}" if args.tag else ""
+    results_path = out / f"eval-{args.method}-{args.llm}{tag}.jsonl"
     done = {}
     if results_path.exists():
         for r in read_rows(results_path):
@@ -167,7 +178,8 @@ def evaluate(args, out: Path) -> None:
     if todo:
         import hallucheck
 
-        method = hallucheck.load_method(args.method, llm=args.llm)
+        params = dict(kv.split("=", 1) for kv in args.param)
+        method = hallucheck.load_method(args.method, llm=args.llm, **params)
         first = todo[0][0]
         method.run(first["sentence"], references[(first["source"], first["row_id"])])  # loads the models
         with open(results_path, "a", encoding="utf-8") as f:
@@ -207,7 +219,9 @@ def _rate(flags: list[int]) -> str:
 def report(rows: list[dict], args) -> None:
     from hallucheck.datagen.contrast import KINDS
 
-    print(f"\nmethod {args.method}, --llm {args.llm}; {args.evaluate} pairs per kind from the dev-set references")
+    where = f"the {args.sets} references" if args.sets else "the dev-set references"
+    extra = "".join(f", {kv}" for kv in args.param)
+    print(f"\nmethod {args.method}, --llm {args.llm}{extra}; {args.evaluate} pairs per kind from {where}")
     print(
         "| kind | pairs | recall (unsupported) | false alarms (reworded twin) | false alarms (sentence itself) | ex/s |"
     )
@@ -244,7 +258,13 @@ def main() -> None:
     ap.add_argument("--evaluate", type=int, default=0, metavar="N", help="evaluate N dev pairs per kind")
     ap.add_argument("--method", default="ce_cascade")
     ap.add_argument("--llm", default="none")
+    ap.add_argument("--sets", default="", help="comma-separated dev sets to draw from (default all)")
+    ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="a method parameter")
+    ap.add_argument("--tag", default="", help="a name for this evaluation's results file")
     args = ap.parse_args()
+    bad = [kv for kv in args.param if "=" not in kv]
+    if bad:
+        ap.error(f"--param wants KEY=VALUE, got {bad[0]!r}")
     args.out.mkdir(parents=True, exist_ok=True)
     if args.evaluate:
         evaluate(args, args.out)
