@@ -34,6 +34,8 @@ Options (rows of the table):
 * ``combination, LODO, one task``: the same with one combination for every answer;
 * ``verifier alone, LODO``: the verifier's highest sentence score, with a per-task LODO threshold, no
   gate;
+* ``figure gate alone`` (``--folds`` only): an answer flagged when the gate flags a sentence; nothing
+  fitted, so it is the same in every fold -- the default's part that does not depend on the verifier;
 * ``+ judge (band LODO)`` (only with ``--judge``): the LODO combination with ``cascade``'s recorded judge
   score averaged in for the sentences inside the band, as ``ce_cascade`` does; the band width per task
   is the one that maximises the mean (BA + macro F1) / 2 over the training sets with judge scores
@@ -237,6 +239,17 @@ def verifier_alone(train: dict[str, list]) -> Scorer:
     def scorer(rows: list) -> tuple[np.ndarray, np.ndarray]:
         s = np.array([top(r) for r in rows])
         return np.array([int(v > ts[r.qa]) for v, r in zip(s, rows)]), s
+
+    return scorer
+
+
+def gate_alone(train: dict[str, list]) -> Scorer:
+    """The figure gate alone: an answer is flagged when any sentence's figures or names are missing or
+    contradicted (its share above 0); nothing is fitted, no verifier."""
+
+    def scorer(rows: list) -> tuple[np.ndarray, np.ndarray]:
+        share = np.array([float(r.x[:, 2].max()) for r in rows])
+        return (share > 0).astype(int), share
 
     return scorer
 
@@ -622,6 +635,7 @@ def main_folds(args: argparse.Namespace) -> None:
         "(f) retrained verifier + combination, LODO": combination(),
         "(f') retrained verifier + combination, LODO, one task": combination(one_task=True),
         "(f'') retrained verifier alone, LODO threshold": verifier_alone,
+        "(s) figure gate alone (no verifier, nothing fitted)": gate_alone,
     }
     if args.with_shipped:
         options["(g) retrained + shipped verifier + combination, LODO"] = combination(FEATURES + (SHIPPED,))

@@ -211,3 +211,13 @@ def test_the_shipped_verifier_is_attached_sentence_by_sentence_and_fitted_as_a_f
         y, p, _ = plain[name]
         y2, p2, _ = both[name]
         assert tr.balanced_accuracy(y2, p2) > 0.85 > tr.balanced_accuracy(y, p) + 0.2
+
+
+def test_the_gate_alone_flags_exactly_the_answers_with_a_gated_sentence(tr):
+    rows = _rows(tr, "a", 6, 0)
+    rows[1].x[0, 2] = 0.5  # one sentence of answer 1 has a missing figure
+    rows[4].x[-1, 2] = 1.0
+    rows[3].x[:, 0] = 9.0  # a confident verifier does not matter to the gate
+    pred, score = tr.gate_alone({"b": _rows(tr, "b", 4, 1)})(rows)
+    assert list(pred) == [0, 1, 0, 0, 1, 0]
+    assert list(score) == [0.0, 0.5, 0.0, 0.0, 1.0, 0.0]
