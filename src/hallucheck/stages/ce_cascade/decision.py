@@ -22,8 +22,10 @@ from .settings import TaskSettings
 # said with --llm none on a summary or a claim, where the trained verifier does not transfer
 WEAK_ALONE = (
     "Without an LLM the trained verifier decides alone, and on summaries and claims unlike HaluEval's it is "
-    "weak (docs/benchmarks.md, 'Transfer yardstick (leave-one-dataset-out)'): add --llm "
-    "(e.g. --llm embedded) so that the LLM judge reads the sentences it is unsure of."
+    "weak and flags many correct sentences (docs/benchmarks.md, 'Every signal alone and combined'): add --llm "
+    "(e.g. --llm embedded) so that the LLM judge reads the sentences it is unsure of; where the errors you "
+    "fear are figures and names, --method entity_check (the figure check alone) did better on data the "
+    "verifier never saw; with labelled examples of your own, compare both with hallucheck eval."
 )
 # said with --llm none on a short answer read after its question, where a wrong name or number the
 # reference also states is rarely caught
