@@ -20,7 +20,8 @@ from what is compared, does this speak:
 
 Anything looser (reworded sentences, several differences, a claim drawing on two sentences) is left
 to the verifier and judge: a paraphrase that says "forbidden" for "not allowed" differs in a content
-word and is never read here.
+word and is never read here. One exception: a change (rose, fell, went up, reduced) said in the other
+direction in other words is read by :mod:`.direction`.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ _MIN_SHARE = 0.75  # share of the claim's content words the aligned sentence mus
 @dataclass(frozen=True)
 class MeaningConflict:
     """What the claim changes in the reference sentence ``sentence``: ``kind`` is ``negation``,
-    ``opposite`` or ``condition``; ``said``/``says`` the claim's and the sentence's words for it."""
+    ``opposite``, ``condition`` or ``direction``; ``said``/``says`` the claim's and the sentence's words for it."""
 
     kind: str
     said: str
@@ -76,7 +77,7 @@ class MeaningConflict:
     def describe(self) -> str:
         if self.kind == "negation":
             return f"the reference says the opposite ({self.says!r} where the answer has {self.said!r})"
-        if self.kind == "opposite":
+        if self.kind in ("opposite", "direction"):
             return f"the answer says {self.said!r} where the reference says {self.says!r}"
         return f"the answer leaves out the reference's condition {self.says!r}"
 
@@ -111,9 +112,22 @@ def _content(tokens: list[str]) -> Counter:
 
 def meaning_conflict(claim: str, ref, question: str | None = None) -> MeaningConflict | None:
     """The error of meaning ``claim`` makes against the reference sentence it restates, if it is one of
-    the three this module is sure of (see the module's docstring); else None. ``ref`` is a
+    the three this module is sure of (see the module's docstring), or a change said in the other
+    direction in other words (:mod:`.direction`); else None. ``ref`` is a
     :class:`~hallucheck.stages.facts.ReferenceFacts`; ``question``: the question the claim answers (a
     condition it states need not be repeated in the answer)."""
+    conflict = _word_for_word(claim, ref, question)
+    if conflict is None:
+        from .direction import direction_conflict
+
+        found = direction_conflict(claim, ref)
+        if found is not None:
+            said, says, i = found
+            conflict = MeaningConflict("direction", said, says, ref.sentences[i])
+    return conflict
+
+
+def _word_for_word(claim: str, ref, question: str | None) -> MeaningConflict | None:
     i, share = _closest(stems(claim), ref)
     if i < 0 or share < _MIN_SHARE:
         return None

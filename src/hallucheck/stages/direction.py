@@ -1,0 +1,118 @@
+"""A change said in the opposite direction, in other words than the reference's: "In the trial, blood
+pressure went up with Drug X." against "Drug X lowered blood pressure in the trial." (English only).
+
+:mod:`.meaning` reads only a claim that restates a reference sentence word for word but for one word.
+This reads a reworded claim, and speaks only when all of these hold:
+
+* the claim says a change in one direction (up: "rose", "increased", "went up", "boosted"; down: "fell",
+  "reduced", "lowered", "went down", ...) and no change in the other;
+* the reference sentence it restates (the one sharing most of its content words, at least half of
+  them and two or more besides the change words) says a change in the other direction only;
+* no sentence of the reference that shares two or more of those words says a change in the claim's
+  direction (a reference that states both is left to the verifier);
+* "jump" is not read: "intended to jump from his home" restates "fell from his home";
+* neither the claim nor that sentence holds a negation, a comparison ("than"), or a word that turns a
+  change around ("stop", "prevent", "without", "despite", "instead", ...): "Patients who stop the drug
+  see their blood pressure rise" restates "the drug lowers blood pressure" and is not read.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .clauses import stems
+
+_UP = frozenset(
+    """increase increases increased increasing rise rises rose risen rising raise raises raised raising grow grows
+    grew grown growing climb climbs climbed climbing soar soars soared soaring surge surges
+    surged surging boost boosts boosted boosting hike hikes hiked""".split()
+)
+_DOWN = frozenset(
+    """decrease decreases decreased decreasing fall falls fell fallen falling drop drops dropped dropping lowers
+    lowered lowering reduce reduces reduced reducing reduction shrink shrinks shrank shrunk shrinking plunge plunges
+    plunged plunging slump slumps slumped slumping slash slashes slashed slashing diminish diminishes diminished
+    diminishing lessen lessens lessened lessening decline declines declined declining""".split()
+)
+_PHRASAL_VERBS = frozenset("go goes went gone going come comes came coming".split())  # "went up": the next word
+# "pushed blood pressure up", "brought costs down": the particle within the next four words ("bring up" is
+# to mention, so only "down" with bring)
+_SPLIT_VERBS = {
+    **dict.fromkeys("push pushes pushed pushing drive drives drove driven driving send sends sent sending".split(),
+                    ("up", "down")),
+    **dict.fromkeys("bring brings brought bringing".split(), ("down",)),
+}  # fmt: skip
+# words that turn a change around or put it in doubt: not read
+_TURNS = frozenset(
+    """not no never nor cannot without than stop stops stopped stopping quit quits discontinue discontinued
+    discontinuing withdraw withdrawn withdrawal prevent prevents prevented preventing avoid avoids avoided despite
+    instead unlike unless except reverse reversed reversal offset counter counteract fail fails failed""".split()
+)
+_WORD = re.compile(r"[a-z]+")
+_MIN_SHARE = 0.5  # share of the claim's content words the restated sentence must hold
+_MIN_SHARED = 2  # content words besides the change words the claim and a sentence must share
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower().replace("’", "'").replace("n't", " not").replace("cannot", "can not"))
+
+
+def _directions(words: list[str]) -> dict[str, str]:
+    """The directions of change ``words`` say (``"up"``, ``"down"``), each with its first word; ``"turn"``
+    when a word turns a change around."""
+    out: dict[str, str] = {}
+    for k, w in enumerate(words):
+        nxt = words[k + 1] if k + 1 < len(words) else ""
+        if w in _TURNS:
+            out.setdefault("turn", w)
+        elif w in _UP:
+            out.setdefault("up", w)
+        elif w in _DOWN and not (w.startswith("declin") and nxt == "to"):  # "declined to comment"
+            out.setdefault("down", w)
+        elif w in _PHRASAL_VERBS and nxt in ("up", "down"):
+            out.setdefault(nxt, f"{w} {nxt}")
+        elif w in _SPLIT_VERBS:
+            particle = next((p for p in words[k + 1 : k + 5] if p in _SPLIT_VERBS[w]), None)
+            if particle:
+                out.setdefault(particle, f"{w} ... {particle}")
+    return out
+
+
+def _change_stems() -> set[str]:
+    return stems(" ".join(_UP | _DOWN))
+
+
+def direction_conflict(claim: str, ref) -> tuple[str, str, int] | None:
+    """``(the claim's word for the change, the sentence's, the sentence's index)`` when ``claim`` says the
+    change of the reference sentence it restates in the other direction (see the module's docstring);
+    else None. ``ref`` is a :class:`~hallucheck.stages.facts.ReferenceFacts`."""
+    said = _directions(_words(claim))
+    if len(said) != 1 or "turn" in said:
+        return None
+    ((direction, said_word),) = said.items()
+    words = stems(claim) - _CHANGE
+    if len(words) < _MIN_SHARED:
+        return None
+    from .fact_index import MAX_POSTINGS
+
+    scores: dict[int, float] = {}
+    for w in words:
+        for i in ref._index.postings.get(w, ())[:MAX_POSTINGS]:
+            scores[i] = scores.get(i, 0.0) + ref.idf.get(w, 0.0)
+    near = [i for i in scores if len(words & ref.bags[i]) >= _MIN_SHARED]
+    if not near:
+        return None
+    best = max(near, key=lambda i: (scores[i], -i))
+    if len(words & ref.bags[best]) / len(words) < _MIN_SHARE:
+        return None
+    says = _directions(_words(ref.sentences[best].text))
+    if set(says) != {"up", "down"} - {direction}:
+        return None
+    if any(direction in _directions(_words(ref.sentences[i].text)) for i in near):
+        return None  # a sentence about the same things says the claim's direction
+    (says_word,) = says.values()
+    return said_word, says_word, best
+
+
+_CHANGE = _change_stems()
+
+__all__ = ["direction_conflict"]
