@@ -80,6 +80,8 @@ SIGNAL_SOURCES = (
     "stages/facts.py",
     "stages/doubt.py",
     "stages/superseded.py",
+    "stages/meaning.py",
+    "stages/direction.py",
     "stages/fact_index.py",
     "stages/clauses.py",
     "stages/cascade.py",
