@@ -92,12 +92,9 @@ def direction_conflict(claim: str, ref) -> tuple[str, str, int] | None:
     words = stems(claim) - _CHANGE
     if len(words) < _MIN_SHARED:
         return None
-    from .fact_index import MAX_POSTINGS
+    from .meaning import shared_weight
 
-    scores: dict[int, float] = {}
-    for w in words:
-        for i in ref._index.postings.get(w, ())[:MAX_POSTINGS]:
-            scores[i] = scores.get(i, 0.0) + ref.idf.get(w, 0.0)
+    scores = shared_weight(words, ref)
     near = [i for i in scores if len(words & ref.bags[i]) >= _MIN_SHARED]
     if not near:
         return None

@@ -179,15 +179,22 @@ def _dropped_condition(
     return None
 
 
-def _closest(words: set[str], ref) -> tuple[int, float]:
-    """(index, share of ``words`` it holds) of the reference sentence sharing most of ``words``,
-    IDF-weighted, found through the reference's word index (bounded work on long references)."""
+def shared_weight(words: set[str], ref) -> dict[int, float]:
+    """Per reference sentence that holds any of ``words`` (stems), the IDF weight of those it holds,
+    found through the reference's word index (bounded work on long references)."""
     from .fact_index import MAX_POSTINGS
 
     scores: dict[int, float] = {}
     for w in words:
         for i in ref._index.postings.get(w, ())[:MAX_POSTINGS]:
             scores[i] = scores.get(i, 0.0) + ref.idf.get(w, 0.0)
+    return scores
+
+
+def _closest(words: set[str], ref) -> tuple[int, float]:
+    """(index, share of ``words`` it holds) of the reference sentence sharing most of ``words``,
+    IDF-weighted (:func:`shared_weight`)."""
+    scores = shared_weight(words, ref)
     if not scores or not words:
         return -1, 0.0
     best = max(scores, key=lambda i: (scores[i], -i))
@@ -200,4 +207,4 @@ def _condition_clause(sentence: str, word: str) -> str:
     return m.group().strip() if m else word
 
 
-__all__ = ["MeaningConflict", "meaning_conflict"]
+__all__ = ["MeaningConflict", "meaning_conflict", "shared_weight"]
