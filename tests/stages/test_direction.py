@@ -52,6 +52,11 @@ def test_a_change_said_the_other_way_in_other_words_is_a_conflict(reference, cla
         (REPORT, "The board declined to raise its outlook."),  # "declined to" is no change
         (REPORT, "Prices at the airport rose."),  # shares too little with any sentence
         (
+            "Reduce the dose, then discuss the issue with your doctor.",
+            "Raise the issue with your doctor.",  # "raise" in another sense
+        ),
+        ("Interest in the public holiday rises each year.", "The public holiday falls on a Monday each year."),
+        (
             "Scot Young fell 60ft from his West London home last year.",
             "Scot Young meant to jump from his West London home.",  # "jump" is not read
         ),

@@ -10,7 +10,8 @@ This reads a reworded claim, and speaks only when all of these hold:
   them and two or more besides the change words) says a change in the other direction only;
 * no sentence of the reference that shares two or more of those words says a change in the claim's
   direction (a reference that states both is left to the verifier);
-* "jump" is not read: "intended to jump from his home" restates "fell from his home";
+* "jump" is not read ("intended to jump from his home" restates "fell from his home"), nor a change word
+  in another sense ("raise a concern", "falls on a Monday", "grew up in");
 * neither the claim nor that sentence holds a negation, a comparison ("than"), or a word that turns a
   change around ("stop", "prevent", "without", "despite", "instead", ...): "Patients who stop the drug
   see their blood pressure rise" restates "the drug lowers blood pressure" and is not read.
@@ -47,6 +48,18 @@ _TURNS = frozenset(
     discontinuing withdraw withdrawn withdrawal prevent prevents prevented preventing avoid avoids avoided despite
     instead unlike unless except reverse reversed reversal offset counter counteract fail fails failed""".split()
 )
+# the words after a change word that make it no change ("raise a concern", "falls on a Monday", "grew up in")
+_NOT_A_CHANGE = {
+    "rais": frozenset(
+        """concern concerns issue issues question questions alarm awareness money funds children family objection
+        objections complaint complaints point matter hand hands doubts doubt flag""".split()
+    ),
+    "fall": frozenset("on under within into asleep ill behind apart through short silent victim pregnant".split()),
+    "fell": frozenset("on under within into asleep ill behind apart through short silent victim pregnant".split()),
+    "drop": frozenset("off out by in".split()),
+    "grow": frozenset(["up"]),
+    "grew": frozenset(["up"]),
+}
 _WORD = re.compile(r"[a-z]+")
 _MIN_SHARE = 0.5  # share of the claim's content words the restated sentence must hold
 _MIN_SHARED = 2  # content words besides the change words the claim and a sentence must share
@@ -62,6 +75,8 @@ def _directions(words: list[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for k, w in enumerate(words):
         nxt = words[k + 1] if k + 1 < len(words) else ""
+        if _NOT_A_CHANGE.get(w[:4], frozenset()) & set(words[k + 1 : k + 3]):
+            continue
         if w in _TURNS:
             out.setdefault("turn", w)
         elif w in _UP:
