@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from .clauses import stems
+from .fact_index import shared_weight
 
 _UP = frozenset(
     """increase increases increased increasing rise rises rose risen rising raise raises raised raising grow grows
@@ -107,8 +108,6 @@ def direction_conflict(claim: str, ref) -> tuple[str, str, int] | None:
     words = stems(claim) - _CHANGE
     if len(words) < _MIN_SHARED:
         return None
-    from .meaning import shared_weight
-
     scores = shared_weight(words, ref)
     near = [i for i in scores if len(words & ref.bags[i]) >= _MIN_SHARED]
     if not near:

@@ -135,4 +135,15 @@ class ValueIndex:
         return index
 
 
-__all__ = ["MAX_CANDIDATES", "ValueIndex"]
+def shared_weight(words: set[str], ref) -> dict[int, float]:
+    """Per sentence of ``ref`` (a :class:`~hallucheck.stages.facts.ReferenceFacts`) that holds any of
+    ``words`` (stems), the IDF weight of those it holds, found through its word index (at most
+    :data:`MAX_POSTINGS` sentences a word: bounded work on long references)."""
+    scores: dict[int, float] = {}
+    for w in words:
+        for i in ref._index.postings.get(w, ())[:MAX_POSTINGS]:
+            scores[i] = scores.get(i, 0.0) + ref.idf.get(w, 0.0)
+    return scores
+
+
+__all__ = ["MAX_CANDIDATES", "ValueIndex", "shared_weight"]

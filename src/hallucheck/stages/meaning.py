@@ -179,21 +179,11 @@ def _dropped_condition(
     return None
 
 
-def shared_weight(words: set[str], ref) -> dict[int, float]:
-    """Per reference sentence that holds any of ``words`` (stems), the IDF weight of those it holds,
-    found through the reference's word index (bounded work on long references)."""
-    from .fact_index import MAX_POSTINGS
-
-    scores: dict[int, float] = {}
-    for w in words:
-        for i in ref._index.postings.get(w, ())[:MAX_POSTINGS]:
-            scores[i] = scores.get(i, 0.0) + ref.idf.get(w, 0.0)
-    return scores
-
-
 def _closest(words: set[str], ref) -> tuple[int, float]:
     """(index, share of ``words`` it holds) of the reference sentence sharing most of ``words``,
-    IDF-weighted (:func:`shared_weight`)."""
+    IDF-weighted (:func:`.fact_index.shared_weight`)."""
+    from .fact_index import shared_weight
+
     scores = shared_weight(words, ref)
     if not scores or not words:
         return -1, 0.0
@@ -207,4 +197,4 @@ def _condition_clause(sentence: str, word: str) -> str:
     return m.group().strip() if m else word
 
 
-__all__ = ["MeaningConflict", "meaning_conflict", "shared_weight"]
+__all__ = ["MeaningConflict", "meaning_conflict"]
