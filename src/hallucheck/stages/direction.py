@@ -35,6 +35,7 @@ _DOWN = frozenset(
     plunged plunging slump slumps slumped slumping slash slashes slashed slashing diminish diminishes diminished
     diminishing lessen lessens lessened lessening decline declines declined declining""".split()
 )
+_CHANGE = stems(" ".join(_UP | _DOWN))  # the change words' stems, left out when sentences are compared
 _PHRASAL_VERBS = frozenset("go goes went gone going come comes came coming".split())  # "went up": the next word
 # "pushed blood pressure up", "brought costs down": the particle within the next four words ("bring up" is
 # to mention, so only "down" with bring)
@@ -93,10 +94,6 @@ def _directions(words: list[str]) -> dict[str, str]:
     return out
 
 
-def _change_stems() -> set[str]:
-    return stems(" ".join(_UP | _DOWN))
-
-
 def direction_conflict(claim: str, ref) -> tuple[str, str, int] | None:
     """``(the claim's word for the change, the sentence's, the sentence's index)`` when ``claim`` says the
     change of the reference sentence it restates in the other direction (see the module's docstring);
@@ -123,7 +120,5 @@ def direction_conflict(claim: str, ref) -> tuple[str, str, int] | None:
     (says_word,) = says.values()
     return said_word, says_word, best
 
-
-_CHANGE = _change_stems()
 
 __all__ = ["direction_conflict"]
