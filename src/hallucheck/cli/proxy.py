@@ -10,7 +10,7 @@ from ._common import ERROR_EXITS, add_llm_options
 from .serve import add_bind_options, add_server_option, check_at_least, env_secret, is_loopback, server_config
 
 HELP = "OpenAI-compatible pass-through that checks answers as they stream (needs the serve extra)"
-POLICIES = ("annotate", "hold", "block", "repair")
+POLICIES = ("annotate", "hold", "block", "repair", "repair_or_block")
 EPILOG = f"""\
 examples:
   hallucheck proxy --upstream http://127.0.0.1:8080/v1                  # annotate, on 127.0.0.1:8001
@@ -33,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--policies",
         metavar="A,B,...",
-        help="the policies a request may choose with hallucheck.policy (default: all four)",
+        help="the policies a request may choose with hallucheck.policy (default: all five)",
     )
     p.add_argument(
         "--upstream-key-env",

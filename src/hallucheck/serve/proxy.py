@@ -13,7 +13,6 @@ per-request LLM limits and metrics are reused as they are.
 
 from __future__ import annotations
 
-import json
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator
 
@@ -22,16 +21,31 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from .._version import __version__
-from ..text.segment import split_sentences
-from ..types import Detection
-from .proxy_check import Ask, Checker, ExtensionError, ProxyConfig, blocks, read_ask, summary
-from .proxy_stream import StreamGuard, sse_data
-from .proxy_upstream import Upstream, UpstreamDown, openai_error, passed_headers, passthrough
+from .proxy_check import Ask, Checker, ExtensionError, ProxyConfig, read_ask
+from .proxy_request import RequestError, parse_json, read_body
+from .proxy_stream import StreamGuard, error_event, sse_data
+from .proxy_upstream import Upstream, UpstreamDown, UpstreamTooLarge, openai_error, passthrough, too_large
+from .proxy_whole import check_completion, verdict_headers
 from .runtime import Gate
 from .state import ServerState
 
 FORWARDED = ("POST /v1/chat/completions", "GET /v1/models")
 UNCHECKED = {"X-Hallucheck-Checked": "false"}
+
+
+def _is_stream(response: httpx.Response) -> bool:
+    return response.status_code == 200 and "text/event-stream" in response.headers.get("content-type", "")
+
+
+async def _relay_lines(lines: AsyncIterator[str]) -> AsyncIterator[bytes]:
+    """An unchecked stream, line by line (redacted, bounded); a failure ends it with an error event."""
+    try:
+        async for line in lines:
+            yield line.encode() + b"\n"
+    except UpstreamTooLarge as exc:
+        yield b"\n" + error_event(f"the upstream's stream was refused: {exc}")
+    except httpx.HTTPError as exc:
+        yield b"\n" + error_event(f"the upstream failed mid-stream ({type(exc).__name__})")
 
 
 class Admission:
@@ -49,73 +63,6 @@ class Admission:
 
     def leave(self) -> None:
         self.active -= 1
-
-
-def _content(data: Any) -> str | None:
-    """The text of choice 0 of a chat completion, or None (no text: e.g. a tool call)."""
-    try:
-        content = data["choices"][0]["message"]["content"]
-    except (KeyError, IndexError, TypeError):
-        return None
-    return content if isinstance(content, str) else None
-
-
-def _cut(answer: str, det: Detection) -> int:
-    """Where ``block`` cuts a whole answer: the start of the sentence of its first claim that is
-    unsupported or could not be verified (0 when the check failed as a whole)."""
-    bad = [v.claim.start for v in det.verdicts if v.hallucinated or v.status == "error"]
-    if not bad:
-        return 0
-    first = min(bad)
-    starts = [0] + [s.start for s in split_sentences(answer)[1:]]
-    return max([s for s in starts if s <= first] or [0])
-
-
-def _blocked(data: dict[str, Any], answer: str, det: Detection, obj: dict[str, Any]) -> dict[str, Any]:
-    """The answer up to its first unsupported sentence, finished with ``content_filter``."""
-    cut = _cut(answer, det)
-    kept = tuple(v for v in det.verdicts if v.claim.end <= cut)
-    shown = Detection(answer[:cut], det.reference, det.question, det.method, det.hallucinated, det.score, kept)
-    choice = data["choices"][0]
-    choice["message"]["content"] = answer[:cut]
-    choice["finish_reason"] = "content_filter"
-    return {
-        **obj,
-        **summary(shown),
-        "hallucinated": det.hallucinated,
-        "outcome": det.outcome,
-        "blocked": {"start": cut},
-    }
-
-
-async def _whole(checker: Checker, data: dict[str, Any], answer: str, ask: Ask) -> dict[str, Any]:
-    """Check a whole answer; apply the policy to ``data`` (in place); the ``hallucheck`` object."""
-    det = await checker.detect(answer, ask)
-    obj = summary(det, policy=ask.policy, reference=ask.source)
-    if ask.policy == "block" and blocks(det):
-        return _blocked(data, answer, det, obj)
-    if ask.policy != "repair" or not det.hallucinated:
-        return obj
-    note = await checker.repair_note()
-    if note is not None:
-        return {**obj, "repair": {"applied": "hold", "note": note}}
-    mit = await checker.repair(answer, ask)
-    if mit is None or not mit.changed:
-        why = "the repair failed or took too long" if mit is None else "; ".join(mit.notes) or "no repair was kept"
-        return {**obj, "repair": {"repaired": False, "note": why}}
-    data["choices"][0]["message"]["content"] = mit.revised
-    after = None if mit.after is None else summary(mit.after)
-    return {**obj, "repair": {"repaired": True, "original": answer, "revised": mit.revised, "after": after}}
-
-
-def _verdict_headers(obj: dict[str, Any], policy: str) -> dict[str, str]:
-    flag = obj.get("hallucinated")
-    return {
-        "X-Hallucheck-Hallucinated": "unknown" if flag is None else str(bool(flag)).lower(),
-        "X-Hallucheck-Outcome": str(obj.get("outcome")),
-        "X-Hallucheck-Policy": policy,
-        "X-Hallucheck-Checked": "true",
-    }
 
 
 def create_proxy(config: ProxyConfig) -> Any:
@@ -163,63 +110,72 @@ class _Proxy:
 
     async def chat(self, request: Request) -> Response:
         try:
-            body = json.loads(await request.body())
-        except ValueError:
-            return openai_error(422, "the body is not JSON", "body")
-        if not isinstance(body, dict):
-            return openai_error(422, "the body must be a JSON object", "body")
-        try:
+            body = read_body(await request.body())
             ask = read_ask(body, self.config)
+        except RequestError as exc:
+            return openai_error(400, str(exc), exc.field)
         except ExtensionError as exc:
             return openai_error(422, str(exc), exc.field)
         if not self.admission.enter():
             return openai_error(
                 503, "the proxy is busy (too many requests at once); retry later", kind="server_error", Retry_After="1"
             )
-        stream, handed = bool(body.get("stream")), False
+        handed = False
         try:
             headers = self.upstream.headers(request.headers)
-            if stream:
-                response = await self.streamed(body, ask, headers)
-                handed = isinstance(response, StreamingResponse)  # it leaves when the stream ends
-                return response
-            return await self.whole(body, ask, headers)
+            response = await self.upstream.send("POST", "/chat/completions", headers, body)
+            if body.get("stream") is True and _is_stream(response):
+                reply = await self.streamed(response, ask)
+                handed = isinstance(reply, StreamingResponse)  # it leaves when the stream ends
+                return reply
+            return await self.whole(response, ask)  # a JSON answer to a streamed request is checked too
         except UpstreamDown as exc:
             return exc.response
         finally:
             if not handed:
                 self.admission.leave()
 
-    async def whole(self, body: dict[str, Any], ask: Ask, headers: dict[str, str]) -> Response:
-        """A completion in one piece: the upstream's JSON with the check and the policy applied."""
-        response = await self.upstream.send("POST", "/chat/completions", headers, body)
-        if ask.reference is None or response.status_code != 200:
-            return await passthrough(response, **(UNCHECKED if ask.reference is None else {}))
+    async def whole(self, response: httpx.Response, ask: Ask) -> Response:
+        """A completion in one piece: every text of it checked (:mod:`.proxy_whole`), the policy
+        applied. What cannot be read as a completion is refused (502) under the policies that
+        release only checked text, passed on marked unchecked under ``annotate``."""
+        upstream = self.upstream
+        if ask.reference is None or not 200 <= response.status_code < 300:
+            return await passthrough(upstream, response, **(UNCHECKED if ask.reference is None else {}))
         try:
-            data = json.loads(await response.aread())
-        except (ValueError, httpx.HTTPError):
-            return await passthrough(response, **UNCHECKED)
-        finally:
-            await response.aclose()
-        answer = _content(data)
-        if answer is None or not isinstance(data, dict):
-            return JSONResponse(data, headers=passed_headers(response, **UNCHECKED))
-        obj = await _whole(self.checker, data, answer, ask)
-        data["hallucheck"] = obj
-        return JSONResponse(data, headers=passed_headers(response, **_verdict_headers(obj, ask.policy)))
+            raw = await upstream.read(response)
+        except UpstreamTooLarge as exc:
+            return too_large(exc)
+        except httpx.HTTPError as exc:
+            return openai_error(
+                502, f"the upstream failed while answering ({type(exc).__name__})", kind="upstream_error"
+            )
+        try:
+            data: Any = parse_json(raw, "the upstream's answer")
+        except ValueError as exc:
+            data, why = None, str(exc)
+        body, obj = data, None
+        if data is not None:
+            body, obj, checked = await check_completion(self.checker, data, ask)
+        if obj is None:
+            if ask.policy != "annotate":  # fail closed: nothing unchecked is released
+                why = "the upstream's answer is not a chat completion" if data is not None else why
+                return openai_error(502, f"{why}; it could not be checked", kind="upstream_error", **UNCHECKED)
+            return Response(raw, status_code=response.status_code, headers=upstream.headers_back(response, **UNCHECKED))
+        body["hallucheck"] = obj
+        out = upstream.headers_back(response, **verdict_headers(obj, ask.policy, checked))
+        out.pop("content-type", None), out.pop("Content-Type", None)
+        return JSONResponse(body, status_code=response.status_code, headers=out)
 
-    async def streamed(self, body: dict[str, Any], ask: Ask, headers: dict[str, str]) -> Response:
+    async def streamed(self, response: httpx.Response, ask: Ask) -> Response:
         """A streamed completion relayed event by event, through the :class:`StreamGuard` when checked."""
-        response = await self.upstream.send("POST", "/chat/completions", headers, body)
-        kind = response.headers.get("content-type", "")
-        if response.status_code != 200 or "text/event-stream" not in kind:
-            return await passthrough(response, **UNCHECKED)
+        lines = self.upstream.lines(response)
         if ask.reference is None:
-            chunks: Any = response.aiter_bytes()
+            chunks: Any = _relay_lines(lines)
             extra = UNCHECKED
         else:
-            note = await self.checker.repair_note() if ask.policy == "repair" else None
-            chunks = StreamGuard(self.checker, ask, note).run(sse_data(response.aiter_lines()))
+            note = await self.checker.repair_note() if ask.policy in ("repair", "repair_or_block") else None
+            chunks = StreamGuard(self.checker, ask, note).run(sse_data(lines))
             extra = {"X-Hallucheck-Checked": "true", "X-Hallucheck-Policy": ask.policy}
         admission = self.admission
 
@@ -231,7 +187,7 @@ class _Proxy:
                 await response.aclose()
                 admission.leave()
 
-        out = passed_headers(response, **extra)
+        out = self.upstream.headers_back(response, **extra)
         out["Cache-Control"] = "no-cache"
         return StreamingResponse(relay(), status_code=200, headers=out, media_type="text/event-stream")
 
@@ -240,7 +196,7 @@ class _Proxy:
             response = await self.upstream.send("GET", "/models", self.upstream.headers(request.headers))
         except UpstreamDown as exc:
             return exc.response
-        return await passthrough(response)
+        return await passthrough(self.upstream, response)
 
     async def healthz(self) -> Any:
         pool = self.state.pool

@@ -19,9 +19,10 @@ from ..errors import HallucheckError, InputError
 from ..llm.base import call_guard
 from ..types import Claim, Detection, Mitigation, Verdict
 from .pool import QueueFull
+from .proxy_turns import FairTurns
 from .state import ServeConfig, ServerState
 
-POLICIES = ("annotate", "hold", "block", "repair")
+POLICIES = ("annotate", "hold", "block", "repair", "repair_or_block")
 EXTENSION = "hallucheck"
 EXTENSION_KEYS = ("reference", "documents", "policy")
 REFERENCE_ROLES = ("system", "developer", "tool")
@@ -40,6 +41,9 @@ class ProxyConfig:
     upstream_timeout: float = 300.0  # seconds the upstream may take to answer (and between two chunks)
     check_timeout: float = 60.0  # seconds one check may take; then the sentence is "could not verify"
     max_streams: int = 64  # requests proxied at once; beyond that 503 with Retry-After
+    max_upstream_bytes: int = 32_000_000  # the most of an upstream body (or stream) the proxy reads; then 502
+    max_line_bytes: int = 1_000_000  # the longest server-sent line the proxy reads; then the stream ends in error
+    check_budget: int = 50_000_000  # characters of reference (and text) one request's checks may read in all
     serve: ServeConfig = field(default_factory=ServeConfig)
     pipeline: Any = None  # a ready Pipeline used instead of ``serve.method`` (library use)
 
@@ -222,7 +226,7 @@ class Checker:
     def __init__(self, config: ProxyConfig, state: ServerState) -> None:
         self.config = config
         self.state = state
-        self._turns: asyncio.Semaphore | None = None
+        self._turns: FairTurns | None = None
         self._turns_loop: asyncio.AbstractEventLoop | None = None
 
     def pipeline(self) -> Any:
@@ -246,18 +250,21 @@ class Checker:
         except Exception as exc:  # the method could not be built, or not in time
             return f"the method's repair is not available here ({type(exc).__name__})"
 
-    async def _pooled(self, fn: Any, budget: Any) -> Any:
+    async def _pooled(self, fn: Any, budget: Any, key: Any = None) -> Any:
         loop = asyncio.get_running_loop()
         if self._turns is None or self._turns_loop is not loop:  # one per event loop
-            self._turns, self._turns_loop = asyncio.Semaphore(max(1, self.state.pool.capacity)), loop
-        timeout = self.config.check_timeout
-        async with self._turns:
+            self._turns, self._turns_loop = FairTurns(self.state.pool.workers), loop
+        turns, timeout = self._turns, self.config.check_timeout
+        await turns.acquire(key)
+        try:
             return await self.state.pool.run(
                 fn,
                 timeout=timeout,
                 on_loop=self.state.awaits_llm,
                 on_timeout=lambda: budget.stop(f"the check took longer than {timeout:g} s"),
             )
+        finally:
+            turns.release()
 
     async def offload(self, fn: Any) -> Any:
         """``fn()`` on the work pool (local work such as NER), with the checks' timeout; its result
@@ -269,7 +276,7 @@ class Checker:
         except Exception as exc:
             return {"error": f"{type(exc).__name__}: {exc}"[:300]}
 
-    async def detect(self, text: str, ask: Ask, context: str = "") -> Detection:
+    async def detect(self, text: str, ask: Ask, context: str = "", key: Any = None) -> Detection:
         """The detection of ``text`` against the request's reference; a failure is an error
         detection (could not verify), never an exception. ``context``: the answer's text just
         before ``text``, read with it (a sentence is judged as part of an answer, as when the
@@ -291,11 +298,11 @@ class Checker:
                 self.state.settle(pipe)
 
         try:
-            det = await self._pooled(work, budget)
+            det = await self._pooled(work, budget, key)
         except asyncio.TimeoutError:
-            det = self._failed(text, ask, f"not checked within {self.config.check_timeout:g} s")
+            det = self.failed(text, ask, f"not checked within {self.config.check_timeout:g} s")
         except QueueFull:
-            det = self._failed(text, ask, "the server is shutting down")
+            det = self.failed(text, ask, "the server is shutting down")
         self.state.metrics.add_usage(det.usage)
         return det
 
@@ -314,7 +321,7 @@ class Checker:
         self.state.metrics.add_usage(mit.usage)
         return mit
 
-    def _failed(self, text: str, ask: Ask, why: str) -> Detection:
+    def failed(self, text: str, ask: Ask, why: str) -> Detection:
         return Detection(
             answer=text,
             reference="",
@@ -325,6 +332,32 @@ class Checker:
             status="error",
             error=f"could not verify: {why}",
         )
+
+
+class Spend:
+    """One request's share of the check pool: its checks wait in their own line for a turn (the
+    turns go round the requests, :mod:`.proxy_turns`), and read at most ``check_budget``
+    characters in all (each reads the reference, its context and its text once): past that, its
+    checks could not verify."""
+
+    def __init__(self, checker: Checker) -> None:
+        self.checker = checker
+        config = getattr(checker, "config", None)  # a stand-in checker may have none: no budget
+        self.limit: int | None = getattr(config, "check_budget", None)
+        self.left = self.limit if self.limit is not None else float("inf")
+
+    async def detect(self, text: str, ask: Ask, context: str = "", key: Any = None) -> Detection:
+        if not _has_words(text):
+            return nothing_to_check(text, ask, self.checker.method)
+        ref = ask.reference
+        cost = len(text) + len(context) + (len(ref) if isinstance(ref, str) else sum(len(d) for d in ref or ()))
+        if cost > self.left:
+            why = f"this request's checks would read more than {self.limit:,} characters (its check budget)"
+            return self.checker.failed(text, ask, why)
+        self.left -= cost
+        if self.limit is None:
+            return await self.checker.detect(text, ask, context)
+        return await self.checker.detect(text, ask, context, key=id(self))
 
 
 def summary(det: Detection, **extra: Any) -> dict[str, Any]:

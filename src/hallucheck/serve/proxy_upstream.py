@@ -3,17 +3,22 @@ and the responses the proxy gives when it cannot be reached.
 
 The URL is the operator's; a request chooses only the path among the two forwarded ones. No
 redirect is followed, no proxy or ``.netrc`` from the environment is read, and no error message
-names the URL or holds a key.
+names the URL or holds a key. Nothing the upstream sends back holds the operator's key either:
+every body, server-sent line and header it forwards goes through :meth:`Upstream.redact` (the
+key, and anything shaped like one, as the LLM client redacts an endpoint's words); its
+``X-Hallucheck-*`` headers are dropped (the proxy's own say what it checked); and its bodies are
+read only up to ``max_upstream_bytes`` (a server-sent line up to ``max_line_bytes``).
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Mapping
+from typing import Any, AsyncIterator, Mapping
 
 import httpx
 from fastapi.responses import JSONResponse, Response
 
+from ..llm.transport import redact_secrets
 from .proxy_check import ProxyConfig
 
 # not forwarded either way: hop-by-hop headers, and what the proxy sets itself
@@ -39,6 +44,14 @@ class UpstreamDown(Exception):
         self.response = response
 
 
+class UpstreamTooLarge(Exception):
+    """The upstream sent more than the proxy reads (a body, or one server-sent line)."""
+
+
+def too_large(exc: UpstreamTooLarge) -> JSONResponse:
+    return openai_error(502, f"the upstream's answer was refused: {exc}", kind="upstream_error")
+
+
 class Upstream:
     """Requests to the operator's upstream through one ``httpx.AsyncClient`` per event loop."""
 
@@ -46,6 +59,8 @@ class Upstream:
         self.base = config.upstream
         self.key = config.upstream_key
         self.timeout = httpx.Timeout(config.upstream_timeout, connect=min(10.0, config.upstream_timeout))
+        self.max_bytes = config.max_upstream_bytes
+        self.max_line = config.max_line_bytes
         self._client: httpx.AsyncClient | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -60,6 +75,64 @@ class Upstream:
         if self._client is not None and self._loop is asyncio.get_running_loop():
             await self._client.aclose()
         self._client = None
+
+    def redact(self, text: str) -> str:
+        """``text`` without the operator's key (the value the proxy set in Authorization) and
+        without anything shaped like a key (:func:`hallucheck.llm.transport.redact_secrets`)."""
+        if self.key and len(self.key) >= 4:
+            text = text.replace(self.key, "[REDACTED]")
+        return redact_secrets(text)
+
+    def redact_bytes(self, data: bytes) -> bytes:
+        return self.redact(data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+
+    def headers_back(self, response: httpx.Response, **extra: str) -> dict[str, str]:
+        """The upstream's response headers for the client: no hop-by-hop ones, none of its
+        ``X-Hallucheck-*`` (one value per verdict header: the proxy's), values redacted; plus ``extra``."""
+        out = {
+            k: self.redact(v)
+            for k, v in response.headers.items()
+            if k.lower() not in HOP_BY_HOP and not k.lower().startswith("x-hallucheck")
+        }
+        out.update({k.replace("_", "-"): v for k, v in extra.items()})
+        return out
+
+    async def read(self, response: httpx.Response) -> bytes:
+        """The whole body, redacted, at most ``max_upstream_bytes`` (else :class:`UpstreamTooLarge`);
+        the response is closed."""
+        try:
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > self.max_bytes:
+                raise UpstreamTooLarge(f"its body of {int(declared):,} bytes is over {self.max_bytes:,}")
+            data = bytearray()
+            async for chunk in response.aiter_bytes():
+                data += chunk
+                if len(data) > self.max_bytes:
+                    raise UpstreamTooLarge(f"its body is over {self.max_bytes:,} bytes")
+        finally:
+            await response.aclose()
+        return self.redact_bytes(bytes(data))
+
+    async def lines(self, response: httpx.Response) -> AsyncIterator[str]:
+        """The body's lines (without their ends), redacted: none longer than ``max_line_bytes``,
+        all together at most ``max_upstream_bytes`` (else :class:`UpstreamTooLarge`)."""
+        buf, total = bytearray(), 0
+        async for chunk in response.aiter_bytes():
+            total += len(chunk)
+            if total > self.max_bytes:
+                raise UpstreamTooLarge(f"the stream is over {self.max_bytes:,} bytes")
+            buf += chunk
+            start = 0
+            while (end := buf.find(b"\n", start)) >= 0:
+                if end - start > self.max_line:
+                    raise UpstreamTooLarge(f"a line of the stream is over {self.max_line:,} bytes")
+                yield self.redact(buf[start:end].rstrip(b"\r").decode("utf-8", "replace"))
+                start = end + 1
+            del buf[:start]
+            if len(buf) > self.max_line:
+                raise UpstreamTooLarge(f"a line of the stream is over {self.max_line:,} bytes")
+        if buf:
+            yield self.redact(buf.rstrip(b"\r").decode("utf-8", "replace"))
 
     def url(self, path: str) -> str:
         return self.base + path
@@ -95,19 +168,12 @@ class Upstream:
             ) from None
 
 
-def passed_headers(response: httpx.Response, **extra: str) -> dict[str, str]:
-    """The upstream's response headers for the client (no hop-by-hop ones), plus ``extra``."""
-    out = {k: v for k, v in response.headers.items() if k.lower() not in HOP_BY_HOP}
-    out.update({k.replace("_", "-"): v for k, v in extra.items()})
-    return out
-
-
-async def passthrough(response: httpx.Response, **extra: str) -> Response:
-    """The upstream's response as it is (status, body, content type), read in full."""
+async def passthrough(upstream: Upstream, response: httpx.Response, **extra: str) -> Response:
+    """The upstream's response as it is (status, body, content type), read in full, redacted."""
     try:
-        data = await response.aread()
+        data = await upstream.read(response)
+    except UpstreamTooLarge as exc:
+        return too_large(exc)
     except httpx.HTTPError as exc:
         return openai_error(502, f"the upstream failed while answering ({type(exc).__name__})", kind="upstream_error")
-    finally:
-        await response.aclose()
-    return Response(data, status_code=response.status_code, headers=passed_headers(response, **extra))
+    return Response(data, status_code=response.status_code, headers=upstream.headers_back(response, **extra))
