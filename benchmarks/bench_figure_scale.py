@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[100, 400, 800], help="answer sentences per run")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    from hallucheck.stages.facts import ReferenceFacts
+    from hallucheck.stages.gate.figures import ReferenceFacts
 
     print("| answer sentences | reference sentences | seconds | ms / answer sentence |")
     print("|---:|---:|---:|---:|")

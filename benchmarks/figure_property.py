@@ -963,7 +963,7 @@ def check(facts: Any, item: Item) -> dict[str, Any]:
 def run(
     references: Iterable[tuple[str, str, str]], *, limit: int, seed: int, per_doc: int, rare_extra: int = 2
 ) -> Iterator[dict[str, Any]]:
-    from hallucheck.stages.facts import ReferenceFacts
+    from hallucheck.stages.gate.figures import ReferenceFacts
 
     n = 0
     for source, ref_id, reference in references:

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from hallucheck.stages.facts import ReferenceFacts
+from hallucheck.stages.gate.figures import ReferenceFacts
 from hallucheck.text.quantities import parse_quantities
 
 REFERENCES = {

@@ -1,6 +1,6 @@
 """The words around a value: its clause (cut at commas, brackets and "and"/"or"), stemmed."""
 
-from hallucheck.stages.clauses import Clauses, clause_lists, stems, value_context
+from hallucheck.stages.gate.clauses import Clauses, clause_lists, stems, value_context
 from hallucheck.text.quantities import parse_quantities
 
 

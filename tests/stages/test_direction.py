@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 import hallucheck
-from hallucheck.stages.direction import direction_conflict
-from hallucheck.stages.facts import ReferenceFacts
-from hallucheck.stages.meaning import meaning_conflict
+from hallucheck.stages.gate.direction import direction_conflict
+from hallucheck.stages.gate.figures import ReferenceFacts
+from hallucheck.stages.gate.meaning import meaning_conflict
 
 TRIAL = (
     "Drug X lowered blood pressure by 10 mmHg in the trial. Patients took it daily for twelve weeks. "

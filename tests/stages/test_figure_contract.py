@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import hallucheck
-from hallucheck.stages.facts import ReferenceFacts
+from hallucheck.stages.gate.figures import ReferenceFacts
 
 EARNINGS_REF = (
     "Net earnings were $97 million, or $1.12 per diluted share, compared with $88 million, or $1.01 per "
@@ -126,7 +126,7 @@ def test_the_default_calls_the_earnings_and_timetable_answers_grounded(answer, r
 
 
 def test_the_comparison_reads_a_bounded_share_of_a_large_reference():
-    from hallucheck.stages.fact_index import MAX_CANDIDATES
+    from hallucheck.stages.gate.index import MAX_CANDIDATES
 
     filler = " ".join(f"Valve {i} of the cooling loop is rated {i % 90 + 3}.5 bar." for i in range(400))
     reference = filler + " The rear tyre pressure for a fully loaded car is 2.6 bar."
@@ -208,9 +208,17 @@ def test_a_figure_one_step_of_arithmetic_gives_is_never_a_conflict(reference, cl
             "3.0 bar",
         ),
         # a changed value with no arithmetic word is still a conflict
-        ("The basic fee is €40. From May the basic fee is €46.", "From May the basic fee is €48.", "€48"),
+        ("The basic fee is €40. The late fee is €46.", "The late fee is €48.", "€48"),
     ],
 )
 def test_arithmetic_does_not_explain_away_a_wrong_figure(reference, claim, figure):
     got = statuses(reference, claim)
     assert got.get(figure) in ("contradicted", "missing"), got
+
+
+def test_two_figures_the_claims_words_fit_alike_are_a_tie_and_the_check_abstains():
+    # "From May" is all that tells the two fees apart, and those are words the check does not weigh: no
+    # one reference figure is about the claim's, so it is not compared (issue 44: no alignment, no
+    # contradiction) and never repaired from either
+    got = statuses("The basic fee is €40. From May the basic fee is €46.", "From May the basic fee is €48.")
+    assert got == {"€48": "abstained"}

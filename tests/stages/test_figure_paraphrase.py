@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 import hallucheck
-from hallucheck.stages.facts import ReferenceFacts
+from hallucheck.stages.gate.figures import ReferenceFacts
 from hallucheck.text.quantities import parse_quantities
 
 WRONG = {"contradicted", "missing"}

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import hallucheck
-from hallucheck.stages.facts import ReferenceFacts
-from hallucheck.stages.meaning import meaning_conflict
+from hallucheck.stages.gate.figures import ReferenceFacts
+from hallucheck.stages.gate.meaning import meaning_conflict
 
 MANUAL = (Path(__file__).resolve().parents[2] / "examples" / "manual_reference.txt").read_text(encoding="utf-8")
 LEAFLET = (

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from hallucheck.stages.facts import ReferenceFacts
+from hallucheck.stages.gate.figures import ReferenceFacts
 
 FEE = "The monthly fee is £45. From 1 May 2026 the monthly fee is £55."
 EXCESS = (
@@ -190,7 +190,7 @@ def test_the_check_without_the_update_still_supports_the_value():
 
 
 def test_an_update_is_looked_for_only_within_reach_of_the_old_value():
-    from hallucheck.stages.superseded import UPDATE_REACH
+    from hallucheck.stages.gate.superseded import UPDATE_REACH
 
     filler = " ".join(f"Section {n} covers another topic entirely." for n in range(UPDATE_REACH))
     near = f"The monthly fee is £45. {filler} From 1 May 2026 the monthly fee is £55."

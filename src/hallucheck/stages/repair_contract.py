@@ -36,7 +36,7 @@ from ..text.edits import apply_edits
 from ..text.lang import UNDETERMINED, detect_language
 from ..text.segment import Span, split_sentences
 from ..types import Detection, Edit, Mitigation, Verdict
-from .facts import ReferenceFacts
+from .gate.figures import ReferenceFacts
 from .figure_repair import NEEDS_LLM, FigureRepairMitigator
 from .repair_checks import revision_problem
 

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Iterable
 from functools import cached_property
 
-from ..text.quantities import Quantity
+from ...text.quantities import Quantity
 
 DERIVED_CAP = 40  # figures of one kind (and of one sentence) tried in pairs for a derived value
 

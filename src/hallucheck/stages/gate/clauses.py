@@ -1,4 +1,4 @@
-"""The words around a value or a name, for :mod:`hallucheck.stages.facts`: content words stemmed
+"""The words around a value or a name, for :mod:`hallucheck.stages.gate.figures`: content words stemmed
 (:func:`stems`), a clause window cut at commas, brackets and "and"/"or" (:class:`Clauses`,
 :func:`clause_lists`), and what a sentence says its value is about, weighted by distance
 (:func:`value_context`). Two values compare as about the same thing when their contexts share words.
@@ -10,8 +10,8 @@ import bisect
 import re
 from typing import Sequence
 
-from ..text.quantities import Quantity
-from ..text.stopwords import STOP_WORDS
+from ...text.quantities import Quantity
+from ...text.stopwords import STOP_WORDS
 
 _WORD = re.compile(
     r"[\u3400-\u4dbf\u4e00-\u9fff]|[^\W\d_\u3400-\u4dbf\u4e00-\u9fff]+", re.UNICODE

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from .clauses import stems
-from .fact_index import shared_weight
+from .index import shared_weight
 
 _UP = frozenset(
     """increase increases increased increasing rise rises rose risen rising raise raises raised raising grow grows
@@ -97,7 +97,7 @@ def _directions(words: list[str]) -> dict[str, str]:
 def direction_conflict(claim: str, ref) -> tuple[str, str, int] | None:
     """``(the claim's word for the change, the sentence's, the sentence's index)`` when ``claim`` says the
     change of the reference sentence it restates in the other direction (see the module's docstring);
-    else None. ``ref`` is a :class:`~hallucheck.stages.facts.ReferenceFacts`."""
+    else None. ``ref`` is a :class:`~hallucheck.stages.gate.figures.ReferenceFacts`."""
     said = _directions(_words(claim))
     if len(said) != 1 or "turn" in said:
         return None

@@ -33,11 +33,11 @@ import re
 from collections.abc import Callable, Iterable
 from functools import cached_property
 
-from ..text.figure_words import opens_change
-from ..text.forms import FIRST_SPAN
-from ..text.numbers import find_numbers
-from ..text.quantities import Quantity, parse_quantities, same_value
-from ..text.units import UNITS
+from ...text.figure_words import opens_change
+from ...text.forms import FIRST_SPAN
+from ...text.numbers import find_numbers
+from ...text.quantities import Quantity, parse_quantities, same_value
+from ...text.units import UNITS
 from .arithmetic import DERIVED_CAP, PERIODS, Arithmetic, close_to
 
 # kinds of figure a reference often gives in another form ("every 6 hours" for "four times a day")
@@ -113,12 +113,15 @@ class FigureDoubt:
         and "39,99 € par mois" state the same number of the same kind."""
         return {((r.dim or "").split("/")[0], _shown(r), "/" in (r.dim or "")) for qs in self.quantities for r in qs}
 
-    def unsure_or(self, q: Quantity, status: str, claim: str, counterpart: Quantity | None = None) -> str:
+    def unsure_or(
+        self, q: Quantity, status: str, claim: str, counterpart: Quantity | None = None, *, arithmetic: bool = True
+    ) -> str:
         """``status`` when the check is sure of it, else ``"abstained"`` (the sentence is left to the
         verifier and judge). Not sure: a bare number (no kind to compare) said to contradict; a value the
         reference states somewhere, as anything, said to be missing; a value the reference's own figures
         give by subtraction, addition or as a percentage change ("up $17 million" from 171 to 188).
-        ``counterpart``: the reference value a contradiction would be by."""
+        ``counterpart``: the reference value a contradiction would be by; ``arithmetic=False``: the
+        ``arithmetic`` rule is off (no value is taken for derived)."""
         if status == "contradicted" and q.dim in (None, "ordinal"):
             return "abstained"  # a bare number or position: no kind to compare
         if any(x is not None and x.dim == "time" and FIRST_SPAN.match(x.text) for x in (q, counterpart)):
@@ -164,7 +167,7 @@ class FigureDoubt:
             return status
         # a word of change or arithmetic around the value ("up $17 million", "EUR 25 less", "in total")
         cue = _CHANGE_CUE.search(claim[max(0, q.start - 40) : min(len(claim), q.end + 30)]) is not None
-        return "abstained" if self._derived(q, cue, claim) else status
+        return "abstained" if arithmetic and self._derived(q, cue, claim) else status
 
     def _other_scale_beside(self, q: Quantity, counterpart: Quantity) -> bool:
         """The reference sentence of ``counterpart`` also states ``q``'s value, of its kind, and

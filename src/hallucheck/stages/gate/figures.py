@@ -45,16 +45,20 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Sequence
 
-from ..text.quantities import Quantity, parse_quantities, same_value
-from ..text.segment import Span, split_sentences
+from ...text.quantities import Quantity, parse_quantities, same_value
+from ...text.segment import Span, split_sentences
 from .clauses import Clauses, clause_lists, content_tokens, stem, stems, value_context
 from .doubt import FigureDoubt
-from .fact_index import ValueIndex
+from .index import ValueIndex
+from .question import given_by_question
+from .rule import RULES
 from .superseded import superseded
 
 _ONE = re.compile(r"(?:1|one|un|une|uno|una|ein|eine|einen|一)\b", re.IGNORECASE)
 MAX_FIGURES = 64  # figures of one claim sentence checked in context (the first ones)
 BARE_LOCAL = 2.0  # how closely a bare number's words must fit another bare number's for a contradiction
+ALIGN_MIN_FIT = 0.3  # the least local fit (words governing both values) of a figure a contradiction is by
+ALIGN_MARGIN = 0.15  # its lead over any figure of another value, as a share of its own fit
 SWAP_MARGIN = 0.6  # how much better two values' words fit each other's places, together, to be called swapped
 _NAME_WINDOW = 3  # a name's role: the few words right beside it
 _NAME_FAMILY = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT"})
@@ -133,9 +137,12 @@ class ReferenceFacts:
             self._contexts[key] = value_context(self._clauses[i], qs, j, elliptic=True)
         return self._contexts[key]
 
-    def check_quantities(self, claim: str, *, lang: str | None = None) -> list[FactCheck]:
+    def check_quantities(
+        self, claim: str, *, lang: str | None = None, off: frozenset[str] = frozenset(), question: str | None = None
+    ) -> list[FactCheck]:
         """Each quantity of ``claim`` (written in ``lang``, default: the reference's) checked
-        against the reference in context."""
+        against the reference in context, by the rules of :data:`~.rule.RULES` not in ``off``, in
+        their order; ``question``: what the claim answers (its figures are the user's own)."""
         out: list[FactCheck] = []
         # a sentence of hundreds of figures is checked for its first MAX_FIGURES (the work is bounded);
         # the rest are not compared, and are said to be so (never "supported")
@@ -144,6 +151,9 @@ class ReferenceFacts:
         if not claim_qs:
             return out
         claim_clauses = Clauses(claim, [(q.start, q.end) for q in claim_qs])
+        # what a reference sentence must name to be about the claim: its words but the figures' own
+        masked = "".join(" " if any(q.start <= n < q.end for q in claim_qs) else ch for n, ch in enumerate(claim))
+        claim_bag = {stem(w) for w in content_tokens(masked)}
         # which claim values each reference value states, once (only values near each claim value are tried)
         same: dict[tuple[int, int], set[int]] = {}
         for k, q in enumerate(claim_qs):
@@ -191,7 +201,7 @@ class ReferenceFacts:
                 )
                 out.append(
                     FactCheck(
-                        q.text, q.start, q.end, kind, "supported" if ok else self._doubt.unsure_or(q, "missing", claim)
+                        q.text, q.start, q.end, kind, "supported" if ok else self._unsure(q, "missing", claim, off)
                     )
                 )
                 continue
@@ -210,6 +220,17 @@ class ReferenceFacts:
                 # value holding the claim's words around it more closely ("Express delivery costs £4.95"
                 # where "standard delivery costs £4.95; express delivery costs £8.95")
                 close = m_score >= 0.75 * best_score or m_score >= best_score - 1.0
+                other = _better_referent(matches[0], cands, claim_bag, self.bags)
+                if other is not None and "figures" not in off:
+                    # the reference states this value of another thing: a figure of another value whose
+                    # sentence names all the claim's words that the value's own does and more ("Children
+                    # can take 8 tablets" where 8 is the adults' limit and the children's sentence says 4)
+                    oi, orr = other[2], other[3]
+                    status = self._unsure(q, "contradicted", claim, off, orr)
+                    out.append(
+                        FactCheck(q.text, q.start, q.end, kind, status, self.span_of(oi, orr), self.sentences[oi])
+                    )
+                    continue
                 if (m_local >= best_local and close) or (
                     not (about_same and best_local >= m_local + 0.5) and m_score >= 0.75 * best_score
                 ):
@@ -245,29 +266,38 @@ class ReferenceFacts:
                 and (not matches or best_local >= matches[0][1] + BARE_LOCAL / 2)
             )
             if bare_sure or (about_same and q.dim is not None and (best_local >= 1 or not matches)):
-                status = "contradicted" if bare_sure else self._doubt.unsure_or(q, "contradicted", claim, br)
+                status = "contradicted" if bare_sure else self._unsure(q, "contradicted", claim, off, br)
+                if status == "contradicted" and not _aligned(cands, claim_bag, self.bags):
+                    # no one reference figure is about what the claim's is (another of another value fits
+                    # nearly as well: another row, group or year): not compared
+                    status = "abstained"
             elif matches:
                 status = "abstained"  # the reference states this value: it is not missing, nor surely wrong
             else:
-                status = self._doubt.unsure_or(q, "missing", claim)  # missing only if stated nowhere
+                status = self._unsure(q, "missing", claim, off)  # missing only if stated nowhere
             out.append(FactCheck(q.text, q.start, q.end, kind, status, self.span_of(bi, br), self.sentences[bi]))
             if matches and matches[0][1] > 0:
                 fallback[len(out) - 1] = FactCheck(
                     q.text, q.start, q.end, kind, "supported", self.span_of(matches[0][2], matches[0][3]),
                     self.sentences[matches[0][2]],
                 )  # fmt: skip
-        # one reference value stands for one claim value: when two claim values contradict the same one,
-        # the value the reference also states (with some of its context) is that statement, not a second
-        # contradiction ("front tyres take 2.4 bar and the rear 3.1 bar": 2.2 bar is the rear's)
-        for k, own_match in fallback.items():
-            taken_by_another = any(
-                j != k and j not in fallback and o.status == "contradicted" and o.counterpart == out[k].counterpart
-                for j, o in enumerate(out)
-            )
-            if taken_by_another:
-                out[k] = own_match
-        out = superseded(self, claim, claim_qs, self._swapped(claim_clauses, claim_qs, self._anchor(claim_qs, out)))
+        passes = {
+            "question": lambda checks: given_by_question(self, claim_qs, checks, question, lang or self.lang),
+            "one_value_one_claim": lambda checks: _one_value_one_claim(checks, fallback),
+            "anchor": lambda checks: self._anchor(claim_qs, checks),
+            "swapped": lambda checks: self._swapped(claim_clauses, claim_qs, checks),
+            "superseded": lambda checks: superseded(self, claim, claim_qs, checks),
+        }
+        for rule in RULES:  # the claim's figures together, in the table's order
+            if rule.stage == "figures" and rule.name not in off:
+                out = passes[rule.name](out)
         return out + [FactCheck(q.text, q.start, q.end, _kind(q), "abstained") for q in skipped]
+
+    def _unsure(self, q: Quantity, status: str, claim: str, off: frozenset[str], counterpart: Quantity | None = None) -> str:
+        """``status``, or ``"abstained"`` where the ``doubt`` rule (and within it ``arithmetic``) is unsure."""
+        if "doubt" in off:
+            return status
+        return self._doubt.unsure_or(q, status, claim, counterpart, arithmetic="arithmetic" not in off)
 
     def _swapped(
         self, claim_clauses: Clauses, claim_qs: Sequence[Quantity], checks: list[FactCheck]
@@ -349,7 +379,7 @@ class ReferenceFacts:
         """Named entities of reference sentence ``i`` as (label, span in the reference), computed once."""
         key = (i, model)
         if key not in self._ents:
-            from ..models.ner import extract_entities
+            from ...models.ner import extract_entities
 
             s = self.sentences[i]
             self._ents[key] = [
@@ -404,6 +434,78 @@ class ReferenceFacts:
         """Value ``r`` of sentence ``i`` as a span of the reference."""
         s = self.sentences[i]
         return Span(s.start + r.start, s.start + r.end, r.text)
+
+
+def _one_value_one_claim(checks: list[FactCheck], fallback: dict[int, FactCheck]) -> list[FactCheck]:
+    """One reference value stands for one claim value: when two claim values contradict the same one,
+    the value the reference also states (with some of its context) is that statement, not a second
+    contradiction ("front tyres take 2.4 bar and the rear 3.1 bar": 2.2 bar is the rear's)."""
+    out = list(checks)
+    for k, own_match in fallback.items():
+        taken_by_another = any(
+            j != k and j not in fallback and o.status == "contradicted" and o.counterpart == out[k].counterpart
+            for j, o in enumerate(out)
+        )
+        if taken_by_another:
+            out[k] = own_match
+    return out
+
+
+Cand = tuple[float, float, int, Quantity, bool]  # score, local fit, sentence, value, whether the claim's value
+
+
+def _names(c: Cand, claim_bag: set[str], bags: Sequence[set[str]]) -> set[str]:
+    """The claim's words that candidate ``c``'s sentence names: what it can be about of the claim's
+    subject, group, period or condition."""
+    return claim_bag & bags[c[2]]
+
+
+def _leads(best: Cand, rival: Cand, claim_bag: set[str], bags: Sequence[set[str]]) -> bool:
+    """Whether ``best`` is about what the claim's figure is about, rather than ``rival`` (a figure of
+    another value): the words that govern ``best`` fit the claim's better by :data:`ALIGN_MARGIN` of
+    its own fit, or, in another sentence, ``best``'s sentence names every claim word that ``rival``'s
+    does and more (its group, plan, model or year)."""
+    if best[1] - rival[1] >= ALIGN_MARGIN * best[1]:
+        return True
+    return best[2] != rival[2] and _names(rival, claim_bag, bags) < _names(best, claim_bag, bags)
+
+
+def _aligned(cands: Sequence[Cand], claim_bag: set[str], bags: Sequence[set[str]]) -> bool:
+    """Whether the best candidate (``cands`` sorted best first) is one reference figure about what the
+    claim's is: the words that govern it fit the claim's (a local fit of at least :data:`ALIGN_MIN_FIT`)
+    and it :func:`_leads` every figure of another value. A figure of another row, group, plan or year
+    that the claim's words fit as well makes the referent a tie: no contradiction then."""
+    best = cands[0]
+    if best[1] < ALIGN_MIN_FIT:
+        return False
+    return all(
+        _leads(best, c, claim_bag, bags) for c in cands[1:] if not c[4] and not same_value(c[3], best[3])
+    )
+
+
+def _parallel(a: set[str], b: set[str]) -> bool:
+    """Two sentences said alike (rows of one table, the adults' and the children's dose, one year and
+    the next): half the words of the shorter are the other's too; one sentence is parallel to itself."""
+    return a is b or (bool(a) and bool(b) and len(a & b) >= 0.5 * min(len(a), len(b)))
+
+
+def _better_referent(
+    match: Cand, cands: Sequence[Cand], claim_bag: set[str], bags: Sequence[set[str]]
+) -> Cand | None:
+    """A candidate of another value that is about the claim's figure where ``match`` (a reference figure
+    of the claim's value) is not: its sentence, parallel to ``match``'s (two rows, groups or years said
+    alike), names every claim word ``match``'s does and more, the
+    words that govern it fit the claim's better by :data:`ALIGN_MARGIN` of its fit, and it leads every
+    other figure of another value; else None."""
+    mine = _names(match, claim_bag, bags)
+    for c in cands:
+        if c[4] or same_value(c[3], match[3]) or c[1] < ALIGN_MIN_FIT or c[1] - match[1] < ALIGN_MARGIN * c[1]:
+            continue
+        if mine < _names(c, claim_bag, bags) and _parallel(bags[c[2]], bags[match[2]]) and all(
+            _leads(c, o, claim_bag, bags) for o in cands if o is not c and not o[4] and not same_value(o[3], c[3])
+        ):
+            return c
+    return None
 
 
 def _both_ends_in(q: Quantity, qs: Sequence[Quantity]) -> bool:

@@ -16,7 +16,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import replace
 from functools import cached_property
 
-from ..text.quantities import Quantity
+from ...text.quantities import Quantity
 
 NEAR_FACTOR = 2.5  # a value can state another only within this factor of it (rounding, "about", bounds)
 NEAR_EXACT = 1.05  # two values written exact state each other only within this factor (a converted unit)
@@ -136,7 +136,7 @@ class ValueIndex:
 
 
 def shared_weight(words: set[str], ref) -> dict[int, float]:
-    """Per sentence of ``ref`` (a :class:`~hallucheck.stages.facts.ReferenceFacts`) that holds any of
+    """Per sentence of ``ref`` (a :class:`~hallucheck.stages.gate.figures.ReferenceFacts`) that holds any of
     ``words`` (stems), the IDF weight of those it holds, found through its word index (at most
     :data:`MAX_POSTINGS` sentences a word: bounded work on long references)."""
     scores: dict[int, float] = {}

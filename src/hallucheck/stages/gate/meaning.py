@@ -30,8 +30,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from ..text.segment import Span
-from ..text.stopwords import STOP_WORDS
+from ...text.segment import Span
+from ...text.stopwords import STOP_WORDS
 from .clauses import stem, stems
 
 _TOKEN = re.compile(r"[^\W\d_]+", re.UNICODE)
@@ -110,14 +110,17 @@ def _content(tokens: list[str]) -> Counter:
     )
 
 
-def meaning_conflict(claim: str, ref, question: str | None = None) -> MeaningConflict | None:
+def meaning_conflict(
+    claim: str, ref, question: str | None = None, *, off: frozenset[str] = frozenset()
+) -> MeaningConflict | None:
     """The error of meaning ``claim`` makes against the reference sentence it restates, if it is one of
     the three this module is sure of (see the module's docstring), or a change said in the other
     direction in other words (:mod:`.direction`); else None. ``ref`` is a
-    :class:`~hallucheck.stages.facts.ReferenceFacts`; ``question``: the question the claim answers (a
-    condition it states need not be repeated in the answer)."""
-    conflict = _word_for_word(claim, ref, question)
-    if conflict is None:
+    :class:`~hallucheck.stages.gate.figures.ReferenceFacts`; ``question``: the question the claim answers (a
+    condition it states need not be repeated in the answer); ``off``: the gate rules switched off
+    (``meaning``, ``direction``)."""
+    conflict = None if "meaning" in off else _word_for_word(claim, ref, question)
+    if conflict is None and "direction" not in off:
         from .direction import direction_conflict
 
         found = direction_conflict(claim, ref)
@@ -182,7 +185,7 @@ def _dropped_condition(
 def _closest(words: set[str], ref) -> tuple[int, float]:
     """(index, share of ``words`` it holds) of the reference sentence sharing most of ``words``,
     IDF-weighted (:func:`.fact_index.shared_weight`)."""
-    from .fact_index import shared_weight
+    from .index import shared_weight
 
     scores = shared_weight(words, ref)
     if not scores or not words:

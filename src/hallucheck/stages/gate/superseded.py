@@ -42,7 +42,7 @@ import re
 from dataclasses import replace
 from typing import Any, Sequence
 
-from ..text.quantities import Quantity, parse_quantities, same_value
+from ...text.quantities import Quantity, parse_quantities, same_value
 from .clauses import Clauses, stem, value_context
 
 UPDATE_FIT = 0.65  # how well the newer value's words must fit the claim's, against the old value's

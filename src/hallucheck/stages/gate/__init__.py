@@ -1,0 +1,35 @@
+"""The figure, name and meaning gate in one room (issue 44): what ``entity_check`` and the default
+method's first step run, before any model.
+
+* :mod:`.rule` — :data:`RULES`, the one ordered table of the gate's rules (each switchable by name,
+  saying what it reads and which statuses it may set);
+* :mod:`.figures` — :class:`ReferenceFacts`, the reference parsed once (sentences, their words and
+  weights, figures, the value index of :mod:`.index`), and the comparison of a claim's figures with
+  it: each aligned with the reference figure about the same thing (:mod:`.clauses` reads the words
+  that govern a value), contradicted only with such an alignment;
+* one module per rule: :mod:`.doubt` (with :mod:`.arithmetic`), :mod:`.question`, :mod:`.superseded`,
+  :mod:`.meaning` (with :mod:`.direction`); the pair-wise figure rules (one value for one claim,
+  anchor, swapped) are methods of :class:`ReferenceFacts` beside the comparison they follow;
+* the verdict of a claim from its findings is :class:`~hallucheck.stages.entity_check.EntityCheckVerifier`'s.
+"""
+
+from __future__ import annotations
+
+from .figures import ALIGN_MARGIN, ALIGN_MIN_FIT, FactCheck, ReferenceFacts, closest_sentence
+from .rule import BY_NAME, RULES, Rule, rules_off, switchable
+
+Finding = FactCheck  # a fact of a claim and what the reference says of it
+
+__all__ = [
+    "ALIGN_MARGIN",
+    "ALIGN_MIN_FIT",
+    "BY_NAME",
+    "FactCheck",
+    "Finding",
+    "RULES",
+    "ReferenceFacts",
+    "Rule",
+    "closest_sentence",
+    "rules_off",
+    "switchable",
+]

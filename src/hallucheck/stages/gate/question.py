@@ -1,0 +1,87 @@
+"""The question is context (the ``question`` rule): a RAG answer applies the reference to the user's
+case, and the user's figures are in the question ("I am 67 and paid in for 31 years", "we stay 9
+nights"). Such a figure in the answer is *given*: never missing, never contradicted by a reference
+figure about something else. A figure that a question figure and a reference figure (or two
+question figures) give by one step of arithmetic — a sum, a difference, a product, a quotient or a
+percentage of — is *supported* (computed: "9 nights at €85 come to €765"). Any other figure of an
+answer to a question that states figures may be computed from them in a way this rule does not
+follow, so it is not called missing: it abstains. An aligned contradiction stands (the reference
+says otherwise of the same thing). Arithmetic over the answer's own numbers alone never supports
+a figure: one operand at least is the question's. Work is bounded: at most :data:`CAP` reference
+values are tried.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ...text.quantities import Quantity, parse_quantities, same_value
+from .arithmetic import close_to
+
+CAP = 200  # reference values tried against the question's (the first ones, in reading order)
+
+
+def _compatible(a: Quantity, b: Quantity) -> bool:
+    """The same kind of value, or one of them a bare number or a count (the question says "9 nights",
+    the answer "9 nights" or "9")."""
+    loose = (None,)
+    return a.dim == b.dim or a.dim in loose or b.dim in loose or (a.dim or "").startswith("count:") and (
+        (b.dim or "").startswith("count:")
+    )
+
+
+def _results(a: float, b: float) -> list[float]:
+    out = [a + b, a - b, b - a, a * b, a * b / 100.0]
+    if b:
+        out.append(a / b)
+    if a:
+        out.append(b / a)
+    return out
+
+
+def given_by_question(
+    ref: Any, claim_qs: Sequence[Quantity], checks: list[Any], question: str | None, lang: str | None
+) -> list[Any]:
+    """``checks`` (one per claim value) with the question's figures taken as given (see the module)."""
+    if not question or not claim_qs:
+        return checks
+    asked = parse_quantities(question, lang=lang)
+    if not asked:
+        return checks
+    from dataclasses import replace
+
+    ref_values: list[float] = []
+    for qs in ref.quantities:
+        for r in qs:
+            ref_values.extend({r.low, r.high})
+            if len(ref_values) >= CAP:
+                break
+        if len(ref_values) >= CAP:
+            break
+    asked_values = [v for g in asked for v in {g.low, g.high}]
+    out = list(checks)
+    for k, (q, c) in enumerate(zip(claim_qs, checks)):
+        if c.status == "supported":
+            continue
+        if any(_compatible(q, g) and same_value(q, g) for g in asked):
+            out[k] = replace(c, status="given", counterpart=None, sentence=None)
+            continue
+        if c.status == "contradicted":
+            continue  # aligned: the reference says otherwise of the same thing
+        if q.is_range:
+            computed = False
+        else:
+            computed = any(
+                close_to(q, x)
+                for a in asked_values
+                for b in (*ref_values, *asked_values)
+                for x in _results(a, b)
+            )
+        if computed:
+            out[k] = replace(c, status="supported", counterpart=None, sentence=None)
+        elif c.status == "missing":
+            out[k] = replace(c, status="abstained")
+    return out
+
+
+__all__ = ["given_by_question"]
