@@ -82,3 +82,14 @@ def test_a_narrative_time_or_a_bound_is_no_error_of_meaning(reference, claim):
 def test_a_limit_said_with_no_or_not_is_the_same_limit():
     ref = ReferenceFacts("Do not take more than 8 tablets in 24 hours.")
     assert meaning_conflict("Take no more than 8 tablets in 24 hours.", ref) is None
+
+
+def test_a_near_verbatim_bound_with_an_object_is_no_negation():
+    # issue 44: "it" between the verb and "more than" made the bound read as a negation, and a correct
+    # sentence failed assert_grounded
+    ref = ReferenceFacts(
+        "Do not give to children under 10 years. Do not take for more than 3 days without talking to your doctor."
+    )
+    assert meaning_conflict("Do not take it for more than 3 days without talking to your doctor.", ref) is None
+    # a negation added to the same sentence is still read
+    assert meaning_conflict("Do not take for more than 3 days with talking to your doctor.", ref) is not None

@@ -304,7 +304,7 @@ class EntityCheckVerifier(Verifier):
         if missing:
             reason = "Not in the reference: " + ", ".join(f"{c.text!r} ({c.kind})" for c in missing)
             return Verdict(claim, "unverifiable", True, score, reason, ev, meta=meta)
-        held = [c for c in checks if c.status in ("supported", "given")]
+        held = [c for c in checks if c.status in ("supported", "given", "computed")]
         if unsure:
             reason = (
                 ("In the reference: " + ", ".join(_held(c) for c in held) + ". " if held else "")
@@ -370,7 +370,8 @@ _NUMERIC_LABELS = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY", "CA
 
 def _held(c) -> str:
     """A figure the check holds, as its reason names it (one the question gives says so)."""
-    return f"{c.text!r} (given in the question)" if c.status == "given" else repr(c.text)
+    notes = {"given": " (given in the question)", "computed": " (computed from the question's figures)"}
+    return repr(c.text) + notes.get(c.status, "")
 
 
 def _known(lang: str) -> str | None:

@@ -98,10 +98,16 @@ def _tokens(text: str) -> list[str]:
 
 
 def _bounds(words: list[str], k: int) -> bool:
-    """A comparative followed by "than" within the three words from ``k``, or "only" at ``k``."""
+    """A comparative followed by "than" within the :data:`_BOUND_REACH` words from ``k`` ("do not take
+    it for more than 3 days": a verb, its object and a preposition may come between), or "only" at ``k``."""
     if words[k : k + 1] == ["only"]:
         return True
-    return any(w in _BOUND and words[n + 1 : n + 2] == ["than"] for n, w in enumerate(words[k : k + 3], start=k))
+    return any(
+        w in _BOUND and words[n + 1 : n + 2] == ["than"] for n, w in enumerate(words[k : k + _BOUND_REACH], start=k)
+    )
+
+
+_BOUND_REACH = 4
 
 
 def _content(tokens: list[str]) -> Counter:

@@ -3,7 +3,7 @@ case, and the user's figures are in the question ("I am 67 and paid in for 31 ye
 nights"). Such a figure in the answer is *given*: never missing, never contradicted by a reference
 figure about something else. A figure that a question figure and a reference figure (or two
 question figures) give by one step of arithmetic — a sum, a difference, a product, a quotient or a
-percentage of — is *supported* (computed: "9 nights at €85 come to €765"). Any other figure of an
+percentage of — is *computed* (held as supported: "9 nights at €85 come to €765"). Any other figure of an
 answer to a question that states figures may be computed from them in a way this rule does not
 follow, so it is not called missing: it abstains. An aligned contradiction stands (the reference
 says otherwise of the same thing). Arithmetic over the answer's own numbers alone never supports
@@ -78,7 +78,7 @@ def given_by_question(
                 for x in _results(a, b)
             )
         if computed:
-            out[k] = replace(c, status="supported", counterpart=None, sentence=None)
+            out[k] = replace(c, status="computed", counterpart=None, sentence=None)
         elif c.status == "missing":
             out[k] = replace(c, status="abstained")
     return out

@@ -8,7 +8,8 @@ default method: ``--param gate_rules_off=name,name``); the figure comparison its
 the alignment it reads are the ground the others stand on and cannot be switched off.
 
 A :class:`Finding` is one fact of a claim with its status: ``supported``, ``given`` (the question
-states it: the user's own figure, never missing nor contradicted), ``contradicted``, ``missing`` or
+states it: the user's own figure, never missing nor contradicted), ``computed`` (a question figure
+and a reference figure give it by one step of arithmetic), ``contradicted``, ``missing`` or
 ``abstained`` (not compared: the sentence is left to the verifier and the judge). A finding is
 *contradicted* only with an alignment: a reference figure about the same thing as the claim's
 (the words that govern both agree), ahead of every reference figure of another value by
@@ -66,7 +67,7 @@ RULES: tuple[Rule, ...] = (
         "question",
         "figures",
         ("claim figures", "question figures", "reference figures"),
-        ("given", "supported", "abstained"),
+        ("given", "computed", "abstained"),
         "a figure the question states is given; one that a question figure and a reference figure give "
         "by one step of arithmetic is supported; any other a question with figures may explain abstains "
         "rather than missing",

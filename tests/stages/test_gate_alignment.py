@@ -1,0 +1,103 @@
+"""Align, then judge (issue 44): the gate's rule table, alignment before a contradiction, the question
+as context and repair only from an aligned value. Each example here failed before (at ddf85f4)."""
+
+from __future__ import annotations
+
+import pytest
+
+import hallucheck
+from hallucheck.errors import ConfigError
+from hallucheck.stages.entity_check import EntityCheckVerifier
+from hallucheck.stages.gate import RULES, ReferenceFacts, rules_off, switchable
+
+DOSES = (
+    "Adults: take 1 or 2 tablets every 4 hours, up to 8 tablets in 24 hours. Children aged 6 to 11: take "
+    "1 tablet every 6 hours, up to 4 tablets in 24 hours."
+)
+LEAFLET = (
+    "Paracetamol 500 mg tablets. Adults and children aged 16 years and over: take 1 or 2 tablets every 4 to 6 "
+    "hours as needed, up to a maximum of 8 tablets in 24 hours. Children aged 10 to 15 years: take 1 tablet every "
+    "4 to 6 hours as needed, up to a maximum of 4 tablets in 24 hours. Do not give to children under 10 years. Do "
+    "not take for more than 3 days without talking to your doctor."
+)
+PENSION = (
+    "The full state pension is paid from age 66 to people with at least 35 qualifying years. People with fewer "
+    "years get a reduced pension."
+)
+
+
+def _status(ref: str, claim: str, question: str | None = None, off: frozenset[str] = frozenset()) -> dict:
+    return {c.text: (c.status, c.counterpart.text if c.counterpart else None) for c in ReferenceFacts(ref).check_quantities(claim, off=off, question=question)}  # fmt: skip
+
+
+def test_the_rule_table_is_ordered_named_and_switchable():
+    names = [r.name for r in RULES]
+    assert len(names) == len(set(names)) and names[0] == "figures"
+    assert "figures" not in switchable() and {"question", "superseded", "meaning", "direction"} <= set(switchable())
+    assert rules_off("question, swapped") == {"question", "swapped"}
+    with pytest.raises(ConfigError, match="Unknown gate rule"):
+        EntityCheckVerifier(rules_off=["questions"])
+    for r in RULES:  # every rule says what it reads and what it may set
+        assert r.reads and r.may_set and r.does
+
+
+def test_a_value_of_another_group_is_contradicted_by_that_groups_value():
+    # the adults' 8 tablets said of children: supported before (the number is in the reference)
+    assert _status(DOSES, "Children can take up to 8 tablets in 24 hours.")["8 tablets"] == (
+        "contradicted",
+        "4 tablets",
+    )
+    assert _status(DOSES, "Children can take up to 4 tablets in 24 hours.")["4 tablets"][0] == "supported"
+    assert _status(DOSES, "Adults can take up to 8 tablets in 24 hours.")["8 tablets"][0] == "supported"
+
+
+def test_a_wrong_dose_is_contradicted_by_its_own_groups_value_not_the_childrens():
+    got = _status(LEAFLET, "Adults can take 1 or 2 tablets every 4 to 6 hours, up to a maximum of 10 tablets in 24 hours.")
+    assert got["10 tablets"] == ("contradicted", "8 tablets")
+
+
+def test_a_figure_the_claims_words_cannot_place_is_not_compared():
+    # two plans whose fees the claim's words fit alike: no alignment, so no contradiction and no repair
+    ref = "Plan A: the monthly fee is £12. Plan B: the monthly fee is £18."
+    assert _status(ref, "The monthly fee is £15.")["£15"][0] == "abstained"
+    # named, the plan aligns it
+    assert _status(ref, "Plan B: the monthly fee is £15.")["£15"] == ("contradicted", "£18")
+
+
+def test_the_questions_figures_are_given_and_never_contradicted():
+    q = "I am 67 and have paid in for 31 years. Can I get the full state pension?"
+    answer = "With 31 qualifying years you have fewer than the 35 needed for the full pension."
+    assert _status(PENSION, answer, question=q)["31 qualifying years"][0] == "given"
+    # before: contradicted by the 35 years the reference requires
+    assert _status(PENSION, answer, question=q, off=frozenset({"question"}))["31 qualifying years"][0] == "contradicted"
+    det = hallucheck.detect(answer, PENSION, question=q, method="entity_check")
+    assert not det.verdicts[0].hallucinated and "given in the question" in det.verdicts[0].reason
+
+
+def test_a_figure_computed_from_the_questions_and_the_references_is_supported():
+    ref = "A double room costs €85 per night. Breakfast is €12 per person per day."
+    q = "We are staying 9 nights. What will the room cost?"
+    assert _status(ref, "Your double room will cost €765 for the 9 nights.", question=q)["€765"][0] == "computed"
+    # a wrong product is not: it is left to the verifier (no reference figure of its kind to align with)
+    assert _status(ref, "Your double room will cost €756 for the 9 nights.", question=q)["€756"][0] == "abstained"
+    # without the question nothing computes it
+    assert _status(ref, "Your double room will cost €765 for the 9 nights.")["€765"][0] != "computed"
+
+
+def test_figure_repair_takes_the_aligned_value_and_the_recheck_holds():
+    from hallucheck.pipeline import Pipeline
+    from hallucheck.registry import create
+    from hallucheck.stages.figure_repair import FigureRepairMitigator
+
+    answer = "Adults can take 1 or 2 tablets every 4 to 6 hours, up to a maximum of 10 tablets in 24 hours."
+    pipe = Pipeline(
+        name="figures",
+        extractor=create("extractor", "sentences"),
+        retriever=create("retriever", "all_sentences"),
+        verifier=create("verifier", "entity_check", check_entities=False),
+        mitigator=FigureRepairMitigator(),
+    )
+    mit = pipe.mitigate(answer, LEAFLET)
+    # the adults' limit, not the children's "1 tablet" nor "4 tablets"
+    assert mit.revised == answer.replace("10 tablets", "8 tablets")
+    assert mit.after is not None and not any(v.hallucinated for v in mit.after.verdicts)
