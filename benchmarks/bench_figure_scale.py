@@ -6,7 +6,7 @@ values of a kind are near one another: the hard case for the value index).
 
 Prints, per size, the seconds to build the reference's facts and check every answer sentence with
 ``ReferenceFacts.check_quantities``, and the milliseconds per answer sentence. The work per sentence
-is bounded (stages/fact_index.py), so the time grows with the number of answer sentences, not with
+is bounded (stages/gate/index.py), so the time grows with the number of answer sentences, not with
 their product with the reference's.
 """
 

@@ -57,21 +57,27 @@ class Snapshot:
 
 
 SNAPSHOTS = {
-    "docnli": Snapshot("salesforce/DocNLI", "492992a4d3fbf4bb96a7a48c4c6c95ee11c3234a", "BSD-3 (repo); FEVER text CC BY-SA 3.0"),
+    "docnli": Snapshot(
+        "salesforce/DocNLI", "492992a4d3fbf4bb96a7a48c4c6c95ee11c3234a", "BSD-3 (repo); FEVER text CC BY-SA 3.0"
+    ),
     "nli": Snapshot(
         "Tikquuss/nli_dataset",
         "6a11ce694e6930f5a7a26fdb95bfe71d039f6790",
         "MNLI: OANC + CC BY-SA 3.0 parts; SNLI: CC BY-SA 4.0",
     ),
     "gofigure": Snapshot("skgabriel/GoFigure", "2e3ca7853dc3f46700403d453517ea56a7d532d4", "Apache-2.0"),
-    "fsym": Snapshot("TalSchuster/FeverSymmetric", "fa25d17e73ea0694edc78133ec654b9f32f6db73", "MIT + Wikipedia CC BY-SA"),
+    "fsym": Snapshot(
+        "TalSchuster/FeverSymmetric", "fa25d17e73ea0694edc78133ec654b9f32f6db73", "MIT + Wikipedia CC BY-SA"
+    ),
     "begin": Snapshot(
         "google/BEGIN-dataset",
         "6e65f0d5a1ed1b9574643a7640ff1678d4e979b5",
         "CC BY 4.0 (WoW, CMU-DoG); Topical-Chat: its own licence (measure only)",
     ),
     "faithdial": Snapshot("McGill-NLP/FaithDial", "25671c6e3aa7d667943b7744a2b91507e7187f83", "MIT"),
-    "felipe": Snapshot("felipessalvatore/NLI_datasets", "9551b739a830fafb2ec4b98d49a9ecd4bf3dcbd0", "SciTail: Apache-2.0"),
+    "felipe": Snapshot(
+        "felipessalvatore/NLI_datasets", "9551b739a830fafb2ec4b98d49a9ecd4bf3dcbd0", "SciTail: Apache-2.0"
+    ),
     "qags": Snapshot("W4ngatang/qags", "47798e9b63344e2d3fb4df2def6edc18e9402d30", "none stated (evaluation set)"),
 }
 
@@ -198,9 +204,23 @@ SOURCES = (
     Source("fevernli_dev", "docnli", ("Data/binary-FEVER-NLI/dev.txt",), per_file(_parse_docnli_fever), "train"),
     Source("gofigure_cnndm", "gofigure", _gofigure_paths("cnndm"), parse_gofigure, "train", cap=4000),
     Source("gofigure_samsum", "gofigure", _gofigure_paths("samsum"), parse_gofigure, "train", cap=3000),
-    Source("begin_dev", "begin", ("wow/begin_dev_wow.tsv", "cmu-dog/begin_dev_cmu.tsv"), per_file(_parse_begin), "train"),
-    Source("faithdial_audit", "faithdial", ("data-audit/gold/wow.csv", "data-audit/gold/cmu.csv"), per_file(_parse_faithdial), "train"),
-    Source("mnli_mismatched", "nli", ("Multi-genre-nli/multinli_1.0_dev_mismatched.csv",), per_file(_parse_csv_nli), "heldout"),
+    Source(
+        "begin_dev", "begin", ("wow/begin_dev_wow.tsv", "cmu-dog/begin_dev_cmu.tsv"), per_file(_parse_begin), "train"
+    ),
+    Source(
+        "faithdial_audit",
+        "faithdial",
+        ("data-audit/gold/wow.csv", "data-audit/gold/cmu.csv"),
+        per_file(_parse_faithdial),
+        "train",
+    ),
+    Source(
+        "mnli_mismatched",
+        "nli",
+        ("Multi-genre-nli/multinli_1.0_dev_mismatched.csv",),
+        per_file(_parse_csv_nli),
+        "heldout",
+    ),
     Source("snli_test", "nli", ("Stanford-nli/snli_1.0_test.csv",), per_file(_parse_csv_nli), "heldout"),
     Source("fevernli_test", "docnli", ("Data/binary-FEVER-NLI/test.txt",), per_file(_parse_docnli_fever), "heldout"),
     Source(
@@ -271,9 +291,7 @@ def build(mirror: Path, out: Path, seed: int = 0) -> dict:
             files.append({"source": src.name, "repo": snap.repo, "commit": snap.commit, "path": path, "sha256": sha})
         rows[src.name] = list(src.parse(texts))
     protected = protected_shingles(mirror)
-    held_claims = {
-        " ".join(norm_words(c)) for s in SOURCES if s.split == "heldout" for _, c, _ in rows[s.name]
-    }
+    held_claims = {" ".join(norm_words(c)) for s in SOURCES if s.split == "heldout" for _, c, _ in rows[s.name]}
     seen: set[str] = set()
     stats: dict[str, Counter] = {}
     kept: dict[str, list[Row]] = {}

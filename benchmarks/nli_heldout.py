@@ -109,9 +109,7 @@ def main() -> None:
     print("| model | " + " | ".join(names) + " |")
     print("|---|" + "---:|" * len(names))
     for m, r in table.items():
-        cells = [
-            f"{100 * r[s]['accuracy']:.1f} / {100 * r[s]['auroc']:.1f}" if s in r else "" for s in names
-        ]
+        cells = [f"{100 * r[s]['accuracy']:.1f} / {100 * r[s]['auroc']:.1f}" if s in r else "" for s in names]
         print(f"| {m} | " + " | ".join(cells) + " |")
     if args.json:
         args.json.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")

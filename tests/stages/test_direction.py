@@ -1,4 +1,4 @@
-"""A change said in the other direction in other words (stages/direction.py, read by stages/meaning.py),
+"""A change said in the other direction in other words (stages/gate/direction.py, read by stages/gate/meaning.py),
 and the restatements it must leave alone."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The figure check's precision contract (stages/facts.py, stages/doubt.py): it says contradicted or
+"""The figure check's precision contract (stages/gate/figures.py, stages/gate/doubt.py): it says contradicted or
 missing only when it is sure, and abstains otherwise; and the changed figures it must never let
 pass as supported. Each case is one a user or a probe met; no model runs except the two
 end-to-end detections of the default method."""

@@ -1,5 +1,5 @@
 """Correct answers that say a figure another way are no conflict for the figure check, and the wrong
-versions of the same sentences still are (stages/facts.py: contradicted or missing only when sure).
+versions of the same sentences still are (stages/gate/figures.py: contradicted or missing only when sure).
 One group per way of saying it: a rate's period a few words after its figure, a change "from X to
 Y", durations said in other units or idioms, prices in pence and cents, the part of a month, ordinal
 adjectives before or after the number, and a verb the name tagger reads as a name at a sentence's

@@ -52,7 +52,9 @@ def test_a_value_of_another_group_is_contradicted_by_that_groups_value():
 
 
 def test_a_wrong_dose_is_contradicted_by_its_own_groups_value_not_the_childrens():
-    got = _status(LEAFLET, "Adults can take 1 or 2 tablets every 4 to 6 hours, up to a maximum of 10 tablets in 24 hours.")
+    got = _status(
+        LEAFLET, "Adults can take 1 or 2 tablets every 4 to 6 hours, up to a maximum of 10 tablets in 24 hours."
+    )
     assert got["10 tablets"] == ("contradicted", "8 tablets")
 
 

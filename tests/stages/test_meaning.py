@@ -1,4 +1,4 @@
-"""Errors of meaning the gate is sure of without a model (stages/meaning.py): a negation, an opposite or
+"""Errors of meaning the gate is sure of without a model (stages/gate/meaning.py): a negation, an opposite or
 a dropped condition in a sentence that otherwise restates one reference sentence; and the restatements
 it must leave alone."""
 

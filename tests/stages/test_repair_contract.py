@@ -10,8 +10,8 @@ from hallucheck.llm import FakeLLM
 from hallucheck.pipeline import Pipeline
 from hallucheck.registry import create
 from hallucheck.stages.conli_rewrite import ConliRewriteMitigator
-from hallucheck.stages.gate.figures import ReferenceFacts
 from hallucheck.stages.figure_repair import FigureRepairMitigator, rewrite_figure, write_number
+from hallucheck.stages.gate.figures import ReferenceFacts
 from hallucheck.stages.piece_repair import PieceRepairMitigator, PromptRewriteMitigator
 from hallucheck.stages.repair_checks import meta_text, revision_problem
 from hallucheck.stages.repair_contract import compose, narrow

@@ -1,4 +1,4 @@
-"""A figure the reference states and later updates (stages/superseded.py): the old value stated as
+"""A figure the reference states and later updates (stages/gate/superseded.py): the old value stated as
 current is contradicted by the newer one; the old value in its own frame, the newer value, a claim that
 tells the change, and a same-kind value about something else are left as the figure check had them."""
 

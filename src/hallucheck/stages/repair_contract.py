@@ -36,8 +36,8 @@ from ..text.edits import apply_edits
 from ..text.lang import UNDETERMINED, detect_language
 from ..text.segment import Span, split_sentences
 from ..types import Detection, Edit, Mitigation, Verdict
-from .gate.figures import ReferenceFacts
 from .figure_repair import NEEDS_LLM, FigureRepairMitigator
+from .gate.figures import ReferenceFacts
 from .repair_checks import revision_problem
 
 MAX_RECHECKS = 3  # re-checks of one round before every change of the round is refused

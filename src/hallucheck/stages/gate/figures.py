@@ -220,16 +220,9 @@ class ReferenceFacts:
                 # value holding the claim's words around it more closely ("Express delivery costs £4.95"
                 # where "standard delivery costs £4.95; express delivery costs £8.95")
                 close = m_score >= 0.75 * best_score or m_score >= best_score - 1.0
-                other = _better_referent(matches[0], cands, claim_bag, self.bags)
-                if other is not None and "figures" not in off:
-                    # the reference states this value of another thing: a figure of another value whose
-                    # sentence names all the claim's words that the value's own does and more ("Children
-                    # can take 8 tablets" where 8 is the adults' limit and the children's sentence says 4)
-                    oi, orr = other[2], other[3]
-                    status = self._unsure(q, "contradicted", claim, off, orr)
-                    out.append(
-                        FactCheck(q.text, q.start, q.end, kind, status, self.span_of(oi, orr), self.sentences[oi])
-                    )
+                other = self._of_another_referent(q, kind, claim, off, matches[0], cands, claim_bag)
+                if other is not None:
+                    out.append(other)
                     continue
                 if (m_local >= best_local and close) or (
                     not (about_same and best_local >= m_local + 0.5) and m_score >= 0.75 * best_score
@@ -281,19 +274,57 @@ class ReferenceFacts:
                     q.text, q.start, q.end, kind, "supported", self.span_of(matches[0][2], matches[0][3]),
                     self.sentences[matches[0][2]],
                 )  # fmt: skip
+        out = self._together(claim, claim_qs, claim_clauses, out, fallback, off, question, lang or self.lang)
+        return out + [FactCheck(q.text, q.start, q.end, _kind(q), "abstained") for q in skipped]
+
+    def _together(
+        self,
+        claim: str,
+        claim_qs: Sequence[Quantity],
+        claim_clauses: Clauses,
+        out: list[FactCheck],
+        fallback: dict[int, FactCheck],
+        off: frozenset[str],
+        question: str | None,
+        lang: str | None,
+    ) -> list[FactCheck]:
+        """The rules of the ``figures`` stage (the claim's figures together), in the table's order."""
         passes = {
-            "question": lambda checks: given_by_question(self, claim_qs, checks, question, lang or self.lang),
+            "question": lambda checks: given_by_question(self, claim_qs, checks, question, lang),
             "one_value_one_claim": lambda checks: _one_value_one_claim(checks, fallback),
             "anchor": lambda checks: self._anchor(claim_qs, checks),
             "swapped": lambda checks: self._swapped(claim_clauses, claim_qs, checks),
             "superseded": lambda checks: superseded(self, claim, claim_qs, checks),
         }
-        for rule in RULES:  # the claim's figures together, in the table's order
+        for rule in RULES:
             if rule.stage == "figures" and rule.name not in off:
                 out = passes[rule.name](out)
-        return out + [FactCheck(q.text, q.start, q.end, _kind(q), "abstained") for q in skipped]
+        return out
 
-    def _unsure(self, q: Quantity, status: str, claim: str, off: frozenset[str], counterpart: Quantity | None = None) -> str:
+    def _of_another_referent(
+        self,
+        q: Quantity,
+        kind: str,
+        claim: str,
+        off: frozenset[str],
+        match: Cand,
+        cands: Sequence[Cand],
+        claim_bag: set[str],
+    ) -> FactCheck | None:
+        """The reference states the claim's value of another thing: a figure of another value whose
+        sentence names all the claim's words that the value's own does and more contradicts it
+        ("Children can take 8 tablets" where 8 is the adults' limit and the children's sentence says 4);
+        else None."""
+        other = _better_referent(match, cands, claim_bag, self.bags)
+        if other is None:
+            return None
+        oi, orr = other[2], other[3]
+        status = self._unsure(q, "contradicted", claim, off, orr)
+        return FactCheck(q.text, q.start, q.end, kind, status, self.span_of(oi, orr), self.sentences[oi])
+
+    def _unsure(
+        self, q: Quantity, status: str, claim: str, off: frozenset[str], counterpart: Quantity | None = None
+    ) -> str:
         """``status``, or ``"abstained"`` where the ``doubt`` rule (and within it ``arithmetic``) is unsure."""
         if "doubt" in off:
             return status
@@ -478,9 +509,7 @@ def _aligned(cands: Sequence[Cand], claim_bag: set[str], bags: Sequence[set[str]
     best = cands[0]
     if best[1] < ALIGN_MIN_FIT:
         return False
-    return all(
-        _leads(best, c, claim_bag, bags) for c in cands[1:] if not c[4] and not same_value(c[3], best[3])
-    )
+    return all(_leads(best, c, claim_bag, bags) for c in cands[1:] if not c[4] and not same_value(c[3], best[3]))
 
 
 def _parallel(a: set[str], b: set[str]) -> bool:
@@ -489,9 +518,7 @@ def _parallel(a: set[str], b: set[str]) -> bool:
     return a is b or (bool(a) and bool(b) and len(a & b) >= 0.5 * min(len(a), len(b)))
 
 
-def _better_referent(
-    match: Cand, cands: Sequence[Cand], claim_bag: set[str], bags: Sequence[set[str]]
-) -> Cand | None:
+def _better_referent(match: Cand, cands: Sequence[Cand], claim_bag: set[str], bags: Sequence[set[str]]) -> Cand | None:
     """A candidate of another value that is about the claim's figure where ``match`` (a reference figure
     of the claim's value) is not: its sentence, parallel to ``match``'s (two rows, groups or years said
     alike), names every claim word ``match``'s does and more, the
@@ -501,8 +528,12 @@ def _better_referent(
     for c in cands:
         if c[4] or same_value(c[3], match[3]) or c[1] < ALIGN_MIN_FIT or c[1] - match[1] < ALIGN_MARGIN * c[1]:
             continue
-        if mine < _names(c, claim_bag, bags) and _parallel(bags[c[2]], bags[match[2]]) and all(
-            _leads(c, o, claim_bag, bags) for o in cands if o is not c and not o[4] and not same_value(o[3], c[3])
+        if (
+            mine < _names(c, claim_bag, bags)
+            and _parallel(bags[c[2]], bags[match[2]])
+            and all(
+                _leads(c, o, claim_bag, bags) for o in cands if o is not c and not o[4] and not same_value(o[3], c[3])
+            )
         ):
             return c
     return None

@@ -25,8 +25,12 @@ def _compatible(a: Quantity, b: Quantity) -> bool:
     """The same kind of value, or one of them a bare number or a count (the question says "9 nights",
     the answer "9 nights" or "9")."""
     loose = (None,)
-    return a.dim == b.dim or a.dim in loose or b.dim in loose or (a.dim or "").startswith("count:") and (
-        (b.dim or "").startswith("count:")
+    return (
+        a.dim == b.dim
+        or a.dim in loose
+        or b.dim in loose
+        or (a.dim or "").startswith("count:")
+        and ((b.dim or "").startswith("count:"))
     )
 
 
@@ -72,10 +76,7 @@ def given_by_question(
             computed = False
         else:
             computed = any(
-                close_to(q, x)
-                for a in asked_values
-                for b in (*ref_values, *asked_values)
-                for x in _results(a, b)
+                close_to(q, x) for a in asked_values for b in (*ref_values, *asked_values) for x in _results(a, b)
             )
         if computed:
             out[k] = replace(c, status="computed", counterpart=None, sentence=None)
