@@ -207,7 +207,13 @@ class _Proxy:
             "policy": self.config.policy,
             "policies": list(self.config.policies),
             "requests": self.admission.active,
-            "queue": {"waiting": pool.waiting, "running": pool.running, "capacity": pool.capacity},
+            "queue": {
+                "waiting": pool.waiting,
+                "running": pool.running,
+                "capacity": pool.capacity,
+                "abandoned": pool.abandoned,
+                "checks_waiting": self.checker.waiting,
+            },
         }
 
     async def refused(self, path: str) -> Response:

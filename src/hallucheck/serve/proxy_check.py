@@ -250,6 +250,11 @@ class Checker:
         except Exception as exc:  # the method could not be built, or not in time
             return f"the method's repair is not available here ({type(exc).__name__})"
 
+    @property
+    def waiting(self) -> int:
+        """Checks waiting for their turn (:mod:`.proxy_turns`)."""
+        return 0 if self._turns is None else self._turns.waiting
+
     async def _pooled(self, fn: Any, budget: Any, key: Any = None) -> Any:
         loop = asyncio.get_running_loop()
         if self._turns is None or self._turns_loop is not loop:  # one per event loop

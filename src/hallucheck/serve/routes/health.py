@@ -55,7 +55,12 @@ async def healthz(request: Request, server: Server, probe: bool = False) -> Any:
         "method": config.method,
         "model_loaded": server.model_loaded,
         "llm": {"spec": config.llm_spec, **llm} if trusted else llm,
-        "queue": {"waiting": server.pool.waiting, "running": server.pool.running, "capacity": server.pool.capacity},
+        "queue": {
+            "waiting": server.pool.waiting,
+            "running": server.pool.running,
+            "capacity": server.pool.capacity,
+            "abandoned": server.pool.abandoned,  # timed out, still stopping, outside the count
+        },
     }
     return JSONResponse(body, status_code=200 if ok else 503)
 
