@@ -375,7 +375,9 @@ class Mitigation(Serialisable):
     """A revised answer, the edits that produced it, and the detections before and after.
 
     ``notes`` records what the mitigator tried and could not do (e.g. a repair reply that did
-    not parse, with the raw reply), so a failure is visible without being an edit."""
+    not parse, with the raw reply), so a failure is visible without being an edit. ``usage`` counts
+    every LLM call of the run; ``repair_usage`` those of the repair alone (``usage - repair_usage``:
+    the detection and its re-checks)."""
 
     original: str
     revised: str
@@ -384,6 +386,7 @@ class Mitigation(Serialisable):
     after: Detection | None
     usage: Usage = field(default_factory=Usage)
     notes: tuple[str, ...] = ()
+    repair_usage: Usage = field(default_factory=Usage)
 
     @property
     def changed(self) -> bool:
@@ -399,6 +402,7 @@ class Mitigation(Serialisable):
             after=Detection.from_dict(d["after"]) if d.get("after") else None,
             usage=Usage.from_dict(d.get("usage") or {}),
             notes=tuple(d.get("notes") or ()),
+            repair_usage=Usage.from_dict(d.get("repair_usage") or {}),
         )
 
 

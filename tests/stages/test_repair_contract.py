@@ -74,8 +74,10 @@ def test_piece_repair_meta_text_and_wrong_figures_are_refused_with_reasons(kind)
     # the wrong figure is repaired from the reference, without the LLM; only the torque sentence is sent
     assert _sentences_sent(llm) == [MISSING]
     assert mit.revised == f"{GROUNDED} {WRONG_FIGURE.replace('3.0 bar', '2.6 bar')} {MISSING}"
-    (refusal,) = [n for n in mit.notes if n.startswith("refused:")]
-    assert refusal.startswith(f"refused: answer[{ANSWER.index(MISSING)}:{len(ANSWER)}] {MISSING!r} stays")
+    # meta-text is refused by the mitigator as the reply comes back (issue 47), the rest by the contract
+    (refusal,) = [n for n in mit.notes if n.startswith("refused:") or " not repaired: " in n]
+    where = f"answer[{ANSWER.index(MISSING)}:{len(ANSWER)}]"
+    assert refusal.startswith((f"refused: {where} {MISSING!r} stays", f"{where} not repaired: ")), refusal
     assert why in refusal, refusal
     # the torque sentence stays flagged after the re-check; the figure's sentence is grounded now
     assert [v.hallucinated for v in mit.after.verdicts] == [False, False, True]
@@ -245,8 +247,15 @@ def test_second_round_notes_name_offsets_of_the_original_answer():
         answer, ref
     )
     assert mit.revised == f"The rear tyres take 2.25 bar. {MISSING}"  # the figure is one character longer
-    (refusal,) = [n for n in mit.notes if n.startswith("refused:")]
+    # the mitigator's own note (its reply is refused as meta-text when it comes back) ...
+    (refusal,) = [n for n in mit.notes if " not repaired: " in n]
     start = answer.index(MISSING)
+    assert refusal.startswith(f"answer[{start}:{len(answer)}] not repaired: "), refusal
+    # ... and the contract's note on a revision it refuses after the re-check
+    mit = detector(PieceRepairMitigator(llm=piece_llm("Tighten the valve caps to 7 Nm."), locate="source")).mitigate(
+        answer, ref
+    )
+    (refusal,) = [n for n in mit.notes if n.startswith("refused:")]
     assert refusal.startswith(f"refused: answer[{start}:{len(answer)}] {MISSING!r}"), refusal
 
 

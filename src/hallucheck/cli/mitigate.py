@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..types import Mitigation
 from ._common import ERROR_EXITS, Style
 from .detect import add_arguments as add_detect_arguments
 from .detect import print_warnings, render_detection, run_method
@@ -55,6 +56,20 @@ def render_diff(original: str, revised: str, *, color: bool = False) -> str:
     return "".join(out)
 
 
+def usage_line(result: Mitigation) -> str:
+    """Every LLM call of the run, the check (with its re-checks) and the repair apart; '' when none."""
+    total, repair = result.usage, result.repair_usage
+    if not (total.calls or total.cached_calls):
+        return ""
+    check = total - repair
+    return (
+        f"LLM calls in all: {total.calls} ({total.cached_calls} cached): {check.calls} to check the answer and "
+        f"re-check revisions, {repair.calls} to repair; {total.prompt_tokens} prompt + {total.completion_tokens} "
+        f"completion tokens ({repair.prompt_tokens} + {repair.completion_tokens} for the repair), "
+        f"{total.seconds:.1f} s"
+    )
+
+
 def cmd_mitigate(args: argparse.Namespace) -> int:
     result, color = run_method(args, "mitigate")
     if color is not None:
@@ -82,6 +97,9 @@ def cmd_mitigate(args: argparse.Namespace) -> int:
         if result.after is not None and result.changed:
             print("\n== After (re-checked with the same detector)")
             print(render_detection(result.after, color=color))
+        line = usage_line(result)
+        if line:
+            print(f"\n{line}")
         print(f"\nRevised answer:\n{result.revised}")
     final = result.after or result.before
     return final.exit_code

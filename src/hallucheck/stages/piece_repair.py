@@ -15,10 +15,13 @@ flagged piece, in order:
 3. take the ``[Final Sentence]`` part of the reply and put it in place of the sentence.
 
 A reply without a usable ``[Final Sentence]`` part (or a backend failure) leaves the sentence
-as it is and is recorded. Each touched sentence becomes one :class:`Edit` of the *original*
+as it is and is recorded; so does a final sentence that is not one sentence of the answer and
+nothing else (a label such as "Correct Fix Result:", a comment on the sentence, quotes, a second
+sentence, an explanation: :func:`~hallucheck.stages.repair_checks.meta_text`), refused as the reply
+comes back so that neither a later piece nor the re-check builds on it. Each touched sentence becomes one :class:`Edit` of the *original*
 answer (``answer[start:end]`` -> replacement), whose ``reason`` says which pieces were fixed and
 why; a sentence that could not be repaired is kept and reported in the Mitigation's ``notes``
-(starting ``"not repaired:"``, with the raw reply). Only sentences a flagged piece comes from are
+(``"not repaired:"`` with the reason and the raw reply; also when the LLM found nothing to fix). Only sentences a flagged piece comes from are
 sent to the LLM. Through :meth:`~hallucheck.pipeline.Pipeline.mitigate` every revision then goes
 through the repair contract (:mod:`hallucheck.stages.repair_contract`): cut to the words it
 changes, and kept only when it is the answer's own text and the re-check finds it better. A final sentence of "Correct" (the editor found
@@ -44,6 +47,7 @@ from ..text import split_sentences
 from ..text.edits import apply_edits
 from ..types import Detection, Edit, Mitigation, Verdict
 from .nli import format_premise
+from .repair_checks import meta_text
 
 RAW_LIMIT = 4000
 _FINAL = re.compile(r"\[\s*final[ _]sentence\s*\]\s*:?|(?m:^\W{0,4}final[ _]sentence\W{0,4}:)", re.IGNORECASE)
@@ -134,7 +138,10 @@ def _ask(llm: LLMClient, prompt: str, premises: str, sentence: str, max_tokens: 
             reply.text,
         )
     if _says_correct(final) or final == sentence.strip():
-        return _RepairResult(sentence, "the editor found no error", reply.text)
+        return _RepairResult(sentence, "the LLM found no error in it", reply.text)
+    why = meta_text(sentence, final)
+    if why:  # not the answer's text: refused here, before any re-check or later piece builds on it
+        return _RepairResult(None, f"its rewrite {final[:200]!r} is refused: {why}", reply.text)
     return _RepairResult(final, parse_reason(reply.text), reply.text)
 
 
@@ -191,7 +198,6 @@ class PieceRepairMitigator(Mitigator):
         llm = require_llm(self.llm, "PieceRepairMitigator")
         current = [s.text for s in spans]
         notes: list[list[str]] = [[] for _ in spans]
-        failed: list[bool] = [False] * len(spans)
         # the sentences a flagged piece comes from (a piece without offsets may be any of them)
         among = [
             j for j, s in enumerate(spans) if any(v.claim.start < s.end and s.start < v.claim.end for v in flagged)
@@ -203,7 +209,6 @@ class PieceRepairMitigator(Mitigator):
                 r = _ask(llm, self.prompt, premises, current[i], self.max_tokens)
                 label = f"piece {v.claim.text!r}"
                 if r.text is None:
-                    failed[i] = True
                     notes[i].append(
                         f"not repaired: {label}: {r.why}" + (f"; raw reply: {_shorten(r.raw)!r}" if r.raw else "")
                     )
@@ -213,11 +218,13 @@ class PieceRepairMitigator(Mitigator):
                     current[i] = r.text
                     notes[i].append(f"repaired: {label}" + (f": {r.why}" if r.why else ""))
         edits, unrepaired = [], []
-        for s, text, why, bad in zip(spans, current, notes, failed):
+        for s, text, why in zip(spans, current, notes):
             reason = "; ".join(why)
             if text != s.text:
                 edits.append(Edit(s.start, s.end, text, reason))
-            elif bad:
+                # a piece whose rewrite was dropped is reported even when another piece changed the sentence
+                unrepaired += [f"answer[{s.start}:{s.end}] {n}" for n in why if n.startswith("not repaired:")]
+            elif why:  # sent to the LLM and left as it was: say why, whatever the reason
                 unrepaired.append(
                     f"answer[{s.start}:{s.end}] "
                     + (reason if reason.startswith("not repaired:") else "not repaired: " + reason)
@@ -260,6 +267,8 @@ class PromptRewriteMitigator(Mitigator):
             notes = (f"not repaired: {r.why}" + (f"; raw reply: {_shorten(r.raw)!r}" if r.raw else ""),)
         elif r.text != stripped:
             edits = (Edit(start, start + len(stripped), r.text, "rewritten by the prompt baseline (A.5)"),)
+        else:
+            notes = (f"not repaired: {r.why}",)
         return Mitigation(answer, apply_edits(answer, edits), edits, detection, None, tally.usage, notes)
 
 

@@ -3,10 +3,12 @@
 A repair replaces part of an answer; what replaces it must read as the answer, not as a message
 about it. :func:`revision_problem` says why a revision is refused, or returns None:
 
-- **meta-text**: "Corrected sentence: ...", "Here is the revised answer:", "[Final Sentence]",
-  "I changed ...", "according to the reference", a note or explanation after the sentence, the
-  sentence wrapped in quotes, line breaks the sentence did not have -- when the original sentence
-  did not have them itself;
+- **meta-text**: "Corrected sentence: ...", "Here is the revised answer:", "[Final Sentence]", a
+  label before the sentence ("Correct Fix Result: ..."), "I changed ...", "the sentence has been
+  corrected", "the correct word", "according to the reference", a note or explanation after the
+  sentence, the sentence wrapped in quotes, line breaks the sentence did not have -- when the
+  original sentence did not have them itself;
+- **more sentences** than it replaces: a repair of one sentence is one sentence;
 - **another language** than the answer's (:func:`hallucheck.text.lang.detect_language`, where both
   are known);
 - **far longer** than what it replaces;
@@ -35,9 +37,22 @@ _META = re.compile(
     r"|\b(?:according\s+to|as\s+(?:stated|given|mentioned)\s+in|based\s+on)\s+the\s+(?:reference|document|context|source)"
     r"|\bthe\s+(?:reference|document|source)(?:\s+text)?\s+(?:says|states|mentions|does\s+not|doesn't|indicates)"
     r"|\b(?:the|this|given)\s+reference(?:\s+text)?\b"
-    r"|\bas\s+an\s+ai\b",
+    r"|\bas\s+an\s+ai\b"
+    # the sentence reported on: "the sentence has been corrected", "the correct word", "Fix Result"
+    r"|\b(?:sentence|wording|revision|word|phrase)s?\s+(?:has|have|had|was|were|is|are)\s+"
+    r"(?:now\s+)?(?:been\s+)?(?:corrected|changed|revised|rewritten|fixed|replaced|amended|reworded|rephrased)\b"
+    r"|\b(?:correct|right|wrong|incorrect|proper)\s+(?:word|term|wording|spelling|phrasing)s?\b"
+    r"|\b(?:the|this|that)\s+(?:sentence|revision|wording)\s+(?:is|was|has|should|would|needs|contains|says|"
+    r"states|now|does|doesn't|reads|correctly)\b"
+    r"|\bno\s+(?:changes?|corrections?|errors?|edits?)\s+(?:are\s+|is\s+|were\s+)?(?:needed|required|"
+    r"necessary|found|made)\b"
+    r"|\b(?:fix|correction|repair|edit)(?:ed)?[ _]+result\b"
+    # a remark in brackets about what the source gives: "(no torque is given)", "(not stated)"
+    r"|\([^()]*\b(?:(?:is|are|was|were)\s+(?:not\s+)?|not\s+|un)(?:given|stated|mentioned|specified|provided)\b[^()]*\)",
     re.IGNORECASE,
 )
+# a label before the sentence ("Correct Fix Result: ...", "Revised: ..."): a few words, a colon, the text
+_LABEL = re.compile(r"^\W*([A-Z][\w-]*(?:[ _][\w-]+){0,3})\s*:\s+\S")
 # an opening that introduces the text instead of being it
 _OPENING = re.compile(
     r"^\W*(?:here\s+is|here's|here\s+are|sure\b|certainly\b|of\s+course\b|okay\b|ok\b[,.!]"
@@ -77,6 +92,9 @@ def meta_text(original: str, revised: str) -> str | None:
         return "it wraps the sentence in quotes"
     if "\n" in new and "\n" not in original.strip():
         return "it adds line breaks the sentence did not have"
+    m = _LABEL.search(new)
+    if m and not _LABEL.search(original.strip()) and not re.match(r"\d", m.group(1)):
+        return f"it puts a label ({m.group(1).strip() + ':'!r}) before the sentence"
     if not any(_EXPLAINS.search(s.text) for s in split_sentences(original)):
         for s in split_sentences(new):
             if _EXPLAINS.search(s.text):
@@ -84,6 +102,9 @@ def meta_text(original: str, revised: str) -> str | None:
     inner = _INNER_QUOTE.search(new)
     if inner and len(inner.group(1)) >= 0.6 * len(new) and not _INNER_QUOTE.search(original):
         return "it quotes the sentence instead of being it"
+    n_new, n_old = len(split_sentences(new)), len(split_sentences(original))
+    if n_new > max(n_old, 1):
+        return f"it is {n_new} sentences where it replaces {max(n_old, 1)}"
     return None
 
 

@@ -311,6 +311,7 @@ def repair_answer(before: Detection, mitigator: Mitigator, recheck: Recheck) -> 
             before,
             det,
             notes=tuple(dict.fromkeys(notes)),
+            repair_usage=first.usage,
         )
     second = mitigator.mitigate(det)
     round2 = _Round(det, recheck)
@@ -318,7 +319,13 @@ def repair_answer(before: Detection, mitigator: Mitigator, recheck: Recheck) -> 
     notes += [_in_original(n, edits1) for n in (*second.notes, *round2.notes)]
     edits = compose(before.answer, edits1, edits2) if edits1 else edits2
     return Mitigation(
-        before.answer, apply_edits(before.answer, edits), tuple(edits), before, after, notes=tuple(dict.fromkeys(notes))
+        before.answer,
+        apply_edits(before.answer, edits),
+        tuple(edits),
+        before,
+        after,
+        notes=tuple(dict.fromkeys(notes)),
+        repair_usage=first.usage + second.usage,
     )
 
 
