@@ -385,8 +385,8 @@ class StreamGuard:
         if self.repair_note is not None:
             return text, {**body, "repair": {"applied": self._instead(), "note": self.repair_note}}, self.repair_note
         mit = await self.checker.repair(seg.sentence, self.ask)
-        failed = failed_repair(mit)
-        if mit is None or not mit.changed or (failed is not None and self.policy == "repair_or_block"):
+        failed = failed_repair(mit, self.policy)
+        if failed is not None or mit is None:
             return text, {**body, "repair": {"repaired": False, "note": failed}}, failed
         lead, rest = seg.offset - seg.start, seg.offset + len(seg.sentence) - seg.start
         revised = text[:lead] + mit.revised + text[rest:]

@@ -76,14 +76,16 @@ def _blocked(body: dict[str, Any], answer: str, det: Detection, obj: dict[str, A
     }
 
 
-def failed_repair(mit: Any) -> str | None:
-    """Why a repair cannot be sent (None: it can): it failed, changed nothing, or its re-check
-    still flags it or could not verify it."""
+def failed_repair(mit: Any, policy: str) -> str | None:
+    """Why a repair cannot be sent under ``policy`` (None: it can): it failed or changed nothing;
+    under ``repair_or_block`` also when its re-check still flags it or could not verify it. The
+    method's notes are given under ``repair`` only: they may quote the sentence, which
+    ``repair_or_block`` then withholds."""
     if mit is None:
         return "the repair failed or took too long"
     if not mit.changed:
-        return "; ".join(mit.notes) or "no repair was kept"
-    if mit.after is None or blocks(mit.after):
+        return ("; ".join(mit.notes) or "no repair was kept") if policy == "repair" else "the repair changed nothing"
+    if policy == "repair_or_block" and (mit.after is None or blocks(mit.after)):
         return "the repaired text is still flagged or could not be verified"
     return None
 
@@ -104,10 +106,10 @@ async def _answer(
             return {**_blocked(body, answer, det, obj), "repair": {"repaired": False, "note": note}}, det
         return {**obj, "repair": {"applied": "hold", "note": note}}, det
     mit = await checker.repair(answer, ask)
-    why = failed_repair(mit)
+    why = failed_repair(mit, ask.policy)  # repair: a changed text is sent even when its re-check still flags it
     if why is not None and ask.policy == "repair_or_block":
         return {**_blocked(body, answer, det, obj), "repair": {"repaired": False, "note": why}}, det
-    if mit is None or not mit.changed:  # repair: a changed text is sent even when its re-check still flags it
+    if why is not None or mit is None:
         return {**obj, "repair": {"repaired": False, "note": why}}, det
     choice = body["choices"][0]
     choice["message"]["content"] = mit.revised
