@@ -13,6 +13,7 @@ per-request LLM limits and metrics are reused as they are.
 
 from __future__ import annotations
 
+import asyncio
 from contextlib import asynccontextmanager
 from typing import Any, AsyncIterator
 
@@ -31,6 +32,15 @@ from .state import ServerState
 
 FORWARDED = ("POST /v1/chat/completions", "GET /v1/models")
 UNCHECKED = {"X-Hallucheck-Checked": "false"}
+
+
+OFF_LOOP_BYTES = 256_000  # a body larger than this is parsed (and redacted) on a thread, not on the loop
+
+
+async def _off_loop(fn: Any, raw: bytes, *args: Any) -> Any:
+    if len(raw) <= OFF_LOOP_BYTES:
+        return fn(raw, *args)
+    return await asyncio.to_thread(fn, raw, *args)
 
 
 def _is_stream(response: httpx.Response) -> bool:
@@ -110,7 +120,7 @@ class _Proxy:
 
     async def chat(self, request: Request) -> Response:
         try:
-            body = read_body(await request.body())
+            body = await _off_loop(read_body, await request.body())
             ask = read_ask(body, self.config)
         except RequestError as exc:
             return openai_error(400, str(exc), exc.field)
@@ -151,7 +161,7 @@ class _Proxy:
                 502, f"the upstream failed while answering ({type(exc).__name__})", kind="upstream_error"
             )
         try:
-            data: Any = parse_json(raw, "the upstream's answer")
+            data: Any = await _off_loop(parse_json, raw, "the upstream's answer")
         except ValueError as exc:
             data, why = None, str(exc)
         body, obj = data, None

@@ -111,6 +111,8 @@ class Upstream:
                     raise UpstreamTooLarge(f"its body is over {self.max_bytes:,} bytes")
         finally:
             await response.aclose()
+        if len(data) > 256_000:  # a large body is redacted on a thread, not on the event loop
+            return await asyncio.to_thread(self.redact_bytes, bytes(data))
         return self.redact_bytes(bytes(data))
 
     async def lines(self, response: httpx.Response) -> AsyncIterator[str]:
