@@ -60,6 +60,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from ..eval.api import check_file
+    from ..eval.marks import sentence_lines
 
     run = check_file(
         args.file,
@@ -78,6 +79,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         f"flagged share {'–' if share is None else format(100 * share, '.1f') + ' %'} of the verified rows"
         + (f" (gate: --fail-above {100 * args.fail_above:g} %)" if args.fail_above is not None else "")
     )
+    for line in sentence_lines(summary.get("sentences")):
+        print(f"  {line}")
     print("wrote " + ", ".join(run.files))
     code = run.exit_code
     if run.stopped:

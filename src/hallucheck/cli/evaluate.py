@@ -56,6 +56,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from ..eval.api import Selection, evaluate
+    from ..eval.marks import sentence_lines
 
     run = evaluate(
         args.data,
@@ -76,6 +77,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if sc:
         summary += f"  AUROC={100 * sc['auroc']:.1f}"
     print(summary)
+    for line in sentence_lines(metrics.get("sentences")):
+        print(f"  {line}")
     print("wrote " + ", ".join(str(f) for f in run.files))
     if run.stopped:
         print(f"hallucheck: {run.stopped}", file=sys.stderr)

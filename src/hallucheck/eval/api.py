@@ -195,6 +195,7 @@ def evaluate(
     engine object (e.g. a :class:`~hallucheck.engines.ray.RayEngine`). The run directory does not
     depend on it."""
     from .datasets import load_dataset
+    from .marks import sentence_metrics
     from .mitigation import mitigation_metrics
     from .report import compute_metrics, write_report
     from .runner import StopRun, build_manifest, read_results, run_eval
@@ -240,6 +241,9 @@ def evaluate(
         done = {r["id"]: r for r in read_results(run_dir)}
         records = [done[e.id] for e in examples if e.id in done]
     metrics = compute_metrics(records, threshold=threshold)
+    sentences = sentence_metrics(examples, records)
+    if sentences is not None:
+        metrics["sentences"] = sentences
     if mitigate:
         metrics["mitigation"] = mitigation_metrics(records)
     metrics["complete"] = len(records) == len(examples)

@@ -3,7 +3,8 @@
 The eval runner without gold labels. Rows are read from JSON lines (or a JSON list), CSV, or
 Parquet (with pandas and pyarrow), each with an ``answer``, a ``reference`` (or ``contexts`` /
 ``passages``: a list of passages), an optional ``question`` and an optional ``id`` (default
-``row-<n>``, 1-based). The run is the one of :func:`~hallucheck.eval.runner.run_eval`: one record
+``row-<n>``, 1-based). A row that marks its wrong sentences or spans (:mod:`.marks`) adds the
+sentence-level figures to the summary. The run is the one of :func:`~hallucheck.eval.runner.run_eval`: one record
 per finished row in ``DIR/results.jsonl``, resumable, locked, failed rows retried on a rerun.
 :func:`check_summary` counts what was flagged; :func:`check_exit_code` turns it into a CI gate.
 """
@@ -24,6 +25,7 @@ from ..text.passages import SEP as PASSAGE_SEP
 from ..types import EXIT_CODES, Outcome, outcome, shown_score
 from .datasets import Example
 from .datasets._files import iter_json_records, read_text
+from .marks import MARK_FIELDS, read_marks, sentence_metrics
 from .runner import read_results, run_eval
 
 PASSAGE_FIELDS = ("contexts", "passages")
@@ -94,6 +96,10 @@ def row_to_example(row: Mapping[str, Any], n: int, where: str, dataset: str) -> 
         rid = f"row-{n}"
     elif isinstance(rid, bool) or not isinstance(rid, (str, int)):
         raise InputError(f"{where}: field 'id' must be a string or an integer, got {type(rid).__name__}", field="id")
+    marked = any(present(k) for k in MARK_FIELDS) or "bad_sentence" in row  # bad_sentence null: none is wrong
+    marks = read_marks(row, answer, where) if marked else None
+    if marks is not None:
+        meta["sentence_marks"] = marks
     return Example(
         id=str(rid),
         dataset=dataset,
@@ -358,6 +364,9 @@ def finish_check(
         done = {r["id"]: r for r in read_results(out)}
         records = [done[ex.id] for ex in rows if ex.id in done]
     summary = check_summary(records, total=len(rows))
+    sentences = sentence_metrics(rows, records)
+    if sentences is not None:
+        summary["sentences"] = sentences
     table = write_table(out / f"check.{table_format}", table_rows(records), table_format)
     summary["files"] = [str(out / "results.jsonl"), str(table), str(out / SUMMARY), str(out / "report.html")]
     (out / SUMMARY).write_text(json.dumps(summary, indent=2), encoding="utf-8")

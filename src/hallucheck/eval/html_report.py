@@ -17,6 +17,8 @@ import json
 from html import escape
 from typing import Any, Mapping, Sequence
 
+from .marks import sentence_lines
+
 MAX_EXAMPLES = 200  # per table: the highest-scored ones are kept
 
 _STYLE = """
@@ -266,6 +268,17 @@ def _metrics_table(metrics: Mapping[str, Any]) -> str:
     return "".join(out)
 
 
+def sentences_html(s: Mapping[str, Any] | None) -> str:
+    """The sentence-level figures (``metrics["sentences"]``, :mod:`.marks`), '' without them."""
+    lines = sentence_lines(s)
+    if not lines:
+        return ""
+    return (
+        "<h2>Sentences</h2><p>The data marks which sentences are wrong: what the answer-level figures do not "
+        "show.</p><ul>" + "".join(f"<li>{escape(line)}</li>" for line in lines) + "</ul>"
+    )
+
+
 def _plots_html(plots: Sequence[tuple[str, bytes]]) -> str:
     if not plots:
         return "<p class=\"muted\">No plots: install matplotlib (pip install 'hallucheck[eval]').</p>"
@@ -318,7 +331,9 @@ def render_eval_html(
     fp = [r for r in records if r.get("label") == 0 and r.get("hallucinated") is True]
     fn = [r for r in records if r.get("label") == 1 and r.get("hallucinated") is False]
     body = (
-        f"<p>{escape(summary)}</p><h2>Metrics</h2>{_metrics_table(metrics)}<h2>Plots</h2>{_plots_html(plots)}"
+        f"<p>{escape(summary)}</p><h2>Metrics</h2>{_metrics_table(metrics)}"
+        + sentences_html(metrics.get("sentences"))
+        + f"<h2>Plots</h2>{_plots_html(plots)}"
         + examples_table(
             fp, title="False positives", note="grounded (gold 0) but flagged: the flagged claims are marked"
         )
@@ -350,7 +365,9 @@ def render_check_html(
     flagged = [r for r in records if r.get("status") != "error" and r.get("hallucinated") is True]
     failed = [r for r in records if r.get("status") == "error" or r.get("hallucinated") is None]
     body = (
-        f"<p>{escape(counts)}</p><h2>Plots</h2>{_plots_html(plots)}"
+        f"<p>{escape(counts)}</p>"
+        + sentences_html(summary.get("sentences"))
+        + f"<h2>Plots</h2>{_plots_html(plots)}"
         + examples_table(flagged, title="Flagged rows", gold=False)
         + examples_table(failed, title="Rows that could not be verified", gold=False)
         + _run_html(m)

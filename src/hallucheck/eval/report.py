@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import metrics as M
+from .marks import sentence_lines
 from .metrics import efficiency  # the one definition; also importable from here as before
 
 
@@ -143,6 +144,7 @@ def render_markdown(metrics: dict[str, Any], manifest: dict[str, Any] | None, pl
     )
     lines.append("")
     lines += _decisions_section(metrics.get("decisions") or {})
+    lines += _sentences_section(metrics.get("sentences"))
     lines += _scores_section(metrics.get("scores"), metrics.get("oracle_threshold"))
     lines += _threshold_section(metrics.get("threshold"))
     lines += _efficiency_section(metrics.get("efficiency") or {})
@@ -172,6 +174,13 @@ def _decisions_section(d: dict[str, Any]) -> list[str]:
     if d.get("undefined"):
         lines += [f"{d['undefined']} (– in the table)", ""]
     return lines
+
+
+def _sentences_section(s: dict[str, Any] | None) -> list[str]:
+    lines = sentence_lines(s)
+    if not lines:
+        return []
+    return ["## Sentences (the data marks the wrong ones)", ""] + [f"- {line}" for line in lines] + [""]
 
 
 def _scores_section(s: dict[str, Any] | None, o: dict[str, Any] | None) -> list[str]:

@@ -69,7 +69,7 @@ def build_manifest(
     from .._version import __version__
 
     return {
-        "method": method.to_dict(),
+        "method": json_ready(method.to_dict()),
         "llm": llm.describe() if llm is not None else None,
         "data": data,
         "data_file": str(data_path) if data_path else None,
@@ -82,6 +82,18 @@ def build_manifest(
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "machine": machine_info(),
     }
+
+
+def json_ready(value: Any) -> Any:
+    """``value`` as JSON gives it back: a set (a stage's switched-off rules) a sorted list, so that the
+    manifest is written and a resumed run compares equal to what was written."""
+
+    def plain(o: Any) -> Any:
+        if isinstance(o, (set, frozenset)):
+            return sorted(o, key=str)
+        raise TypeError(f"{type(o).__name__} is not JSON serialisable")
+
+    return json.loads(json.dumps(value, default=plain))
 
 
 # manifest fields that must match to resume a run (the others describe the occasion)

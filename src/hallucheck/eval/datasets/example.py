@@ -88,8 +88,10 @@ class Example:
     def from_dict(cls, d: Mapping[str, Any], *, default_dataset: str | None = None) -> "Example":
         """Build from a shared-schema record. ``id``, ``reference``, ``answer`` and ``label`` are
         required (``label`` may be null); ``question`` defaults to null and ``meta`` to ``{}``.
-        Other keys are ignored. ``task``, when missing, is inferred: ``"qa"`` when the record has
-        a question, else ``"summarization"``; ``dataset``, when missing, is ``default_dataset``
+        A record that marks its wrong sentences or spans (``sentences``, ``labels``, ``spans`` or
+        ``bad_sentence``, :mod:`hallucheck.eval.marks`) keeps them in ``meta["sentence_marks"]``,
+        and without a ``label`` gets 1 when a sentence is wrong, else 0. Other keys are ignored.
+        ``task``, when missing, is inferred: ``"qa"`` when the record has a question, else ``"summarization"``; ``dataset``, when missing, is ``default_dataset``
         (the loaders pass the file's stem; without one it is required). The names of the fields
         so filled are kept in ``meta["inferred"]`` (``evaluate`` records them in the manifest).
         Instead of a ``reference`` text, a record may give ``contexts`` or ``passages``: a list of
@@ -105,6 +107,10 @@ class Example:
         if "task" not in d:
             d = {**d, "task": infer_task(d.get("question"))}
             inferred.append("task")
+        marks = _marks(d)
+        if marks is not None and "label" not in d:  # the answer is wrong when one of its sentences is
+            d = {**d, "label": int(any(wrong for _, _, wrong in marks))}
+            inferred.append("label")
         for name in ("id", "dataset", "reference", "answer", "label"):
             if name not in d and not (name == "reference" and passages_key):
                 raise InputError(
@@ -119,6 +125,10 @@ class Example:
             if not isinstance(meta, Mapping):
                 raise InputError(f"field 'meta' must be an object, got {type(meta).__name__}", field="meta")
             meta = {**meta, "inferred": inferred}
+        if marks is not None:
+            if not isinstance(meta, Mapping):
+                raise InputError(f"field 'meta' must be an object, got {type(meta).__name__}", field="meta")
+            meta = {**meta, "sentence_marks": marks}
         reference = d.get("reference")
         if passages_key is not None:
             from ...text.passages import SEP, check_passages
@@ -138,6 +148,18 @@ class Example:
             label=d["label"],
             meta=meta,
         )
+
+
+def _marks(d: Mapping[str, Any]) -> list[list[int]] | None:
+    """The sentence marks of a record that marks its wrong sentences or spans (see :mod:`..marks`)."""
+    if not any(d.get(k) is not None for k in ("sentences", "labels", "spans")) and "bad_sentence" not in d:
+        return None
+    answer = d.get("answer")
+    if not isinstance(answer, str):
+        return None  # the answer's own check says what is wrong with it
+    from ..marks import read_marks
+
+    return read_marks(d, answer, "record")
 
 
 class FirstLines:
