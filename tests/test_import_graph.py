@@ -300,3 +300,75 @@ Text after the table.
         assert "'helpers'" in str(exc) and "0 rows" in str(exc)
     else:
         raise AssertionError("a module in no row must fail")
+
+
+# -- lazy imports (issue 47): nothing heavy is imported until used ---------------------------------
+
+HEAVY = (
+    "spacy",
+    "thinc",
+    "torch",
+    "transformers",
+    "onnxruntime",
+    "tokenizers",
+    "numpy",
+    "sklearn",
+    "scipy",
+    "matplotlib",
+    "pandas",
+    "fastapi",
+    "uvicorn",
+    "starlette",
+    "selenium",
+    "httpx",
+    "llama_cpp",
+    "langdetect",
+    "opentelemetry",
+    "ray",
+    "litellm",
+    "nemoguardrails",
+)
+
+
+def _imported_after(code: str) -> list[str]:
+    """The HEAVY packages a fresh interpreter has imported after running ``code``."""
+    import json
+    import subprocess
+    import sys
+
+    probe = f"{code}\nimport json, sys\nprint(json.dumps([m for m in {list(HEAVY)!r} if m in sys.modules]))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_package_the_cli_and_its_parser_import_nothing_heavy():
+    code = "import hallucheck, hallucheck.cli, hallucheck.integrations\nhallucheck.cli.build_parser()"
+    assert _imported_after(code) == []
+
+
+def test_building_the_default_method_without_an_llm_imports_only_numpy():
+    assert _imported_after("import hallucheck\nhallucheck.load_method('ce_cascade', llm='none')") == ["numpy"]
+
+
+def test_a_run_that_checks_no_names_never_imports_spacy():
+    code = (
+        "import hallucheck\n"
+        "m = hallucheck.load_method('entity_check', check_entities=False)\n"
+        "assert m.run('The pressure is 3.0 bar.', 'The pressure is 2.6 bar.').hallucinated"
+    )
+    found = _imported_after(code)
+    assert "spacy" not in found and "torch" not in found, found
+
+
+def test_spacy_is_imported_without_pytorch_which_stays_importable():
+    import importlib.util
+
+    if importlib.util.find_spec("spacy") is None:
+        import pytest
+
+        pytest.skip("spaCy is not installed (the models extra)")
+    code = "from hallucheck.models.ner import import_spacy\nimport_spacy()"
+    found = _imported_after(code)
+    assert "spacy" in found and "torch" not in found, found
+    if importlib.util.find_spec("torch") is not None:  # thinc went without it; anyone else still gets it
+        assert "torch" in _imported_after(f"{code}\nimport torch\ntorch.zeros(1)")

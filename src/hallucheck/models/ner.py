@@ -11,6 +11,7 @@ see :func:`ner_applies`. Undetermined text keeps NER.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -31,10 +32,43 @@ class Entity:
     label: str  # spaCy label: PERSON, ORG, GPE, DATE, CARDINAL, MONEY, ...
 
 
+class _NoTorchForThinc:
+    """A finder that makes ``import torch`` fail for thinc's own module of optional imports only.
+
+    spaCy imports thinc, which imports PyTorch when it is installed (1.5-2 s, most of spaCy's import
+    time) although a non-transformer pipeline never uses it. Only imports made from ``thinc.compat``
+    are refused: any other thread or module imports torch as usual."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
+        if fullname == "torch" or fullname.startswith("torch."):
+            frame = sys._getframe(1)
+            while frame is not None:
+                if frame.f_globals.get("__name__") == "thinc.compat":
+                    raise ModuleNotFoundError(f"No module named {fullname!r} (not needed by the spaCy pipeline)")
+                frame = frame.f_back  # type: ignore[assignment]
+        return None
+
+
+def import_spacy(model: str = DEFAULT_SPACY_MODEL) -> Any:
+    """The ``spacy`` module, imported without PyTorch unless torch is loaded already or ``model`` is a
+    transformer pipeline (``*_trf``), the only kind that needs it."""
+    if "spacy" in sys.modules or "torch" in sys.modules or "trf" in model:
+        import spacy
+
+        return spacy
+    finder = _NoTorchForThinc()
+    sys.meta_path.insert(0, finder)
+    try:
+        import spacy
+    finally:
+        sys.meta_path.remove(finder)
+    return spacy
+
+
 @lru_cache(maxsize=4)
 def load_spacy(name: str = DEFAULT_SPACY_MODEL) -> Any:
     try:
-        import spacy
+        spacy = import_spacy(name)
     except ImportError:
         raise MissingDependencyError("spaCy", NER_HINT) from None
     try:
