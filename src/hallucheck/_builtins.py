@@ -317,13 +317,13 @@ BUILTINS: tuple[dict[str, Any], ...] = (
     _method(
         "triplet",
         f"{_M}.triplet:triplet",
-        "Thesis 004: LLM triplets of answer and reference; all answer triplets checked against all reference triplets in one request (detail+CoT prompt).",
+        "Triplets (Osmanaj 2025): LLM triplets of answer and reference; all answer triplets checked against all reference triplets in one request (detail+CoT prompt).",
         needs_llm=True,
     ),
     _method(
         "triplet_single",
         f"{_M}.triplet:triplet_single",
-        "Thesis 004 baseline (RefChecker style): LLM answer triplets, each checked in its own request against the reference text.",
+        "Triplets baseline (RefChecker style, Osmanaj 2025): LLM answer triplets, each checked in its own request against the reference text.",
         needs_llm=True,
     ),
     _stage(

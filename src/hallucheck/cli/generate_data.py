@@ -1,4 +1,4 @@
-"""``hallucheck generate-data``: make a labelled hallucinated-answer dataset (the thesis 004 generator).
+"""``hallucheck generate-data``: make a labelled hallucinated-answer dataset (Osmanaj 2025's generator, docs/references.md).
 The run is :func:`hallucheck.datagen.generate_from_file`; this module parses its options and prints
 what it wrote."""
 
@@ -9,7 +9,7 @@ import sys
 
 from ._common import ERROR_EXITS, EXIT_UNVERIFIED, add_llm_options, llm_client
 
-HELP = "make a labelled hallucinated-answer dataset (thesis 004 generator)"
+HELP = "make a labelled hallucinated-answer dataset (an LLM writes answers with known errors)"
 # examples and exit codes, printed at the end of --help as written
 EPILOG = f"""\
 examples:
@@ -39,7 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--confirm-with-llm",
         action="store_true",
-        help="label a triplet only if the thesis' A.2.2 LLM check agrees (one more call per row)",
+        help="label a triplet only if a second LLM check agrees that it is wrong (one more call per row)",
     )
     p.add_argument("--max-triplets", type=int, default=24, help="at most this many triplets per answer")
     p.add_argument("--dataset", help="dataset name for the output rows (default <input dataset>_triplet_gen)")

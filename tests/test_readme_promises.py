@@ -1,0 +1,29 @@
+"""What the README promises about the figure check, run as it reads (issue 47: "until April the fee
+was £45" was promised "left alone" and was flagged; the promise now says what the code does)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import hallucheck
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+REF = "The fee is £45. From 1 May the fee is £55."
+
+
+def _facts(answer: str) -> dict[str, str]:
+    (verdict,) = hallucheck.detect(answer, REF, method="entity_check").verdicts
+    return {f["text"]: f["status"] for f in verdict.meta.get("fact_spans") or ()}
+
+
+def test_the_readme_says_what_happens_to_a_dated_old_value():
+    assert '("until April the fee was £45") the old value is not called contradicted' in README
+    assert '"April", which the reference does not state, is flagged as missing' in README
+
+
+def test_the_old_value_given_as_current_is_contradicted_by_the_newer_one():
+    assert _facts("The fee is £45.") == {"£45": "contradicted"}
+
+
+def test_the_dated_old_value_is_not_contradicted_and_its_date_is_checked():
+    assert _facts("Until April the fee was £45.") == {"April": "missing"}
