@@ -11,7 +11,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Sequence
 
 from ..errors import InputError, MissingDependencyError
-from ..types import EXIT_CODES
+from ..types import EXIT_CODES, SCORE_DIGITS
 
 if TYPE_CHECKING:
     from ..engines import EngineConfig
@@ -29,6 +29,23 @@ EXIT_UNVERIFIED = EXIT_CODES["could_not_verify"]
 ERROR_EXITS = """\
   2  usage or input error (unknown option or method, empty or unreadable file)
   3  could not verify: the LLM backend failed or its replies did not parse"""
+
+
+def rounded(value: Any, digits: int = SCORE_DIGITS) -> Any:
+    """JSON-ready ``value`` with every float rounded to ``digits`` decimals (scores, shares, seconds as
+    people read them: 0.1986 rather than 0.19862277466750922); ints, strings and the rest as they are."""
+    if isinstance(value, float):
+        return round(value, digits)
+    if isinstance(value, dict):
+        return {k: rounded(v, digits) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [rounded(v, digits) for v in value]
+    return value
+
+
+def print_json(value: Any) -> None:
+    """``value`` printed as indented JSON, floats rounded (:func:`rounded`)."""
+    print(json.dumps(rounded(value), ensure_ascii=False, indent=2))
 
 
 def read_text_file(path: str, *, what: str, encoding: str = "utf-8") -> str:

@@ -81,6 +81,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     )
     for line in sentence_lines(summary.get("sentences")):
         print(f"  {line}")
+    for w in summary.get("warnings") or ():
+        print(f"warning: {w['warning']} ({w['rows']} of {summary['done']} rows)", file=sys.stderr)
     print("wrote " + ", ".join(run.files))
     code = run.exit_code
     if run.stopped:

@@ -17,6 +17,7 @@ from ._common import (
     add_method_options,
     answer_arg,
     build_method,
+    print_json,
     read_text_file,
     use_color,
 )
@@ -232,7 +233,7 @@ def run_method(args: argparse.Namespace, task: str) -> tuple[Any, bool | None]:
     answer, reference = answer_and_reference(args)
     result = getattr(build_method(args).method, task)(answer, reference, question=args.question)
     if args.format == "json":
-        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+        print_json(result.to_dict())
         return result, None
     return result, use_color(args)
 

@@ -56,6 +56,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from ..eval.api import Selection, evaluate
+    from ..eval.html_report import run_warnings
     from ..eval.marks import sentence_lines
 
     run = evaluate(
@@ -79,6 +80,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     print(summary)
     for line in sentence_lines(metrics.get("sentences")):
         print(f"  {line}")
+    for warning, rows in run_warnings(run.records):  # once for the run, not once per example
+        print(f"warning: {warning} ({rows} of {len(run.records)} examples)", file=sys.stderr)
     print("wrote " + ", ".join(str(f) for f in run.files))
     if run.stopped:
         print(f"hallucheck: {run.stopped}", file=sys.stderr)

@@ -4,12 +4,11 @@ uncertain entities as it goes."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 from ..errors import InputError
-from ._common import ERROR_EXITS, Style, add_llm_options, llm_client, parse_params, use_color
+from ._common import ERROR_EXITS, Style, add_llm_options, llm_client, parse_params, print_json, use_color
 
 HELP = "answer a question from a corpus with DRAD (or a baseline), correcting uncertain entities"
 # examples and exit codes, printed at the end of --help as written
@@ -140,7 +139,7 @@ def cmd_generate_answer(args: argparse.Namespace) -> int:
         from ..eval.qa import run_qa
 
         summary = run_qa(gen, args.questions, split=args.split, out_dir=args.out, progress=not args.quiet)
-        print(json.dumps(summary["metrics"], indent=2))
+        print_json(summary["metrics"])
         return 0
     color = use_color(args)
     stream = args.format == "text" and not args.no_stream
@@ -159,7 +158,7 @@ def cmd_generate_answer(args: argparse.Namespace) -> int:
 
     result = gen.generate(args.question, on_event=on_event if stream else None)
     if args.format == "json":
-        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+        print_json(result.to_dict())
     else:
         if stream:
             print("\n")

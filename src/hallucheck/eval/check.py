@@ -355,7 +355,7 @@ def finish_check(
 ) -> dict[str, Any]:
     """Write the table, summary and report.html of a check run (``records`` default: what
     ``out_dir`` holds for ``rows``)."""
-    from .html_report import render_check_html
+    from .html_report import render_check_html, run_warnings
     from .plots import method_threshold
     from .report import plot_title, render_plots
 
@@ -367,6 +367,9 @@ def finish_check(
     sentences = sentence_metrics(rows, records)
     if sentences is not None:
         summary["sentences"] = sentences
+    warnings = run_warnings(records)
+    if warnings:  # each once for the run, with how many rows it concerns
+        summary["warnings"] = [{"warning": w, "rows": k} for w, k in warnings]
     table = write_table(out / f"check.{table_format}", table_rows(records), table_format)
     summary["files"] = [str(out / "results.jsonl"), str(table), str(out / SUMMARY), str(out / "report.html")]
     (out / SUMMARY).write_text(json.dumps(summary, indent=2), encoding="utf-8")

@@ -187,8 +187,6 @@ def examples_table(records: Sequence[Mapping[str, Any]], *, title: str, note: st
         ) + f'<div class="answer">{highlight(answer, verdicts)}</div>'
         if r.get("error"):
             cell += f'<div class="ev">error: {escape(str(r["error"]))}</div>'
-        for warning in (det.get("meta") or {}).get("warnings") or ():
-            cell += f'<div class="ev muted">warning: {escape(str(warning))}</div>'
         gold_cell = f'<td class="n">{escape(str(r.get("label")))}</td>' if gold else ""
         body.append(
             f'<tr data-score="{score if isinstance(score, (int, float)) else ""}"><td>{escape(str(r.get("id")))}</td>'
@@ -268,6 +266,27 @@ def _metrics_table(metrics: Mapping[str, Any]) -> str:
     return "".join(out)
 
 
+def run_warnings(records: Sequence[Mapping[str, Any]]) -> list[tuple[str, int]]:
+    """Each distinct warning of the run's detections (``meta["warnings"]``) with the number of records
+    that carry it, in order of first appearance: a report says each once, not on every row."""
+    counts: dict[str, int] = {}
+    for r in records:
+        det = r.get("detection") or {}
+        for warning in dict.fromkeys(str(w) for w in (det.get("meta") or {}).get("warnings") or ()):
+            counts[warning] = counts.get(warning, 0) + 1
+    return list(counts.items())
+
+
+def warnings_html(records: Sequence[Mapping[str, Any]]) -> str:
+    """The run's warnings, each once with how many rows it concerns ('' when there is none)."""
+    found = run_warnings(records)
+    if not found:
+        return ""
+    n = len(records)
+    items = "".join(f'<li>{escape(w)} <span class="muted">({k} of {n} rows)</span></li>' for w, k in found)
+    return f"<h2>Warnings</h2><ul>{items}</ul>"
+
+
 def sentences_html(s: Mapping[str, Any] | None) -> str:
     """The sentence-level figures (``metrics["sentences"]``, :mod:`.marks`), '' without them."""
     lines = sentence_lines(s)
@@ -331,7 +350,7 @@ def render_eval_html(
     fp = [r for r in records if r.get("label") == 0 and r.get("hallucinated") is True]
     fn = [r for r in records if r.get("label") == 1 and r.get("hallucinated") is False]
     body = (
-        f"<p>{escape(summary)}</p><h2>Metrics</h2>{_metrics_table(metrics)}"
+        f"<p>{escape(summary)}</p>{warnings_html(records)}<h2>Metrics</h2>{_metrics_table(metrics)}"
         + sentences_html(metrics.get("sentences"))
         + f"<h2>Plots</h2>{_plots_html(plots)}"
         + examples_table(
@@ -365,7 +384,7 @@ def render_check_html(
     flagged = [r for r in records if r.get("status") != "error" and r.get("hallucinated") is True]
     failed = [r for r in records if r.get("status") == "error" or r.get("hallucinated") is None]
     body = (
-        f"<p>{escape(counts)}</p>"
+        f"<p>{escape(counts)}</p>{warnings_html(records)}"
         + sentences_html(summary.get("sentences"))
         + f"<h2>Plots</h2>{_plots_html(plots)}"
         + examples_table(flagged, title="Flagged rows", gold=False)
