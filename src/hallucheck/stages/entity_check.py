@@ -98,8 +98,8 @@ class EntityCheckVerifier(Verifier):
 
         if not (check_numbers or check_entities):
             raise ConfigError("EntityCheckVerifier needs check_numbers or check_entities (or both) enabled.")
-        # the gate's rules switched off by name (hallucheck.stages.gate.RULES)
-        self.rules_off = _rules_off(rules_off)
+        # the gate's rules switched off by name (hallucheck.stages.gate.RULES), as a sorted list (saved as JSON)
+        self.rules_off = sorted(_rules_off(rules_off))
         self.check_numbers = check_numbers
         self.check_entities = check_entities
         # a sentence that restates one reference sentence but for a negation, an opposite or a condition
@@ -217,7 +217,7 @@ class EntityCheckVerifier(Verifier):
         from .gate.figures import FactCheck
 
         checks: list[FactCheck] = []
-        off = self.rules_off
+        off = frozenset(self.rules_off)
         if self.check_numbers:
             checks.extend(ref.check_quantities(claim.text, lang=lang, off=off, question=question))
         for surface, s, e, kind in self.facts(claim.text, quantities=[(c.start, c.end) for c in checks]):

@@ -1,4 +1,4 @@
-"""The figure, name and meaning gate in one room (issue 44): what ``entity_check`` and the default
+"""The figure, name and meaning gate in one room: what ``entity_check`` and the default
 method's first step run, before any model.
 
 * :mod:`.rule` — :data:`RULES`, the one ordered table of the gate's rules (each switchable by name,
@@ -15,7 +15,8 @@ method's first step run, before any model.
 
 from __future__ import annotations
 
-from .figures import ALIGN_MARGIN, ALIGN_MIN_FIT, FactCheck, ReferenceFacts, closest_sentence
+from .align import ALIGN_MARGIN, ALIGN_MIN_FIT
+from .figures import FactCheck, ReferenceFacts, closest_sentence
 from .rule import BY_NAME, RULES, Rule, rules_off, switchable
 
 Finding = FactCheck  # a fact of a claim and what the reference says of it

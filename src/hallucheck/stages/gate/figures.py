@@ -47,9 +47,11 @@ from typing import Sequence
 
 from ...text.quantities import Quantity, parse_quantities, same_value
 from ...text.segment import Span, split_sentences
-from .clauses import Clauses, clause_lists, content_tokens, stem, stems, value_context
+from .align import Cand, _aligned, _better_referent, _one_value_one_claim
+from .clauses import Clauses, content_tokens, stem, stems, value_context
 from .doubt import FigureDoubt
 from .index import ValueIndex
+from .names import check_name, closest_sentence, entities
 from .question import given_by_question
 from .rule import RULES
 from .superseded import superseded
@@ -57,11 +59,7 @@ from .superseded import superseded
 _ONE = re.compile(r"(?:1|one|un|une|uno|una|ein|eine|einen|一)\b", re.IGNORECASE)
 MAX_FIGURES = 64  # figures of one claim sentence checked in context (the first ones)
 BARE_LOCAL = 2.0  # how closely a bare number's words must fit another bare number's for a contradiction
-ALIGN_MIN_FIT = 0.3  # the least local fit (words governing both values) of a figure a contradiction is by
-ALIGN_MARGIN = 0.15  # its lead over any figure of another value, as a share of its own fit
 SWAP_MARGIN = 0.6  # how much better two values' words fit each other's places, together, to be called swapped
-_NAME_WINDOW = 3  # a name's role: the few words right beside it
-_NAME_FAMILY = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT"})
 
 
 @dataclass(frozen=True)
@@ -408,135 +406,18 @@ class ReferenceFacts:
 
     def entities(self, i: int, model: str, labels: frozenset[str]) -> list[tuple[str, Span]]:
         """Named entities of reference sentence ``i`` as (label, span in the reference), computed once."""
-        key = (i, model)
-        if key not in self._ents:
-            from ...models.ner import extract_entities
-
-            s = self.sentences[i]
-            self._ents[key] = [
-                (e.label, Span(s.start + e.start, s.start + e.end, e.text))
-                for e in extract_entities(s.text, model=model, labels=labels)
-            ]
-        return self._ents[key]
+        return entities(self, i, model, labels)
 
     def check_name(
         self, claim: str, start: int, end: int, label: str, model: str, labels: frozenset[str]
     ) -> tuple[Span, Span] | None:
-        """(the entity, its sentence) that stands in the reference where ``claim`` puts the name
-        ``claim[start:end]``, when that is another ``label`` entity: the reference sentence saying
-        most of the rest of the claim names, in the same role (the same words around it in its
-        clause), another entity and not this one ("Borealis GmbH is the supplier" where the
-        reference says "Acme Ltd is the supplier and Borealis GmbH is the buyer"); else None."""
-        name = claim[start:end]
-        name_words = stems(name)
-        i, share = closest_sentence(stems(claim), self, exclude=list(name_words))
-        if i < 0 or share < 0.6:
-            return None
-        role_before, role_after = (set(x) for x in clause_lists(claim, start, end, window=_NAME_WINDOW))
-        sent = self.sentences[i]
-        # the small NER tags a company a person as often as not: one family for proper names
-        family = _NAME_FAMILY if label in _NAME_FAMILY else {label}
-        ents = [sp for lab, sp in self.entities(i, model, labels) if lab in family]
-
-        def fit(sp: Span) -> int:
-            # the same words on the same side: "<X> is the supplier" against "<Acme Ltd> is the supplier"
-            before, after = clause_lists(sent.text, sp.start - sent.start, sp.end - sent.start, window=_NAME_WINDOW)
-            return len(role_before & set(before)) + len(role_after & set(after))
-
-        # where the sentence itself names it (by its text: the NER may not tag it there)
-        own = [
-            Span(sent.start + m.start(), sent.start + m.end(), m.group())
-            for m in re.finditer(re.escape(name.strip(" .,")), sent.text, re.IGNORECASE)
-        ]
-        others = [sp for sp in ents if not stems(sp.text) & stems(claim) and not _overlap(sp, own)]
-        if not own:
-            # the name is not in that sentence (it may say it otherwise: "GOP" for "Republican"): only an
-            # entity of the very same type in the very same role, on two words, stands against it
-            others = [sp for sp in others if (label, sp) in {(lab, s) for lab, s in self.entities(i, model, labels)}]
-        if not others:
-            return None
-        best = max(others, key=fit)
-        # contradicted only when another holds its role there, more closely than the name itself does
-        if fit(best) >= (1 if own else 2) and fit(best) > max((fit(sp) for sp in own), default=0):
-            return best, sent
-        return None
+        """:func:`.names.check_name` against this reference."""
+        return check_name(self, claim, start, end, label, model, labels)
 
     def span_of(self, i: int, r: Quantity) -> Span:
         """Value ``r`` of sentence ``i`` as a span of the reference."""
         s = self.sentences[i]
         return Span(s.start + r.start, s.start + r.end, r.text)
-
-
-def _one_value_one_claim(checks: list[FactCheck], fallback: dict[int, FactCheck]) -> list[FactCheck]:
-    """One reference value stands for one claim value: when two claim values contradict the same one,
-    the value the reference also states (with some of its context) is that statement, not a second
-    contradiction ("front tyres take 2.4 bar and the rear 3.1 bar": 2.2 bar is the rear's)."""
-    out = list(checks)
-    for k, own_match in fallback.items():
-        taken_by_another = any(
-            j != k and j not in fallback and o.status == "contradicted" and o.counterpart == out[k].counterpart
-            for j, o in enumerate(out)
-        )
-        if taken_by_another:
-            out[k] = own_match
-    return out
-
-
-Cand = tuple[float, float, int, Quantity, bool]  # score, local fit, sentence, value, whether the claim's value
-
-
-def _names(c: Cand, claim_bag: set[str], bags: Sequence[set[str]]) -> set[str]:
-    """The claim's words that candidate ``c``'s sentence names: what it can be about of the claim's
-    subject, group, period or condition."""
-    return claim_bag & bags[c[2]]
-
-
-def _leads(best: Cand, rival: Cand, claim_bag: set[str], bags: Sequence[set[str]]) -> bool:
-    """Whether ``best`` is about what the claim's figure is about, rather than ``rival`` (a figure of
-    another value): the words that govern ``best`` fit the claim's better by :data:`ALIGN_MARGIN` of
-    its own fit, or, in another sentence, ``best``'s sentence names every claim word that ``rival``'s
-    does and more (its group, plan, model or year)."""
-    if best[1] - rival[1] >= ALIGN_MARGIN * best[1]:
-        return True
-    return best[2] != rival[2] and _names(rival, claim_bag, bags) < _names(best, claim_bag, bags)
-
-
-def _aligned(cands: Sequence[Cand], claim_bag: set[str], bags: Sequence[set[str]]) -> bool:
-    """Whether the best candidate (``cands`` sorted best first) is one reference figure about what the
-    claim's is: the words that govern it fit the claim's (a local fit of at least :data:`ALIGN_MIN_FIT`)
-    and it :func:`_leads` every figure of another value. A figure of another row, group, plan or year
-    that the claim's words fit as well makes the referent a tie: no contradiction then."""
-    best = cands[0]
-    if best[1] < ALIGN_MIN_FIT:
-        return False
-    return all(_leads(best, c, claim_bag, bags) for c in cands[1:] if not c[4] and not same_value(c[3], best[3]))
-
-
-def _parallel(a: set[str], b: set[str]) -> bool:
-    """Two sentences said alike (rows of one table, the adults' and the children's dose, one year and
-    the next): half the words of the shorter are the other's too; one sentence is parallel to itself."""
-    return a is b or (bool(a) and bool(b) and len(a & b) >= 0.5 * min(len(a), len(b)))
-
-
-def _better_referent(match: Cand, cands: Sequence[Cand], claim_bag: set[str], bags: Sequence[set[str]]) -> Cand | None:
-    """A candidate of another value that is about the claim's figure where ``match`` (a reference figure
-    of the claim's value) is not: its sentence, parallel to ``match``'s (two rows, groups or years said
-    alike), names every claim word ``match``'s does and more, the
-    words that govern it fit the claim's better by :data:`ALIGN_MARGIN` of its fit, and it leads every
-    other figure of another value; else None."""
-    mine = _names(match, claim_bag, bags)
-    for c in cands:
-        if c[4] or same_value(c[3], match[3]) or c[1] < ALIGN_MIN_FIT or c[1] - match[1] < ALIGN_MARGIN * c[1]:
-            continue
-        if (
-            mine < _names(c, claim_bag, bags)
-            and _parallel(bags[c[2]], bags[match[2]])
-            and all(
-                _leads(c, o, claim_bag, bags) for o in cands if o is not c and not o[4] and not same_value(o[3], c[3])
-            )
-        ):
-            return c
-    return None
 
 
 def _both_ends_in(q: Quantity, qs: Sequence[Quantity]) -> bool:
@@ -562,22 +443,6 @@ def _kind(q: Quantity) -> str:
     if q.dim.startswith("money:"):
         return "money"
     return {"percent": "percent", "date": "date", "time": "duration"}.get(q.dim, "quantity")
-
-
-def closest_sentence(claim_words: set[str], ref: ReferenceFacts, exclude: Sequence[str] = ()) -> tuple[int, float]:
-    """(index, share of the claim's content words it has) of the reference sentence sharing most of
-    ``claim_words`` (stemmed), IDF-weighted; ``exclude``: words left out (the name being checked)."""
-    want = claim_words - {stem(w) for w in exclude}
-    if not want:
-        return -1, 0.0
-    best, best_score = -1, 0.0
-    for i, bag in enumerate(ref.bags):
-        score = sum(ref.idf.get(w, 0.0) for w in want & bag)
-        if score > best_score:
-            best, best_score = i, score
-    if best < 0:
-        return -1, 0.0
-    return best, len(want & ref.bags[best]) / len(want)
 
 
 __all__ = ["FactCheck", "ReferenceFacts", "closest_sentence", "stems"]  # stems: from .clauses
