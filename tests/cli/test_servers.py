@@ -20,7 +20,7 @@ def test_a_missing_server_library_names_the_serve_extra():
         "hallucheck proxy needs json, hallucheck_no_such_module" in text
         and "hallucheck_no_such_module is missing" in text
     )
-    assert caught.value.install == "pip install 'hallucheck[serve]'"
+    assert caught.value.install.startswith('pip install ".[serve]" in the hallucheck repository')
 
 
 @pytest.mark.parametrize("quiet", [False, True])

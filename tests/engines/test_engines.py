@@ -83,7 +83,7 @@ def test_engine_ray_without_ray_installed_says_how_to_install(tmp_path, monkeypa
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
     code = main(["check", str(rows), "--method", "sim_overlap", "--engine", "ray", "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err
-    assert code == 2 and 'pip install "hallucheck[ray]"' in err
+    assert code == 2 and 'pip install ".[ray]"' in err
     assert not (tmp_path / "o" / "results.jsonl").exists()
 
 
@@ -133,6 +133,6 @@ def test_evaluate_takes_the_engine_by_name(tmp_path, monkeypatch):
     threads = evaluate(data, "sim_overlap", out=tmp_path / "b", engine=engine, progress=False, log=None)
     assert local.metrics["decisions"] == threads.metrics["decisions"] and local.examples == 6
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
-    with pytest.raises(MissingDependencyError, match="hallucheck\\[ray\\]"):
+    with pytest.raises(MissingDependencyError, match=r"\.\[ray\]"):
         evaluate(data, "sim_overlap", out=tmp_path / "c", engine="ray", progress=False, log=None)
     assert not (tmp_path / "c" / "results.jsonl").exists()

@@ -505,7 +505,7 @@ def test_ragtruth_bad_rows(tmp_path):
 def test_load_hf_without_datasets_package(monkeypatch):
     monkeypatch.setitem(sys.modules, "datasets", None)  # makes "import datasets" fail
     with pytest.raises(
-        MissingDependencyError, match=r"Hugging Face datasets is not installed.*pip install .hallucheck\[hf\]."
+        MissingDependencyError, match=r"Hugging Face datasets is not installed.*pip install \"\.\[hf\]\""
     ):
         load_hf("halubench")
 

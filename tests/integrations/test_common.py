@@ -78,7 +78,9 @@ def test_a_missing_framework_names_the_extra_to_install(monkeypatch, module, nam
     mod = importlib.import_module(f"hallucheck.integrations.{module}")
     monkeypatch.setattr(mod, "_built", {})
     monkeypatch.setitem(sys.modules, missing, None)  # as if the package were not installed
-    with pytest.raises(hallucheck.MissingDependencyError, match=rf'pip install "hallucheck\[{extra}\]"'):
+    with pytest.raises(
+        hallucheck.MissingDependencyError, match=rf'pip install "\.\[{extra}\]" in the hallucheck repository'
+    ):
         getattr(mod, name)
     with pytest.raises(AttributeError):
         mod.NoSuchThing  # noqa: B018

@@ -10,7 +10,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Sequence
 
-from ..errors import InputError, MissingDependencyError
+from ..errors import InputError, MissingDependencyError, install_hint
 from ..types import EXIT_CODES, SCORE_DIGITS
 
 if TYPE_CHECKING:
@@ -315,7 +315,7 @@ def require_server(command: str, modules: Sequence[str]) -> None:
         except ImportError as exc:
             raise MissingDependencyError(
                 f"hallucheck {command} needs {', '.join(modules)} ({exc.name or name} is missing), which",
-                "pip install 'hallucheck[serve]'",
+                install_hint("serve"),
             ) from None
 
 

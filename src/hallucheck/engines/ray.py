@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from ..errors import BackendError, ConfigError, MissingDependencyError
+from ..errors import BackendError, ConfigError, MissingDependencyError, install_hint
 from ..loader import MethodSpec
 from .task import RecordTask
 
@@ -38,9 +38,7 @@ def import_ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise MissingDependencyError(
-            "The Ray engine (--engine ray) needs Ray, which", 'pip install "hallucheck[ray]"'
-        ) from None
+        raise MissingDependencyError("The Ray engine (--engine ray) needs Ray, which", install_hint("ray")) from None
     return ray
 
 

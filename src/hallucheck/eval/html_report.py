@@ -300,7 +300,7 @@ def sentences_html(s: Mapping[str, Any] | None) -> str:
 
 def _plots_html(plots: Sequence[tuple[str, bytes]]) -> str:
     if not plots:
-        return "<p class=\"muted\">No plots: install matplotlib (pip install 'hallucheck[eval]').</p>"
+        return '<p class="muted">No plots: install matplotlib (the eval extra: pip install ".[eval]" in the hallucheck repository).</p>'
     return "".join(
         f'<figure><img alt="{escape(name)}" src="data:image/svg+xml;base64,'
         f'{base64.b64encode(svg).decode("ascii")}"></figure>'

@@ -4,7 +4,7 @@ Each integration is its own module and its own extra; importing this package imp
 them, and each module imports its third-party package only when one of its classes is first used
 (a clear :class:`~hallucheck.errors.MissingDependencyError` says which extra to install).
 
-- :mod:`hallucheck.integrations.langchain`: ``HallucheckRunnable`` (``pip install "hallucheck[langchain]"``)
+- :mod:`hallucheck.integrations.langchain`: ``HallucheckRunnable`` (``pip install ".[langchain]"`` in the repository)
 - :mod:`hallucheck.integrations.llamaindex`: ``HallucheckEvaluator`` (``"hallucheck[llamaindex]"``)
 - :mod:`hallucheck.integrations.ragas`: ``HallucheckGroundedness`` (``"hallucheck[ragas]"``)
 - :mod:`hallucheck.integrations.deepeval`: ``HallucheckMetric`` (``"hallucheck[deepeval]"``)

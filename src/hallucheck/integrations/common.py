@@ -8,7 +8,7 @@ import importlib
 import threading
 from typing import Any, Iterable, Mapping
 
-from ..errors import InputError, MissingDependencyError
+from ..errors import InputError, MissingDependencyError, install_hint
 from ..telemetry import explain  # noqa: F401 (the integrations' explanation is the event's)
 from ..types import Detection
 
@@ -18,7 +18,7 @@ def require(module: str, extra: str, what: str) -> Any:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise MissingDependencyError(what, f'pip install "hallucheck[{extra}]"') from exc
+        raise MissingDependencyError(what, install_hint(extra)) from exc
 
 
 def _text_of(item: Any) -> str:

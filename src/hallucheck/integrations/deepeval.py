@@ -1,6 +1,6 @@
 """DeepEval: a metric (``BaseMetric``) scored by a hallucheck method instead of an LLM judge.
 
-``pip install "hallucheck[deepeval]"``::
+``pip install ".[deepeval]"`` in the repository::
 
     from deepeval.test_case import LLMTestCase
     metric = HallucheckMetric(llm="none", threshold=0.5)

@@ -1,7 +1,7 @@
 """LangChain: a Runnable that checks a chain's answer against the documents it retrieved, and a
 callback handler that does the same for a chain you do not change.
 
-``pip install "hallucheck[langchain]"`` (langchain-core). Put it after the step that produced
+``pip install ".[langchain]"`` in the repository (langchain-core). Put it after the step that produced
 the answer, the LangChain way::
 
     chain = RunnablePassthrough.assign(answer=answer_chain) | RunnablePassthrough.assign(check=HallucheckRunnable())

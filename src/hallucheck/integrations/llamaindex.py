@@ -1,6 +1,6 @@
 """LlamaIndex: an evaluator on the ``BaseEvaluator`` contract, used like its FaithfulnessEvaluator.
 
-``pip install "hallucheck[llamaindex]"`` (llama-index-core)::
+``pip install ".[llamaindex]"`` in the repository (llama-index-core)::
 
     evaluator = HallucheckEvaluator(llm="none")
     result = evaluator.evaluate_response(query=question, response=query_engine.query(question))

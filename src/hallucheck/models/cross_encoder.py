@@ -32,7 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import _aio
-from ..errors import ConfigError, MissingDependencyError
+from ..errors import ConfigError, MissingDependencyError, install_hint
 
 EMBEDDED = "embedded"
 ONNX_NAMES = ("model.int8.onnx", "model.onnx")
@@ -216,7 +216,7 @@ class CrossEncoder:
             from tokenizers import Tokenizer
         except ImportError:
             raise MissingDependencyError(
-                "onnxruntime/tokenizers (for ONNX cross-encoders)", "pip install 'hallucheck[models]'"
+                "onnxruntime/tokenizers (for ONNX cross-encoders)", install_hint("models")
             ) from None
         assert self.path is not None
         graph = (

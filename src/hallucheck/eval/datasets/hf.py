@@ -7,7 +7,7 @@ import importlib
 import json
 from typing import Any, Callable, Iterable, Mapping
 
-from ...errors import ConfigError, InputError, MissingDependencyError
+from ...errors import ConfigError, InputError, MissingDependencyError, install_hint
 from ._files import check_unique, not_empty
 from .example import Example
 from .ragtruth import RAGTRUTH_TASKS, ragtruth_spans
@@ -17,7 +17,7 @@ def _hf_module() -> Any:
     try:
         return importlib.import_module("datasets")
     except ImportError:
-        raise MissingDependencyError("Hugging Face datasets", "pip install 'hallucheck[hf]'") from None
+        raise MissingDependencyError("Hugging Face datasets", install_hint("hf")) from None
 
 
 def _hf_label_passfail(value: Any, where: str) -> int:
@@ -216,7 +216,7 @@ def load_hf(
     **load_kwargs: Any,
 ) -> list[Example]:
     """Load HaluBench, RAGTruth or BioASQ (rag-mini) with the Hugging Face ``datasets`` package
-    (an optional dependency: ``pip install 'hallucheck[hf]'``).
+    (an optional dependency: the ``hf`` extra).
 
     ``name`` is ``"halubench"``, ``"ragtruth"`` or ``"bioasq"`` (or the hub ids below).
     ``data_files`` loads local files instead of the hub (a path, a list of paths, or a dict
