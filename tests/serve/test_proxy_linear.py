@@ -192,3 +192,37 @@ def test_a_requests_checks_stop_at_its_budget():
     final = final_chunk(evs)
     assert final["blocked"]["outcome"] == "could_not_verify"
     assert 2 <= len(re.findall(r"Paris", content(evs))) <= 5  # the checks within the budget, released
+
+
+def test_turns_go_round_the_requests_and_a_capped_request_leaves_a_turn_free():
+    import asyncio
+
+    from hallucheck.serve.proxy_turns import FairTurns
+
+    async def go():
+        turns = FairTurns(2)
+        order: list[str] = []
+
+        async def check(key, cap=None):
+            await turns.acquire(key, cap)
+            order.append(key)
+            await asyncio.sleep(0.01)
+            turns.release(key)
+
+        # a alone takes both turns; then a's and b's checks alternate
+        a = [asyncio.ensure_future(check("a")) for _ in range(6)]
+        await asyncio.sleep(0)
+        b = [asyncio.ensure_future(check("b")) for _ in range(3)]
+        await asyncio.gather(*a, *b)
+        assert order[:2] == ["a", "a"] and order[2:8] == ["a", "b"] * 3, order
+        # a heavy request capped at one turn: the other turn is free for b at once
+        order.clear()
+        heavy = [asyncio.ensure_future(check("h", 1)) for _ in range(4)]
+        await asyncio.sleep(0)
+        assert turns.free == 1 and turns.waiting == 3
+        await check("b")
+        assert order[:2] == ["h", "b"], order
+        await asyncio.gather(*heavy)
+        assert turns.free == 2 and turns.waiting == 0 and not turns.held
+
+    asyncio.run(go())

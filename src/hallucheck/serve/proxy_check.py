@@ -44,6 +44,7 @@ class ProxyConfig:
     max_upstream_bytes: int = 32_000_000  # the most of an upstream body (or stream) the proxy reads; then 502
     max_line_bytes: int = 1_000_000  # the longest server-sent line the proxy reads; then the stream ends in error
     check_budget: int = 50_000_000  # characters of reference (and text) one request's checks may read in all
+    heavy_reference: int = 100_000  # a request with a longer reference checks on one worker fewer than all
     serve: ServeConfig = field(default_factory=ServeConfig)
     pipeline: Any = None  # a ready Pipeline used instead of ``serve.method`` (library use)
 
@@ -255,12 +256,12 @@ class Checker:
         """Checks waiting for their turn (:mod:`.proxy_turns`)."""
         return 0 if self._turns is None else self._turns.waiting
 
-    async def _pooled(self, fn: Any, budget: Any, key: Any = None) -> Any:
+    async def _pooled(self, fn: Any, budget: Any, key: Any = None, cap: int | None = None) -> Any:
         loop = asyncio.get_running_loop()
         if self._turns is None or self._turns_loop is not loop:  # one per event loop
             self._turns, self._turns_loop = FairTurns(self.state.pool.workers), loop
         turns, timeout = self._turns, self.config.check_timeout
-        await turns.acquire(key)
+        await turns.acquire(key, cap)
         try:
             return await self.state.pool.run(
                 fn,
@@ -269,7 +270,7 @@ class Checker:
                 on_timeout=lambda: budget.stop(f"the check took longer than {timeout:g} s"),
             )
         finally:
-            turns.release()
+            turns.release(key)
 
     async def offload(self, fn: Any) -> Any:
         """``fn()`` on the work pool (local work such as NER), with the checks' timeout; its result
@@ -281,7 +282,9 @@ class Checker:
         except Exception as exc:
             return {"error": f"{type(exc).__name__}: {exc}"[:300]}
 
-    async def detect(self, text: str, ask: Ask, context: str = "", key: Any = None) -> Detection:
+    async def detect(
+        self, text: str, ask: Ask, context: str = "", key: Any = None, cap: int | None = None
+    ) -> Detection:
         """The detection of ``text`` against the request's reference; a failure is an error
         detection (could not verify), never an exception. ``context``: the answer's text just
         before ``text``, read with it (a sentence is judged as part of an answer, as when the
@@ -303,7 +306,7 @@ class Checker:
                 self.state.settle(pipe)
 
         try:
-            det = await self._pooled(work, budget, key)
+            det = await self._pooled(work, budget, key, cap)
         except asyncio.TimeoutError:
             det = self.failed(text, ask, f"not checked within {self.config.check_timeout:g} s")
         except QueueFull:
@@ -341,7 +344,8 @@ class Checker:
 
 class Spend:
     """One request's share of the check pool: its checks wait in their own line for a turn (the
-    turns go round the requests, :mod:`.proxy_turns`), and read at most ``check_budget``
+    turns go round the requests, :mod:`.proxy_turns`; a request whose reference is longer than
+    ``heavy_reference`` holds one turn fewer than all at once), and read at most ``check_budget``
     characters in all (each reads the reference, its context and its text once): past that, its
     checks could not verify."""
 
@@ -351,7 +355,9 @@ class Spend:
         self.limit: int | None = getattr(config, "check_budget", None)
         self.left = self.limit if self.limit is not None else float("inf")
 
-    async def detect(self, text: str, ask: Ask, context: str = "", key: Any = None) -> Detection:
+    async def detect(
+        self, text: str, ask: Ask, context: str = "", key: Any = None, cap: int | None = None
+    ) -> Detection:
         if not _has_words(text):
             return nothing_to_check(text, ask, self.checker.method)
         ref = ask.reference
@@ -362,7 +368,9 @@ class Spend:
         self.left -= cost
         if self.limit is None:
             return await self.checker.detect(text, ask, context)
-        return await self.checker.detect(text, ask, context, key=id(self))
+        heavy = cost - len(text) - len(context) > self.checker.config.heavy_reference
+        cap = max(1, self.checker.state.pool.workers - 1) if heavy else None
+        return await self.checker.detect(text, ask, context, key=id(self), cap=cap)
 
 
 def summary(det: Detection, **extra: Any) -> dict[str, Any]:
