@@ -30,7 +30,7 @@ def installed(module: str) -> bool:
 
 def test_there_is_one_example_per_integration():
     assert sorted(needed(b) for b in BLOCKS) == sorted(
-        ["langchain_core", "llama_index.core", "ragas", "deepeval", "opentelemetry.sdk"]
+        ["langchain_core", "llama_index.core", "ragas", "deepeval", "opentelemetry.sdk", "litellm", "nemoguardrails"]
     )
 
 

@@ -1,13 +1,16 @@
-"""hallucheck where RAG and evaluation code already runs: LangChain, LlamaIndex, Ragas, DeepEval.
+"""hallucheck where RAG, evaluation and gateway code already runs: LangChain, LlamaIndex, Ragas,
+DeepEval, LiteLLM, NeMo Guardrails.
 
 Each integration is its own module and its own extra; importing this package imports none of
 them, and each module imports its third-party package only when one of its classes is first used
 (a clear :class:`~hallucheck.errors.MissingDependencyError` says which extra to install).
 
 - :mod:`hallucheck.integrations.langchain`: ``HallucheckRunnable`` (``pip install ".[langchain]"`` in the repository)
-- :mod:`hallucheck.integrations.llamaindex`: ``HallucheckEvaluator`` (``"hallucheck[llamaindex]"``)
-- :mod:`hallucheck.integrations.ragas`: ``HallucheckGroundedness`` (``"hallucheck[ragas]"``)
-- :mod:`hallucheck.integrations.deepeval`: ``HallucheckMetric`` (``"hallucheck[deepeval]"``)
+- :mod:`hallucheck.integrations.llamaindex`: ``HallucheckEvaluator`` (``".[llamaindex]"``)
+- :mod:`hallucheck.integrations.ragas`: ``HallucheckGroundedness`` (``".[ragas]"``)
+- :mod:`hallucheck.integrations.deepeval`: ``HallucheckMetric`` (``".[deepeval]"``)
+- :mod:`hallucheck.integrations.litellm`: ``HallucheckGuardrail``, a LiteLLM guardrail (``".[litellm]"``)
+- :mod:`hallucheck.integrations.nemo`: an action and an output rail for NeMo Guardrails (``".[nemo]"``)
 
 All of them check the answer against the contexts it was given (the retrieved documents, as
 passages) with any hallucheck method (the default ``ce_cascade``; ``llm="none"`` runs it with no
