@@ -41,3 +41,12 @@ def test_install_lines_install_from_the_repository_or_a_wheel():
         text = (root / doc).read_text(encoding="utf-8")
         assert not index_install.search(text), (doc, index_install.search(text))
     assert install_hint("serve").startswith('pip install ".[serve]" in the hallucheck repository')
+
+
+def test_the_readme_names_the_refusal_notes_the_repair_writes():
+    """The note forms the README quotes are the ones the repair path writes (tests/stages/
+    test_llm_repair_contract.py checks each refusal)."""
+    flat = " ".join(README.split())
+    assert "`answer[a:b] not repaired: … is refused: <why>`" in flat
+    assert "`refused: answer[a:b] … stays: <why>`" in flat
+    assert "(`Mitigation.repair_usage`)" in flat
