@@ -1,8 +1,8 @@
 """Alignment: which reference figure a claim's figure is about (the ``figures`` rule's ground). A
 candidate is a reference figure of the claim figure's kind, with its score (the sentence's and the
 value's words against the claim's), its local fit (the words that govern the two values), its
-sentence and whether it states the claim's value. :func:`_aligned` says whether the best candidate is
-one figure about the claim's, :func:`_better_referent` whether a parallel row, group or year's figure
+sentence and whether it states the claim's value. :func:`aligned` says whether the best candidate is
+one figure about the claim's, :func:`better_referent` whether a parallel row, group or year's figure
 is the claim's where the reference states its value of something else.
 """
 
@@ -16,7 +16,7 @@ ALIGN_MIN_FIT = 0.3  # the least local fit (words governing both values) of a fi
 ALIGN_MARGIN = 0.15  # its lead over any figure of another value, as a share of its own fit
 
 
-def _one_value_one_claim(checks: list[Any], fallback: dict[int, Any]) -> list[Any]:
+def one_value_one_claim(checks: list[Any], fallback: dict[int, Any]) -> list[Any]:
     """One reference value stands for one claim value: when two claim values contradict the same one,
     the value the reference also states (with some of its context) is that statement, not a second
     contradiction ("front tyres take 2.4 bar and the rear 3.1 bar": 2.2 bar is the rear's)."""
@@ -34,54 +34,54 @@ def _one_value_one_claim(checks: list[Any], fallback: dict[int, Any]) -> list[An
 Cand = tuple[float, float, int, Quantity, bool]  # score, local fit, sentence, value, whether the claim's value
 
 
-def _names(c: Cand, claim_bag: set[str], bags: Sequence[set[str]]) -> set[str]:
+def names(c: Cand, claim_bag: set[str], bags: Sequence[set[str]]) -> set[str]:
     """The claim's words that candidate ``c``'s sentence names: what it can be about of the claim's
     subject, group, period or condition."""
     return claim_bag & bags[c[2]]
 
 
-def _leads(best: Cand, rival: Cand, claim_bag: set[str], bags: Sequence[set[str]]) -> bool:
+def leads(best: Cand, rival: Cand, claim_bag: set[str], bags: Sequence[set[str]]) -> bool:
     """Whether ``best`` is about what the claim's figure is about, rather than ``rival`` (a figure of
     another value): the words that govern ``best`` fit the claim's better by :data:`ALIGN_MARGIN` of
     its own fit, or, in another sentence, ``best``'s sentence names every claim word that ``rival``'s
     does and more (its group, plan, model or year)."""
     if best[1] - rival[1] >= ALIGN_MARGIN * best[1]:
         return True
-    return best[2] != rival[2] and _names(rival, claim_bag, bags) < _names(best, claim_bag, bags)
+    return best[2] != rival[2] and names(rival, claim_bag, bags) < names(best, claim_bag, bags)
 
 
-def _aligned(cands: Sequence[Cand], claim_bag: set[str], bags: Sequence[set[str]]) -> bool:
+def aligned(cands: Sequence[Cand], claim_bag: set[str], bags: Sequence[set[str]]) -> bool:
     """Whether the best candidate (``cands`` sorted best first) is one reference figure about what the
     claim's is: the words that govern it fit the claim's (a local fit of at least :data:`ALIGN_MIN_FIT`)
-    and it :func:`_leads` every figure of another value. A figure of another row, group, plan or year
+    and it :func:`leads` every figure of another value. A figure of another row, group, plan or year
     that the claim's words fit as well makes the referent a tie: no contradiction then."""
     best = cands[0]
     if best[1] < ALIGN_MIN_FIT:
         return False
-    return all(_leads(best, c, claim_bag, bags) for c in cands[1:] if not c[4] and not same_value(c[3], best[3]))
+    return all(leads(best, c, claim_bag, bags) for c in cands[1:] if not c[4] and not same_value(c[3], best[3]))
 
 
-def _parallel(a: set[str], b: set[str]) -> bool:
+def parallel(a: set[str], b: set[str]) -> bool:
     """Two sentences said alike (rows of one table, the adults' and the children's dose, one year and
     the next): half the words of the shorter are the other's too; one sentence is parallel to itself."""
     return a is b or (bool(a) and bool(b) and len(a & b) >= 0.5 * min(len(a), len(b)))
 
 
-def _better_referent(match: Cand, cands: Sequence[Cand], claim_bag: set[str], bags: Sequence[set[str]]) -> Cand | None:
+def better_referent(match: Cand, cands: Sequence[Cand], claim_bag: set[str], bags: Sequence[set[str]]) -> Cand | None:
     """A candidate of another value that is about the claim's figure where ``match`` (a reference figure
     of the claim's value) is not: its sentence, parallel to ``match``'s (two rows, groups or years said
     alike), names every claim word ``match``'s does and more, the
     words that govern it fit the claim's better by :data:`ALIGN_MARGIN` of its fit, and it leads every
     other figure of another value; else None."""
-    mine = _names(match, claim_bag, bags)
+    mine = names(match, claim_bag, bags)
     for c in cands:
         if c[4] or same_value(c[3], match[3]) or c[1] < ALIGN_MIN_FIT or c[1] - match[1] < ALIGN_MARGIN * c[1]:
             continue
         if (
-            mine < _names(c, claim_bag, bags)
-            and _parallel(bags[c[2]], bags[match[2]])
+            mine < names(c, claim_bag, bags)
+            and parallel(bags[c[2]], bags[match[2]])
             and all(
-                _leads(c, o, claim_bag, bags) for o in cands if o is not c and not o[4] and not same_value(o[3], c[3])
+                leads(c, o, claim_bag, bags) for o in cands if o is not c and not o[4] and not same_value(o[3], c[3])
             )
         ):
             return c

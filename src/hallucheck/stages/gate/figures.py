@@ -47,7 +47,7 @@ from typing import Sequence
 
 from ...text.quantities import Quantity, parse_quantities, same_value
 from ...text.segment import Span, split_sentences
-from .align import Cand, _aligned, _better_referent, _one_value_one_claim
+from .align import Cand, aligned, better_referent, one_value_one_claim
 from .clauses import Clauses, content_tokens, stem, stems, value_context
 from .doubt import FigureDoubt
 from .index import ValueIndex
@@ -258,7 +258,7 @@ class ReferenceFacts:
             )
             if bare_sure or (about_same and q.dim is not None and (best_local >= 1 or not matches)):
                 status = "contradicted" if bare_sure else self._unsure(q, "contradicted", claim, off, br)
-                if status == "contradicted" and not _aligned(cands, claim_bag, self.bags):
+                if status == "contradicted" and not aligned(cands, claim_bag, self.bags):
                     # no one reference figure is about what the claim's is (another of another value fits
                     # nearly as well: another row, group or year): not compared
                     status = "abstained"
@@ -289,7 +289,7 @@ class ReferenceFacts:
         """The rules of the ``figures`` stage (the claim's figures together), in the table's order."""
         passes = {
             "question": lambda checks: given_by_question(self, claim_qs, checks, question, lang),
-            "one_value_one_claim": lambda checks: _one_value_one_claim(checks, fallback),
+            "one_value_one_claim": lambda checks: one_value_one_claim(checks, fallback),
             "anchor": lambda checks: self._anchor(claim_qs, checks),
             "swapped": lambda checks: self._swapped(claim_clauses, claim_qs, checks),
             "superseded": lambda checks: superseded(self, claim, claim_qs, checks),
@@ -313,7 +313,7 @@ class ReferenceFacts:
         sentence names all the claim's words that the value's own does and more contradicts it
         ("Children can take 8 tablets" where 8 is the adults' limit and the children's sentence says 4);
         else None."""
-        other = _better_referent(match, cands, claim_bag, self.bags)
+        other = better_referent(match, cands, claim_bag, self.bags)
         if other is None:
             return None
         oi, orr = other[2], other[3]

@@ -13,7 +13,7 @@ and a reference figure give it by one step of arithmetic), ``contradicted``, ``m
 ``abstained`` (not compared: the sentence is left to the verifier and the judge). A finding is
 *contradicted* only with an alignment: a reference figure about the same thing as the claim's
 (the words that govern both agree), ahead of every reference figure of another value by
-:data:`~hallucheck.stages.gate.figures.ALIGN_MARGIN`; without one it abstains.
+:data:`~hallucheck.stages.gate.align.ALIGN_MARGIN`; without one it abstains.
 """
 
 from __future__ import annotations
