@@ -55,6 +55,7 @@ from .names import check_name, closest_sentence, entities
 from .question import given_by_question
 from .rule import RULES
 from .superseded import superseded
+from .tables import per_period, split_tables, table_rows
 
 _ONE = re.compile(r"(?:1|one|un|une|uno|una|ein|eine|einen|一)\b", re.IGNORECASE)
 MAX_FIGURES = 64  # figures of one claim sentence checked in context (the first ones)
@@ -92,8 +93,15 @@ class ReferenceFacts:
     def __init__(self, reference: str, *, lang: str | None = None) -> None:
         self.reference = reference
         self.lang = lang
-        self.sentences = split_sentences(reference) or [Span(0, len(reference), reference)]
+        # a table's lines are sentences of their own, each cell's figure about its row and column (.tables)
+        rows = table_rows(reference)
+        sentences = split_sentences(reference) or [Span(0, len(reference), reference)]
+        self.sentences = split_tables(sentences, rows, reference)
+        by_span = {(r.span.start, r.span.end): r for r in rows}
+        self.rows = {i: by_span[(s.start, s.end)] for i, s in enumerate(self.sentences) if (s.start, s.end) in by_span}
         self.bags = [{stem(w) for w in content_tokens(s.text)} for s in self.sentences]
+        for i, row in self.rows.items():
+            self.bags[i] |= {stem(w) for h in row.header for w in content_tokens(h)}
         n = len(self.sentences)
         df: dict[str, int] = {}
         for b in self.bags:
@@ -108,7 +116,11 @@ class ReferenceFacts:
     @cached_property
     def quantities(self) -> list[list[Quantity]]:
         """Each sentence's quantities (parsed only when a claim has one to compare)."""
-        return [parse_quantities(s.text, lang=self.lang) for s in self.sentences]
+        out = [parse_quantities(s.text, lang=self.lang) for s in self.sentences]
+        for i, row in self.rows.items():  # a cell of a "Monthly fee" column is a fee per month
+            start = self.sentences[i].start
+            out[i] = [per_period(q, row.column(start + q.start, start + q.end)) for q in out[i]]
+        return out
 
     @cached_property
     def bare_values(self) -> set[float]:
@@ -132,7 +144,14 @@ class ReferenceFacts:
             qs = self.quantities[i]
             if i not in self._clauses:
                 self._clauses[i] = Clauses(self.sentences[i].text, [(r.start, r.end) for r in qs])
-            self._contexts[key] = value_context(self._clauses[i], qs, j, elliptic=True)
+            ctx = value_context(self._clauses[i], qs, j, elliptic=True)
+            row = self.rows.get(i)
+            if row is not None:
+                # a cell's figure is about its row's label and its column's header, whatever the cells beside it
+                start = self.sentences[i].start
+                for w in content_tokens(row.referent(start + qs[j].start, start + qs[j].end)):
+                    ctx[stem(w)] = 1.0
+            self._contexts[key] = ctx
         return self._contexts[key]
 
     def check_quantities(

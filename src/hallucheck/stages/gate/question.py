@@ -5,8 +5,8 @@ figure about something else. A figure that a question figure and a reference fig
 question figures) give by one step of arithmetic — a sum, a difference, a product, a quotient or a
 percentage of — is *computed* (held as supported: "9 nights at €85 come to €765"). Any other figure of an
 answer to a question that states figures may be computed from them in a way this rule does not
-follow, so it is not called missing: it abstains. An aligned contradiction stands (the reference
-says otherwise of the same thing). Arithmetic over the answer's own numbers alone never supports
+follow, so it is not called missing: it abstains. An aligned contradiction that no such step explains
+stands (the reference says otherwise of the same thing). Arithmetic over the answer's own numbers alone never supports
 a figure: one operand at least is the question's. Work is bounded: at most :data:`CAP` reference
 values are tried.
 """
@@ -70,8 +70,6 @@ def given_by_question(
         if any(_compatible(q, g) and same_value(q, g) for g in asked):
             out[k] = replace(c, status="given", counterpart=None, sentence=None)
             continue
-        if c.status == "contradicted":
-            continue  # aligned: the reference says otherwise of the same thing
         if q.is_range:
             computed = False
         else:
@@ -79,6 +77,8 @@ def given_by_question(
                 close_to(q, x) for a in asked_values for b in (*ref_values, *asked_values) for x in _results(a, b)
             )
         if computed:
+            # an answer to the user's case: a figure their figures and the reference's give is computed,
+            # even where a reference figure of its kind said otherwise (a total against the daily fee)
             out[k] = replace(c, status="computed", counterpart=None, sentence=None)
         elif c.status == "missing":
             out[k] = replace(c, status="abstained")
