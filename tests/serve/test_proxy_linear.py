@@ -226,3 +226,22 @@ def test_turns_go_round_the_requests_and_a_capped_request_leaves_a_turn_free():
         assert turns.free == 2 and turns.waiting == 0 and not turns.held
 
     asyncio.run(go())
+
+
+def test_the_key_none_gets_its_turn():
+    """Work of no request (RHD, the repair check) waits under the key None and is served too."""
+    import asyncio
+
+    from hallucheck.serve.proxy_turns import FairTurns
+
+    async def go():
+        turns = FairTurns(1)
+        await turns.acquire("a")
+        waiter = asyncio.ensure_future(turns.acquire(None))
+        await asyncio.sleep(0)
+        turns.release("a")
+        await asyncio.wait_for(waiter, 1)
+        turns.release(None)
+        assert turns.free == 1
+
+    asyncio.run(go())

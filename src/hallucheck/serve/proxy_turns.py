@@ -13,6 +13,8 @@ import asyncio
 import collections
 from typing import Hashable
 
+_NONE = object()
+
 
 class FairTurns:
     """``slots`` turns at once, handed out round the keys (one key per request) of one event loop."""
@@ -73,8 +75,8 @@ class FairTurns:
     def _hand_on(self) -> None:
         """Free turns to the waiting keys in turn, each within its cap."""
         while self.free > 0:
-            key = next((k for k in self.lines if self._may(k)), None)
-            if key is None:
+            key = next((k for k in self.lines if self._may(k)), _NONE)
+            if key is _NONE:  # (None is a key: the checks of no request)
                 return
             line = self.lines[key]
             turn = line.popleft()
