@@ -20,6 +20,7 @@ no such facts is passed (this check cannot judge it).
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import replace
 from typing import Sequence
 
@@ -77,7 +78,10 @@ def number_values(text: str) -> set[float]:
 
 
 def content_words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.lower().replace("’", "'")) if w not in NAME_STOP_WORDS]
+    """The words of ``text`` that are not stop words, lower case, accents dropped ("Sāmoan" written with
+    a precomposed or a combining macron is one word, "samoan")."""
+    plain = "".join(ch for ch in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(ch))
+    return [w for w in _WORD.findall(plain.replace("’", "'")) if w not in NAME_STOP_WORDS]
 
 
 class EntityCheckVerifier(Verifier):

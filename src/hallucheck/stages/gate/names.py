@@ -44,7 +44,8 @@ def check_name(
     role_before, role_after = (set(x) for x in clause_lists(claim, start, end, window=_NAME_WINDOW))
     sent = ref.sentences[i]
     # the small NER tags a company a person as often as not: one family for proper names
-    family = _NAME_FAMILY if label in _NAME_FAMILY else {label}
+    # a nationality or group ("Canadian singer The Weeknd") stands in no other name's role, nor they in its
+    family = (_NAME_FAMILY - {"NORP"}) if label in _NAME_FAMILY - {"NORP"} else {label}
     ents = [sp for lab, sp in ref.entities(i, model, labels) if lab in family]
 
     def fit(sp: Span) -> int:
