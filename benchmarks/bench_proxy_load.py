@@ -2,6 +2,7 @@
 
     python benchmarks/bench_proxy_load.py                           # ce_cascade, llm none
     python benchmarks/bench_proxy_load.py --streams 50 --words 20000 --big-ref-mb 1.9 --out load.json
+    python benchmarks/bench_proxy_load.py --method entity_check --no-fairness     # the proxy's own cost
 
 The proxy runs as a subprocess (``python -m hallucheck proxy``, default method, ``--llm none``) in
 front of a fake upstream in this process that records when it wrote each chunk (one clock,
@@ -265,11 +266,14 @@ def main() -> None:
     ap.add_argument("--word-delay", type=float, default=0.02, help="seconds between the manual answer's words")
     ap.add_argument("--big-ref-mb", type=float, default=1.9)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--method", default="ce_cascade", help="the proxy's method (entity_check: the proxy's own cost)")
+    ap.add_argument("--no-fairness", action="store_true", help="skip part 4 (the large-reference request)")
     ap.add_argument("--out")
     args = ap.parse_args()
     up, port = make_upstream(args.word_delay, args.words), free_port()
     cmd = [sys.executable, "-m", "hallucheck", "proxy", "--upstream", up.base_url, "--port", str(port), "--quiet"]
     cmd += ["--max-streams", str(args.streams + 8), "--workers", str(args.workers), "--max-body-mb", "8"]
+    cmd += ["--method", args.method]
     proc = subprocess.Popen(cmd, env={**os.environ})
     url, health_url = f"http://127.0.0.1:{port}/v1/chat/completions", f"http://127.0.0.1:{port}/healthz"
     try:
@@ -284,9 +288,10 @@ def main() -> None:
             "load_average_at_start": os.getloadavg(),
             "cpus": os.cpu_count(),
             "workers": args.workers,
+            "method": args.method,
             "healthz_idle": idle_health(health_url),
             "load": under_load(url, health_url, up, proc.pid, args.streams),
-            "fairness": fairness(url, args.big_ref_mb),
+            "fairness": None if args.no_fairness else fairness(url, args.big_ref_mb),
             "load_average_at_end": os.getloadavg(),
         }
     finally:
