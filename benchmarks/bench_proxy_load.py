@@ -10,7 +10,7 @@ front of a fake upstream in this process that records when it wrote each chunk (
 
 1. ``/healthz`` latency (median, p95, max; polled every 50 ms) idle, then while --streams ``hold``
    streams of the manual answer (--word-delay between words) and one answer of --words words with
-   no sentence end (sent 20 words a chunk, no delay) run;
+   no sentence end (sent --words-per-chunk words a chunk, no delay) run;
 2. per-sentence release delay of those streams: when the client got the sentence minus when the
    upstream wrote the chunk that ended it (the next sentence's first word, or the finish chunk);
 3. the long unfinished answer: wall time, the proxy's CPU seconds over the run, its peak RSS;
@@ -70,26 +70,26 @@ class TimedUpstream(FakeOpenAIServer):
         h.close_connection = True
 
 
-def long_chunks(words: int) -> list[dict]:
-    """An answer of ``words`` words and no sentence end, 20 words a chunk."""
+def long_chunks(words: int, per_chunk: int) -> list[dict]:
+    """An answer of ``words`` words and no sentence end, ``per_chunk`` words a chunk."""
     text = " ".join(f"word{i % 97}" for i in range(words))
     parts = text.split(" ")
     head = stream_chunks("x")[0]
     out = [head]
-    for i in range(0, len(parts), 20):
-        piece = (" " if i else "") + " ".join(parts[i : i + 20])
+    for i in range(0, len(parts), per_chunk):
+        piece = (" " if i else "") + " ".join(parts[i : i + per_chunk])
         out.append({**head, "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]})
     out.append({**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
     return out
 
 
-def make_upstream(word_delay: float, words: int) -> TimedUpstream:
+def make_upstream(word_delay: float, words: int, per_chunk: int) -> TimedUpstream:
     server = TimedUpstream()
 
     def answer(rec):  # type: ignore[no-untyped-def]
         tag = (rec.body or {}).get("user", "")
         if tag == "long":
-            reply = Reply(chunks=sse(long_chunks(words)))
+            reply = Reply(chunks=sse(long_chunks(words, per_chunk)))
         elif tag.startswith("big"):
             text = " ".join(f"The tyre {i} takes the pressure on the door." for i in range(30))
             reply = Reply(chunks=sse(stream_chunks(text)))
@@ -263,6 +263,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--streams", type=int, default=50)
     ap.add_argument("--words", type=int, default=20_000, help="words of the answer with no sentence end")
+    ap.add_argument("--words-per-chunk", type=int, default=1, help="of the long answer (the probe sent one)")
     ap.add_argument("--word-delay", type=float, default=0.02, help="seconds between the manual answer's words")
     ap.add_argument("--big-ref-mb", type=float, default=1.9)
     ap.add_argument("--workers", type=int, default=2)
@@ -270,7 +271,7 @@ def main() -> None:
     ap.add_argument("--no-fairness", action="store_true", help="skip part 4 (the large-reference request)")
     ap.add_argument("--out")
     args = ap.parse_args()
-    up, port = make_upstream(args.word_delay, args.words), free_port()
+    up, port = make_upstream(args.word_delay, args.words, args.words_per_chunk), free_port()
     cmd = [sys.executable, "-m", "hallucheck", "proxy", "--upstream", up.base_url, "--port", str(port), "--quiet"]
     cmd += ["--max-streams", str(args.streams + 8), "--workers", str(args.workers), "--max-body-mb", "8"]
     cmd += ["--method", args.method]
@@ -289,6 +290,8 @@ def main() -> None:
             "cpus": os.cpu_count(),
             "workers": args.workers,
             "method": args.method,
+            "words": args.words,
+            "words_per_chunk": args.words_per_chunk,
             "healthz_idle": idle_health(health_url),
             "load": under_load(url, health_url, up, proc.pid, args.streams),
             "fairness": None if args.no_fairness else fairness(url, args.big_ref_mb),
