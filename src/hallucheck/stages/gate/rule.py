@@ -3,8 +3,8 @@
 A rule reads some of the parsed claim, reference and question and may change a finding's status to
 one of a few values; the table says which (``reads``, ``may_set``), so a reader sees in one place
 what can make a sentence *contradicted*, and ``benchmarks/gate_rules.py`` can measure each rule
-alone and switched off. Rules are switched off with ``EntityCheckVerifier(rules_off=[...])`` (the
-default method: ``--param gate_rules_off=name,name``); the figure comparison itself (``figures``) and
+alone and switched off. Rules are switched off with ``EntityCheckVerifier(rules_off=[...])``; a rule
+whose ``default_on`` is False is off unless ``rules_off`` is given without it. The figure comparison itself (``figures``) and
 the alignment it reads are the ground the others stand on and cannot be switched off.
 
 A :class:`Finding` is one fact of a claim with its status: ``supported``, ``given`` (the question
@@ -37,6 +37,7 @@ class Rule:
     may_set: tuple[str, ...]
     does: str
     switchable: bool = True
+    default_on: bool = True  # off unless asked for: it flagged more correct sentences than it caught errors
 
 
 RULES: tuple[Rule, ...] = (
@@ -112,7 +113,9 @@ RULES: tuple[Rule, ...] = (
         "name",
         ("claim name", "closest reference sentence", "its entities"),
         ("contradicted",),
-        "a name put in another entity's role in the sentence the claim restates",
+        "a name put in another entity's role in the sentence the claim restates (off by default: on the dev and "
+        "hand-written sets it caught 11 errors and flagged 20 correct sentences; rules_off=[] turns it on)",
+        default_on=False,
     ),
     Rule(
         "meaning",
@@ -138,10 +141,16 @@ def switchable() -> tuple[str, ...]:
     return tuple(r.name for r in RULES if r.switchable)
 
 
+def default_off() -> frozenset[str]:
+    """The rules that are off unless ``rules_off`` says otherwise (``default_on=False`` in the table)."""
+    return frozenset(r.name for r in RULES if not r.default_on)
+
+
 def rules_off(names: Iterable[str] | str | None) -> frozenset[str]:
-    """The rules switched off, checked against the table (a string is split at commas)."""
+    """The rules switched off, checked against the table (a string is split at commas); None: the
+    default, :func:`default_off`; an empty list: every rule on."""
     if names is None:
-        return frozenset()
+        return default_off()
     if isinstance(names, str):
         names = [n for n in (x.strip() for x in names.split(",")) if n]
     out = frozenset(names)
@@ -153,4 +162,4 @@ def rules_off(names: Iterable[str] | str | None) -> frozenset[str]:
     return out
 
 
-__all__ = ["BY_NAME", "RULES", "Rule", "rules_off", "switchable"]
+__all__ = ["BY_NAME", "RULES", "Rule", "default_off", "rules_off", "switchable"]
