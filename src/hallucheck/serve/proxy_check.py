@@ -220,9 +220,9 @@ def nothing_to_check(text: str, ask: Ask, method: str) -> Detection:
 
 
 class Checker:
-    """Runs detections and repairs for the proxy on the service's work pool: at most as many at
-    once as the pool admits (the rest wait their turn here, so a proxied stream never gets 503
-    mid-way), each within ``check_timeout`` seconds."""
+    """Runs detections and repairs for the proxy on the service's work pool: at most one per
+    worker at once, the rest waiting for their turn here, round the requests (:mod:`.proxy_turns`;
+    a proxied stream never gets 503 mid-way), each within ``check_timeout`` seconds."""
 
     def __init__(self, config: ProxyConfig, state: ServerState) -> None:
         self.config = config
