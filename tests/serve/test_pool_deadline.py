@@ -205,3 +205,39 @@ def test_the_proxys_timed_out_check_frees_its_worker_at_the_deadline():
         upstream.close()
     assert hung.json()["hallucheck"]["outcome"] == "could_not_verify"
     assert fine.json()["hallucheck"]["outcome"] == "grounded" and took < 2, (fine.json()["hallucheck"], took)
+
+
+def test_work_past_its_deadline_is_stopped_even_when_no_spare_thread_is_left():
+    """Three requests time out together on one worker: the running one is abandoned to the spare
+    thread, the next one starts on the freed place with its deadline already past; it keeps its
+    place (no spare left) but is stopped, so every place frees within moments."""
+    pool = WorkPool(workers=1, queue_size=2)
+    stopped: list[str] = []
+
+    def spin(name):
+        def work():
+            try:
+                while True:
+                    pass
+            except BaseException:
+                stopped.append(name)
+                raise
+
+        return work
+
+    async def go():
+        tasks = [asyncio.ensure_future(pool.run(spin(n), timeout=0.3, on_loop=False)) for n in "abc"]
+        for task in tasks:
+            with pytest.raises((asyncio.TimeoutError, asyncio.CancelledError)):
+                await task
+        for _ in range(200):
+            if pool.admitted == 0 and pool.abandoned == 0 and pool.running == 0:
+                break
+            await asyncio.sleep(0.01)
+        assert pool.admitted == 0 and pool.abandoned == 0 and pool.running == 0, vars(pool)
+
+    try:
+        asyncio.run(go())
+    finally:
+        pool.shutdown()
+    assert "a" in stopped and len(stopped) >= 1

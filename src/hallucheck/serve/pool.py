@@ -80,7 +80,7 @@ class _Place:
 
 
 class _Job:
-    __slots__ = ("fn", "future", "state", "thread", "t0", "lock")
+    __slots__ = ("fn", "future", "state", "thread", "t0", "lock", "stop")
 
     def __init__(self, fn: Callable[[], Any]) -> None:
         self.fn = fn
@@ -89,6 +89,7 @@ class _Job:
         self.state = "waiting"  # -> running -> (abandoned ->) done
         self.thread: int | None = None
         self.t0 = 0.0
+        self.stop = False  # timed out before its thread began: it does not begin
 
 
 class WorkPool:
@@ -188,8 +189,9 @@ class WorkPool:
         try:
             with job.lock:
                 job.thread = tid  # from here until it is cleared below, the job may be interrupted
-            if job.state == "running":  # not abandoned before it began
-                result = job.fn()
+            if job.stop:
+                raise WorkAbandoned
+            result = job.fn()
         except BaseException as exc:  # noqa: BLE001 -- WorkAbandoned too: the thread goes back to the pool
             error = exc if isinstance(exc, Exception) else RuntimeError("the work was stopped at its deadline")
         finally:
@@ -221,7 +223,8 @@ class WorkPool:
             self._dispatch()
 
     def _abandon(self, job: _Job) -> None:
-        """The caller stopped waiting (timeout): the job's place frees now (see the module)."""
+        """The caller stopped waiting (timeout): the job is told to stop, and its place frees now
+        (see the module)."""
         with self._lock:
             if job.state == "waiting":
                 self._queue.remove(job)
@@ -229,15 +232,18 @@ class WorkPool:
                 self.admitted -= 1
                 job.future.cancel()
                 return
-            if job.state != "running" or self.abandoned >= self.spare:
-                return  # finished already, or too many abandoned: it keeps its place until it stops
-            job.state = "abandoned"
-            self.running -= 1
-            self._live -= 1
-            self.admitted -= 1
-            self.abandoned += 1
-            self._ewma = 0.8 * self._ewma + 0.2 * (time.perf_counter() - job.t0)
-            self._dispatch()
+            if job.state != "running":
+                return  # finished already
+            job.stop = True
+            if self.abandoned < self.spare:
+                job.state = "abandoned"
+                self.running -= 1
+                self._live -= 1
+                self.admitted -= 1
+                self.abandoned += 1
+                self._ewma = 0.8 * self._ewma + 0.2 * (time.perf_counter() - job.t0)
+                self._dispatch()
+            # else: too many abandoned: it keeps its place until it stops, which it is told to now
         with job.lock:
             if job.thread is not None:
                 interrupt(job.thread)
