@@ -105,7 +105,8 @@ def test_needs_something_to_check():
 
 
 def test_the_work_on_a_sentence_of_many_figures_is_bounded():
-    from hallucheck.stages.gate.figures import MAX_FIGURES, ReferenceFacts
+    from hallucheck.stages.gate.align import MAX_FIGURES
+    from hallucheck.stages.gate.figures import ReferenceFacts
 
     ref = ReferenceFacts("Values: " + ", ".join(f"{i} bar" for i in range(500)) + ".")
     claim = "It uses " + ", ".join(f"{i + 1} bar" for i in range(300)) + "."

@@ -181,7 +181,7 @@ def test_the_comparison_reads_a_bounded_share_of_a_large_reference():
 )
 def test_a_figure_one_step_of_arithmetic_gives_is_never_a_conflict(reference, claim, figure):
     got = statuses(reference, claim)
-    assert got.get(figure) in ("supported", "abstained"), got
+    assert got.get(figure) in ("supported", "computed", "abstained"), got
 
 
 @pytest.mark.parametrize(

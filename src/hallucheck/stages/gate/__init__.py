@@ -7,9 +7,10 @@ method's first step run, before any model.
   weights, figures, the value index of :mod:`.index`), and the comparison of a claim's figures with
   it: each aligned with the reference figure about the same thing (:mod:`.clauses` reads the words
   that govern a value), contradicted only with such an alignment;
-* one module per rule: :mod:`.doubt` (with :mod:`.arithmetic`), :mod:`.question`, :mod:`.superseded`,
-  :mod:`.meaning` (with :mod:`.direction`); the pair-wise figure rules (one value for one claim,
-  anchor, swapped) are methods of :class:`ReferenceFacts` beside the comparison they follow;
+* one module per rule or group of rules: :mod:`.doubt` (with :mod:`.arithmetic`), :mod:`.question`,
+  :mod:`.computed`, :mod:`.pairs` (anchor, swapped), :mod:`.superseded`, :mod:`.names` (name_role),
+  :mod:`.meaning` (with :mod:`.direction`); :mod:`.align` the alignment every contradiction needs and
+  one value for one claim; :mod:`.tables` tables read as rows × columns;
 * the verdict of a claim from its findings is :class:`~hallucheck.stages.entity_check.EntityCheckVerifier`'s.
 """
 

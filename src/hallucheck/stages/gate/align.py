@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 from ...text.quantities import Quantity, same_value
 
+MAX_FIGURES = 64  # figures of one claim sentence checked in context (the first ones)
 ALIGN_MIN_FIT = 0.3  # the least local fit (words governing both values) of a figure a contradiction is by
 ALIGN_MARGIN = 0.15  # its lead over any figure of another value, as a share of its own fit
 

@@ -47,20 +47,20 @@ from typing import Sequence
 
 from ...text.quantities import Quantity, parse_quantities, same_value
 from ...text.segment import Span, split_sentences
-from .align import Cand, aligned, better_referent, one_value_one_claim
+from .align import MAX_FIGURES, Cand, aligned, better_referent, one_value_one_claim
 from .clauses import Clauses, content_tokens, stem, stems, value_context
+from .computed import by_computation
 from .doubt import FigureDoubt
 from .index import ValueIndex
 from .names import check_name, closest_sentence, entities
+from .pairs import anchor, swapped
 from .question import given_by_question
 from .rule import RULES
 from .superseded import superseded
 from .tables import per_period, split_tables, table_rows
 
 _ONE = re.compile(r"(?:1|one|un|une|uno|una|ein|eine|einen|一)\b", re.IGNORECASE)
-MAX_FIGURES = 64  # figures of one claim sentence checked in context (the first ones)
 BARE_LOCAL = 2.0  # how closely a bare number's words must fit another bare number's for a contradiction
-SWAP_MARGIN = 0.6  # how much better two values' words fit each other's places, together, to be called swapped
 
 
 @dataclass(frozen=True)
@@ -77,8 +77,11 @@ class FactCheck:
     status: str
     counterpart: Span | None = None
     sentence: Span | None = None
+    note: str = ""  # why, where no reference span says it (a computation that does not hold)
 
     def describe(self) -> str:
+        if self.note:
+            return f"{self.text!r}: {self.note}"
         if self.status == "contradicted" and self.counterpart is not None and self.sentence is not None:
             return f"{self.text!r}; the reference says {self.counterpart.text!r}: {self.sentence.text.strip()!r}"
         if self.status == "missing":
@@ -132,7 +135,7 @@ class ReferenceFacts:
     def _index(self) -> ValueIndex:
         return ValueIndex(self.quantities, self.bags, self.idf)
 
-    def _near(self, q: Quantity) -> list[tuple[int, int, Quantity]]:
+    def near(self, q: Quantity) -> list[tuple[int, int, Quantity]]:
         return self._index.near(q)
 
     def ref_context(self, i: int, j: int) -> dict[str, float]:
@@ -174,7 +177,7 @@ class ReferenceFacts:
         # which claim values each reference value states, once (only values near each claim value are tried)
         same: dict[tuple[int, int], set[int]] = {}
         for k, q in enumerate(claim_qs):
-            for i, j, r in self._near(q):
+            for i, j, r in self.near(q):
                 if same_value(q, r):
                     same.setdefault((i, j), set()).add(k)
         # a reference sentence that states the claim's other values is the one the claim is about
@@ -308,9 +311,10 @@ class ReferenceFacts:
         """The rules of the ``figures`` stage (the claim's figures together), in the table's order."""
         passes = {
             "question": lambda checks: given_by_question(self, claim_qs, checks, question, lang),
+            "computation": lambda checks: by_computation(self, claim, claim_qs, checks, lang),
             "one_value_one_claim": lambda checks: one_value_one_claim(checks, fallback),
-            "anchor": lambda checks: self._anchor(claim_qs, checks),
-            "swapped": lambda checks: self._swapped(claim_clauses, claim_qs, checks),
+            "anchor": lambda checks: anchor(self, claim_qs, checks),
+            "swapped": lambda checks: swapped(self, claim_clauses, claim_qs, checks),
             "superseded": lambda checks: superseded(self, claim, claim_qs, checks),
         }
         for rule in RULES:
@@ -347,81 +351,10 @@ class ReferenceFacts:
             return status
         return self._doubt.unsure_or(q, status, claim, counterpart, arithmetic="arithmetic" not in off)
 
-    def _swapped(
-        self, claim_clauses: Clauses, claim_qs: Sequence[Quantity], checks: list[FactCheck]
-    ) -> list[FactCheck]:
-        """Two values of one kind that a reference sentence states, each in the other's place ("2.2 bar
-        for the front tyres and 2.4 bar for the rear" where the front takes 2.4 bar): each is
-        contradicted by the other's counterpart when the words around each fit the other's place better,
-        and both together by :data:`SWAP_MARGIN`."""
-        out = list(checks)
-        where = {}  # check index -> (sentence, value index) of its counterpart
-        for k, c in enumerate(checks):
-            if c.status == "supported" and c.counterpart is not None and c.sentence is not None:
-                i = next((n for n, sp in enumerate(self.sentences) if sp.start == c.sentence.start), None)
-                if i is None:
-                    continue
-                j = next((n for n, r in enumerate(self.quantities[i]) if self.span_of(i, r) == c.counterpart), None)
-                if j is not None:
-                    where[k] = (i, j)
-        keys = sorted(where)[:MAX_FIGURES]
-        for a_n, k1 in enumerate(keys):
-            for k2 in keys[a_n + 1 :]:
-                (i1, j1), (i2, j2) = where[k1], where[k2]
-                q1, q2 = claim_qs[k1], claim_qs[k2]
-                if i1 != i2 or j1 == j2 or q1.dim != q2.dim or same_value(q1, q2):
-                    continue
-                c1, c2 = value_context(claim_clauses, claim_qs, k1), value_context(claim_clauses, claim_qs, k2)
-
-                def fit(ctx: dict[str, float], j: int, i: int = i1) -> float:
-                    # the words only (not the other values the sentences state, which pair them as they stand)
-                    ref_ctx = self.ref_context(i, j)
-                    return sum(
-                        w * ref_ctx[word] for word, w in ctx.items() if word in ref_ctx and not word.startswith("#")
-                    )
-
-                gain1, gain2 = fit(c1, j2) - fit(c1, j1), fit(c2, j1) - fit(c2, j2)
-                if gain1 > 0 and gain2 > 0 and gain1 + gain2 >= SWAP_MARGIN:
-                    r1, r2 = self.quantities[i1][j1], self.quantities[i1][j2]
-                    sent = self.sentences[i1]
-                    out[k1] = FactCheck(
-                        q1.text, q1.start, q1.end, _kind(q1), "contradicted", self.span_of(i1, r2), sent
-                    )
-                    out[k2] = FactCheck(
-                        q2.text, q2.start, q2.end, _kind(q2), "contradicted", self.span_of(i1, r1), sent
-                    )
-        return out
-
     @cached_property
     def _doubt(self) -> FigureDoubt:
         idx = self._index
         return FigureDoubt(self.quantities, self.raw_numbers, self.reference, near=idx.near, related=idx.related_to)
-
-    def _anchor(self, claim_qs: Sequence[Quantity], checks: list[FactCheck]) -> list[FactCheck]:
-        """A value held contradicted is supported after all when a reference sentence that another
-        value of the claim was soundly compared with states it, as its only value of that kind ("up to
-        12 tablets in 24 hours": the sentence of "8 tablets" says "in 24 hours", whatever else the
-        leaflet says of hours). Sound: that value is stated there, or nowhere in the reference (a value
-        the reference states elsewhere may itself have been compared with the wrong sentence)."""
-
-        def sound(q: Quantity, c: FactCheck) -> bool:
-            return c.sentence is not None and (
-                c.status == "supported" or not any(same_value(q, r) for _, _, r in self._near(q))
-            )
-
-        anchors_of = [c.sentence.start if sound(q, c) else None for q, c in zip(claim_qs, checks)]  # type: ignore[union-attr]
-        out = list(checks)
-        for k, (q, c) in enumerate(zip(claim_qs, checks)):
-            if c.status != "contradicted":
-                continue
-            anchors = {a for j, a in enumerate(anchors_of) if j != k and a is not None}
-            for i, sent in enumerate(self.sentences):
-                if sent.start not in anchors:
-                    continue
-                same_dim = [r for r in self.quantities[i] if r.dim == q.dim]
-                if len(same_dim) == 1 and same_value(q, same_dim[0]):
-                    out[k] = FactCheck(c.text, c.start, c.end, c.kind, "supported", self.span_of(i, same_dim[0]), sent)
-        return out
 
     def entities(self, i: int, model: str, labels: frozenset[str]) -> list[tuple[str, Span]]:
         """Named entities of reference sentence ``i`` as (label, span in the reference), computed once."""

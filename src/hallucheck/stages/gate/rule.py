@@ -74,6 +74,14 @@ RULES: tuple[Rule, ...] = (
         "rather than missing",
     ),
     Rule(
+        "computation",
+        "figures",
+        ("claim figures", "the claim's aligned figures", "reference values"),
+        ("computed", "contradicted"),
+        "a figure one or two steps over the claim's aligned figures give is computed; one a sentence says it "
+        "computes and no step gives, and the reference states nowhere, is contradicted",
+    ),
+    Rule(
         "one_value_one_claim",
         "figures",
         ("claim figures", "their counterparts"),
