@@ -63,6 +63,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="seconds one check may take; then the sentence could not be verified (default 60)",
     )
     add_server_option(p, "--max-body-mb", "largest request body in MB (default 4)")
+    p.add_argument(
+        "--max-upstream-mb",
+        type=float,
+        default=32.0,
+        help="most of an upstream answer (body or stream) the proxy reads, in MB; then 502 or an error chunk (default 32)",
+    )
+    p.add_argument(
+        "--check-budget-mb",
+        type=float,
+        default=50.0,
+        help="millions of characters (reference and text) one request's checks may read in all; past that its "
+        "sentences could not be verified (default 50)",
+    )
     add_server_option(
         p,
         "--allowed-host",
@@ -83,6 +96,8 @@ def _config(args: argparse.Namespace) -> Any:
     check_at_least(("--workers", args.workers, 1), ("--queue-size", args.queue_size, 0))
     if args.max_streams < 1 or not args.upstream_timeout > 0 or not args.check_timeout > 0:
         raise InputError("--max-streams must be >= 1, the timeouts > 0", field="max_streams")
+    if not args.max_upstream_mb > 0 or not args.check_budget_mb > 0:
+        raise InputError("--max-upstream-mb and --check-budget-mb must be > 0", field="max_upstream_mb")
     key = env_secret(args.upstream_key_env, "--upstream-key-env", "upstream-key-env") if args.upstream_key_env else None
     token = env_secret(args.token_env, "--token-env", "token-env") if args.token_env else None
     if token and not key:
@@ -109,6 +124,8 @@ def _config(args: argparse.Namespace) -> Any:
         upstream_timeout=args.upstream_timeout,
         check_timeout=args.check_timeout,
         max_streams=args.max_streams,
+        max_upstream_bytes=int(args.max_upstream_mb * 1_000_000),
+        check_budget=int(args.check_budget_mb * 1_000_000),
         serve=server_config(args, method, llm, llm_spec),
     )
 
