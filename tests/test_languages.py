@@ -126,12 +126,14 @@ def test_the_service_and_the_html_report_carry_the_warnings():
     pytest.importorskip("fastapi")
     from fastapi.testclient import TestClient
 
-    from hallucheck.eval.html_report import examples_table
+    from hallucheck.eval.html_report import examples_table, warnings_html
     from hallucheck.serve import ServeConfig, create_app
 
     with TestClient(create_app(ServeConfig(method="sim_overlap")), base_url="http://127.0.0.1:8000") as c:
         det = c.post("/v1/detect", json={"answer": ANSWER_DE, "reference": REF_EN}).json()["detection"]
     assert det["meta"]["language"] == {"answer": "de", "reference": "en"}
     assert det["meta"]["warnings"][0].startswith("The answer is in German (de) and the reference in English (en)")
-    html = examples_table([{"id": "x", "score": 0.1, "detection": det}], title="Rows", gold=False)
-    assert "warning: The answer is in German (de)" in html
+    rows = [{"id": "x", "score": 0.1, "detection": det}]
+    # the report says a run's warning once, above its rows, with how many rows it concerns
+    assert "The answer is in German (de)" in warnings_html(rows) and "(1 of 1 rows)" in warnings_html(rows)
+    assert "The answer is in German (de)" not in examples_table(rows, title="Rows", gold=False)
