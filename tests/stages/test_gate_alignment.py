@@ -119,3 +119,10 @@ def test_a_figure_the_sentence_computes_from_its_aligned_figures():
     assert _status(ref, "9 nights at €85 per night come to €756.", question=q, off=off)["€756"][0] == "abstained"
     det = hallucheck.detect("9 nights at €85 per night come to €756.", ref, question=q, method="entity_check")
     assert det.verdicts[0].label == "contradicted" and not det.verdicts[0].meta["fact_spans"][0].get("reference")
+
+
+def test_a_question_figure_is_not_an_operand_with_itself():
+    # "I am 40": 80 is not computed from 40 and 40 (only from a question figure and another figure)
+    ref = "The membership fee is €30 a month."
+    got = _status(ref, "At 80 you pay the senior fee.", question="I am 40. What is the fee?")
+    assert got["80"][0] != "computed"

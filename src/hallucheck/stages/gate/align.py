@@ -71,9 +71,9 @@ def parallel(a: set[str], b: set[str]) -> bool:
 def better_referent(match: Cand, cands: Sequence[Cand], claim_bag: set[str], bags: Sequence[set[str]]) -> Cand | None:
     """A candidate of another value that is about the claim's figure where ``match`` (a reference figure
     of the claim's value) is not: its sentence, parallel to ``match``'s (two rows, groups or years said
-    alike), names every claim word ``match``'s does and more, the
-    words that govern it fit the claim's better by :data:`ALIGN_MARGIN` of its fit, and it leads every
-    other figure of another value; else None."""
+    alike), names every claim word ``match``'s does and more, the words that govern it fit the claim's
+    better by :data:`ALIGN_MARGIN` of its fit, and it leads every other figure of another value; else
+    None."""
     mine = names(match, claim_bag, bags)
     for c in cands:
         if c[4] or same_value(c[3], match[3]) or c[1] < ALIGN_MIN_FIT or c[1] - match[1] < ALIGN_MARGIN * c[1]:

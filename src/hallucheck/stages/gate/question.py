@@ -74,7 +74,10 @@ def given_by_question(
             computed = False
         else:
             computed = any(
-                close_to(q, x) for a in asked_values for b in (*ref_values, *asked_values) for x in _results(a, b)
+                close_to(q, x)
+                for n, a in enumerate(asked_values)
+                for b in (*ref_values, *asked_values[:n], *asked_values[n + 1 :])
+                for x in _results(a, b)
             )
         if computed:
             # an answer to the user's case: a figure their figures and the reference's give is computed,
