@@ -8,7 +8,7 @@ answer to a question that states figures may be computed from them in a way this
 follow, so it is not called missing: it abstains. An aligned contradiction that no such step explains
 stands (the reference says otherwise of the same thing). Arithmetic over the answer's own numbers alone never supports
 a figure: one operand at least is the question's. Work is bounded: at most :data:`CAP` reference
-values are tried.
+values and :data:`ASKED_CAP` question figures are tried.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from ...text.quantities import Quantity, parse_quantities, same_value
 from .arithmetic import close_to
 
 CAP = 200  # reference values tried against the question's (the first ones, in reading order)
+ASKED_CAP = 20  # question figures tried as operands (the first ones): a question of thousands stays bounded
 
 
 def _compatible(a: Quantity, b: Quantity) -> bool:
@@ -62,7 +63,7 @@ def given_by_question(
                 break
         if len(ref_values) >= CAP:
             break
-    asked_values = [v for g in asked for v in {g.low, g.high}]
+    asked_values = [v for g in asked[:ASKED_CAP] for v in {g.low, g.high}]
     out = list(checks)
     for k, (q, c) in enumerate(zip(claim_qs, checks)):
         if c.status == "supported":
