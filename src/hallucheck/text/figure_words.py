@@ -109,12 +109,32 @@ _QUARTER_WORDS = frozenset({"quarter", "quartal", "trimestre", "kwartaal", "trim
 _QUARTER_HOURS = 24.0 * 30.4375 * 3
 
 
+# a value per an amount of a unit: "/100 km", "per 10 kg"
+_PER_AMOUNT = re.compile(
+    r"\s*(?:/|per\s|pro\s|je\s|par\s|por\s)\s*(?P<n>\d+(?:[.,]\d+)?)\s*(?P<unit>[^\W\d_]+)\b", re.I
+)
+
+
+def _per_unit(text: str, q: Quantity, end: int, dim: str, per: float) -> Quantity:
+    """``q`` read as a value per ``per`` base units of ``dim`` (its span running to ``end``)."""
+    return Quantity(
+        text[q.start : end], q.start, end, q.low / per, q.high / per, f"{q.dim}/{dim}", q.unit, q.qualifier, q.digits
+    )
+
+
 def with_rate(text: str, q: Quantity, limit: int | None = None) -> Quantity:
     """``q`` per unit of time when the text says so: "4 hours per month", "4 hours a week" and "three
     remote days a week" are rates (dimension ``time/time``), not amounts; their values compare per hour.
     A money figure may be per anything ("$1.12 a share"). ``limit``: where the next figure starts."""
     if q.dim in (None, "date", "percent") or "/" in (q.dim or ""):
         return q
+    per_amount = _PER_AMOUNT.match(text, q.end)
+    if per_amount and per_amount.group("unit").lower() in UNITS and not (q.dim or "").startswith("money:"):
+        # "6.2 L/100 km", "15 mg per 10 kg": a value per an amount of something else
+        dim, factor = UNITS[per_amount.group("unit").lower()]
+        if dim != "time":
+            amount = float(per_amount.group("n").replace(",", ".")) * factor
+            return _per_unit(text, q, per_amount.end(), dim, amount)
     m = _RATE.match(text, q.end)
     if not m:
         later = later_rate(text, q, limit)
@@ -134,6 +154,9 @@ def with_rate(text: str, q: Quantity, limit: int | None = None) -> Quantity:
             return Quantity(
                 text[q.start : m.end()], q.start, m.end(), q.low, q.high, dim, q.unit, q.qualifier, q.digits
             )
+        if unit in UNITS and not (q.dim or "").startswith("money:"):
+            # "60 mg/kg", "4.4 mg per kg body weight": a dose per body weight is not an amount
+            return _per_unit(text, q, m.end(), UNITS[unit][0], UNITS[unit][1])
         return q
     if m.group("adj") or RELATIVE_AFTER.match(text, m.end()):
         return q  # "$88 million a year earlier": a period for context, not a rate

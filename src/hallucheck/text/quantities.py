@@ -411,7 +411,10 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
     ]
     found.sort(key=lambda q: q.start)
     found = share_list_units(text, compound_durations(text, found))
-    return [with_rate(text, q, found[k + 1].start if k + 1 < len(found) else None) for k, q in enumerate(found)]
+    rated = [with_rate(text, q, found[k + 1].start if k + 1 < len(found) else None) for k, q in enumerate(found)]
+    # the "100 km" of "6.2 L/100 km" is the rate's, not a figure of its own
+    grown = [r for r, q in zip(rated, found) if r.end > q.end]
+    return [q for q in rated if not any(p.start < q.start < p.end for p in grown)]
 
 
 def _qualified(text: str, q: Quantity) -> Quantity:

@@ -9,12 +9,18 @@ read as written (its first number, in the claim's language), and so are the oper
   added or taken off) of two operands, or the sum or product of all of them, or one step more with a
   third, gives it within the rounding of its last written digit;
 * **contradicted** when no such step gives it, the sentence says it computes (a word of computation:
-  "×", "times", "at … per", "come to", "in total", "altogether", "=", …), it has at least two aligned
-  operands, and the reference states its value nowhere: the reason names the operands;
+  "×", "times", "at … per", "come to", "in total", "altogether", "=", …), every other figure of the
+  sentence is aligned and at least two are, and the reference states its value nowhere: the reason
+  names the operands (an operand the check cannot read, or a step over a figure of an earlier
+  sentence, leaves the result unjudged);
 * otherwise left as it was (it abstains).
 
-Only figures that abstained or were called missing are read: what the reference says of the same
-thing is never overruled here. Work is bounded: at most :data:`MAX_OPERANDS` operands.
+Figures that abstained or were called missing are read. So is a figure called contradicted by a
+reference figure when the words just before it say it is a result ("so", "which is", "that makes",
+"adds", "soit", "also", …) and the reference states its value nowhere: a total, a saving or a dose
+for the user's case is about that case, not about the reference figure of the same unit nearest in
+words, so it is computed, contradicted by its operands as above, or abstains -- never contradicted
+by a figure of something else. Work is bounded: at most :data:`MAX_OPERANDS` operands.
 """
 
 from __future__ import annotations
@@ -71,26 +77,67 @@ def _results(values: Sequence[float]) -> set[float]:
     return out
 
 
+# words right before a figure that say it is a result of the sentence's own arithmetic
+_RESULT = re.compile(
+    r"(?:[×=]|\bso\b|\bwhich\s+is\b|\bthat\s+is\b|\bi\.\s?e\.|\bmak(?:es|ing)\b|\bgiv(?:es|ing)\b|"
+    r"\bbring(?:s|ing)?\b|\badd(?:s|ing)?\b|\bsav(?:e|es|ing)\b|\bcomes?\s+to\b|\btotal\w*|"
+    r"\baltogether\b|\bworks?\s+out\b|\btherefore\b|\bthus\b|\bcome\s+to\b|"
+    r"\balso\b|\bsomit\b|\bdamit\b|\bergibt\b|\bergeben\b|\binsgesamt\b|\bmacht\b|\bzusammen\b|"
+    r"\bsoit\b|\bdonc\b|\bdonne\b|\bfait\b|\bau\s+total\b|\bo\s+sea\b|\bes\s+decir\b|\ben\s+total\b|"
+    r"\basí\s+que\b|\bsuman?\b|\bquindi\b|\bcioè\b|\bin\s+totale\b|\bpari\s+a\b|\bou\s+seja\b|"
+    r"\bportanto\b|\bno\s+total\b)[^.;:]{0,40}$",
+    re.IGNORECASE,
+)
+
+
+def _a_result(claim: str, q: Quantity, prev_end: int) -> bool:
+    """The words between the previous figure (or 60 characters back) and ``q`` say it is a result."""
+    return _RESULT.search(claim[max(prev_end, q.start - 60) : q.start]) is not None
+
+
 def by_computation(
     ref: Any, claim: str, claim_qs: Sequence[Quantity], checks: list[Any], lang: str | None
 ) -> list[Any]:
-    """``checks`` with each figure the claim computes from its aligned figures computed or contradicted."""
+    """``checks`` with each figure the claim computes from its aligned figures computed or contradicted,
+    and a result contradicted by a reference figure of something else read as a result."""
     comma = lang in ("de", "fr", "es", "it", "pt", "nl")
     shown = [_shown(q, claim, comma, lang) for q in claim_qs]
     out = list(checks)
     cue = _CUE.search(claim) is not None
+    todo = set()
     for k, (q, c) in enumerate(zip(claim_qs, checks)):
-        if c.status not in ("abstained", "missing") or q.is_range or shown[k] is None:
+        if q.is_range or shown[k] is None:
             continue
-        operands = [shown[j] for j, o in enumerate(checks) if j != k and o.status in _ALIGNED and shown[j] is not None][
-            :MAX_OPERANDS
-        ]
-        if len(operands) < 2:
-            continue
-        x = shown[k]
-        if any(_close(x, r, q.text) for r in _results(operands)):
-            out[k] = replace(c, status="computed", counterpart=None, sentence=None)
-        elif cue and x not in ref.raw_numbers:
+        if c.status in ("abstained", "missing"):
+            todo.add(k)
+        elif (
+            c.status == "contradicted"
+            and c.counterpart is not None
+            and shown[k] not in ref.raw_numbers
+            and _a_result(claim, q, claim_qs[k - 1].end if k else 0)
+        ):
+            todo.add(k)
+            out[k] = replace(c, status="abstained")  # read as a result below, or left unjudged
+    changed = True
+    while changed:  # a result computed first may be the operand of the next ("3 x 5 = 15 doses, so 75 mL")
+        changed = False
+        for k in sorted(todo):
+            q, c = claim_qs[k], out[k]
+            others = [j for j in range(len(out)) if j != k and shown[j] is not None]
+            operands = [shown[j] for j in others if out[j].status in _ALIGNED][:MAX_OPERANDS]
+            if len(operands) < 2:
+                continue
+            x = shown[k]
+            if any(_close(x, r, q.text) for r in _results(operands)):
+                out[k] = replace(c, status="computed", counterpart=None, sentence=None)
+                todo.discard(k)
+                changed = True
+    for k in sorted(todo):
+        q, c = claim_qs[k], out[k]
+        others = [j for j in range(len(out)) if j != k and shown[j] is not None]
+        operands = [shown[j] for j in others if out[j].status in _ALIGNED][:MAX_OPERANDS]
+        unread = any(out[j].status not in _ALIGNED for j in others)
+        if cue and len(operands) >= 2 and not unread and shown[k] not in ref.raw_numbers:
             said = ", ".join(f"{v:g}" for v in operands)
             out[k] = replace(
                 c,

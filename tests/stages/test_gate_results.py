@@ -1,0 +1,66 @@
+"""A figure the answer computes for the user's case is about that case: it is computed, contradicted by
+its own operands, or left unjudged -- never contradicted by a reference figure of something else that
+happens to share its unit. A value per kilogram or per 100 km is a rate, not an amount. Each example
+failed before (at b5595c9)."""
+
+from __future__ import annotations
+
+from hallucheck.stages.gate import ReferenceFacts
+from hallucheck.text.quantities import parse_quantities
+
+HIRE = "Daily hire rates: €41 for a city car, €56 for an estate and €83 for a van."
+GYM = "Membership: Basic £19.99/month; Plus £29.99/month. Personal training sessions cost £25 each for all members."
+DOSE = (
+    "Paracetamol oral suspension for children: 15 mg/kg per dose, every 4 to 6 hours. "
+    "Do not exceed 60 mg/kg per day."
+)
+
+
+def _checks(ref: str, claim: str, question: str | None = None) -> dict:
+    return {c.text: c for c in ReferenceFacts(ref).check_quantities(claim, question=question)}
+
+
+def test_a_total_for_the_users_case_is_not_contradicted_by_a_unit_price():
+    q = "I want the estate for 5 days."
+    # before: contradicted by the estate's €56 a day
+    assert _checks(HIRE, "For your 5 days the estate comes to €280.", question=q)["€280"].status == "abstained"
+    # before: contradicted by Basic's £19.99 a month
+    got = _checks(GYM, "Basic with 2 sessions makes £69.99 a month.", question="I would book 2 sessions a month.")
+    assert got["£69.99 a month"].status != "contradicted"
+
+
+def test_a_total_whose_operands_are_stated_is_computed_or_contradicted_by_them():
+    q = "I want the estate for 5 days."
+    assert _checks(HIRE, "The estate costs €56, so 5 days come to €280.", question=q)["€280"].status == "computed"
+    bad = _checks(HIRE, "The estate costs €56, so 5 days come to €290.", question=q)["€290"]
+    assert bad.status == "contradicted" and bad.counterpart is None and "(56, 5)" in bad.note
+
+
+def test_a_result_with_an_operand_the_check_cannot_read_is_left_unjudged():
+    # 56 x 5 + 20 = 300, but the reference does not state the €20 insurance: the arithmetic over the
+    # figures it can read (56, 5) is no ground to call the total wrong (before: contradicted)
+    claim = "The estate costs €56, so 5 days plus the €20 insurance come to €300."
+    assert _checks(HIRE, claim, question="I want the estate for 5 days.")["€300"].status != "contradicted"
+
+
+def test_a_stated_figure_said_wrong_is_still_contradicted_by_its_own_value():
+    # no word of a result before it: a restatement, compared as before
+    assert _checks(HIRE, "The estate costs €61.")["€61"].counterpart.text == "€56"
+    assert _checks(HIRE, "The estate costs €61.")["€61"].status == "contradicted"
+    assert _checks(GYM, "Plus costs £32.99 a month.")["£32.99 a month"].status == "contradicted"
+
+
+def test_a_dose_per_kilogram_is_a_rate_and_never_contradicts_the_childs_dose():
+    (q,) = parse_quantities("Do not exceed 60 mg/kg per day.")
+    assert q.text == "60 mg/kg" and q.dim == "mass/mass"
+    got = _checks(DOSE, "For an 18 kg child one dose is 270 mg.", question="My daughter weighs 18 kg.")
+    assert got["270 mg"].status != "contradicted"
+    # a wrong rate is compared with the rate
+    got = _checks(DOSE, "The dose is 20 mg/kg every 4 to 6 hours.")
+    assert got["20 mg/kg"].status == "contradicted" and "15 mg/kg" in got["20 mg/kg"].counterpart.text
+
+
+def test_a_value_per_100_km_is_one_figure():
+    qs = parse_quantities("Fuel consumption (combined): 6.2 L/100 km; tank 50 L.")
+    assert [q.text for q in qs][0] == "6.2 L/100 km"
+    assert not any(q.text == "100 km" for q in qs)
