@@ -20,7 +20,6 @@ from typing import Any, Sequence
 
 from ..base import NONE, POSITIVE_INT, UNIT, OneOf, Verifier, scored_verdict
 from ..errors import ConfigError
-from ..text import split_sentences
 from ..text.chunks import sentence_chunks
 from ..text.premise import PREMISE_K
 from ..text.segment import Span
@@ -103,10 +102,13 @@ class CrossEncoderVerifier(Verifier):
         self, claims: Sequence[Claim], reference: str, question: str | None, sentences: Sequence[Span] | None = None
     ) -> tuple[list[str], list[str], list[tuple[Evidence, ...]]]:
         """(premise texts, claim texts, premise evidence with offsets) for the encoder. ``sentences``: the
-        reference's sentences when the caller has split it already."""
+        reference's sentences when the caller has split it otherwise (else the reference is read as
+        :func:`~hallucheck.stages.prepared.prepare` parsed it, once)."""
         from ..text.premise import claim_text, select_evidence_indices
+        from .prepared import prepare
 
-        spans = list(sentences) if sentences is not None else split_sentences(reference)
+        prepared = prepare(reference) if sentences is None else None
+        spans = prepared.sentences if prepared is not None else list(sentences or ())
         texts = [s.text for s in spans]
         k = self.premise_k
         stripped = reference.strip()
@@ -118,7 +120,10 @@ class CrossEncoderVerifier(Verifier):
                 premises.append(stripped)
                 evs.append((Evidence(stripped, start, start + len(stripped), meta={"whole": True}),))
             else:
-                idx = select_evidence_indices(hyp, reference, k=k, sentences=texts)
+                if prepared is not None:
+                    idx = prepared.premises.top(hyp, k)
+                else:
+                    idx = select_evidence_indices(hyp, reference, k=k, sentences=texts)
                 premises.append(" ".join(texts[i] for i in idx))
                 evs.append(tuple(Evidence(spans[i].text, spans[i].start, spans[i].end, meta={"index": i}) for i in idx))
             hyps.append(hyp)
@@ -148,7 +153,11 @@ class CrossEncoderVerifier(Verifier):
         premises, hyps, evs = self.premises(claims, reference, question, sentences)
         if self.premise == "sentences":
             return [float(x) for x in self.encoder.score(premises, hyps)], evs
-        chunks = sentence_chunks(reference, self.premise_words) or [Span(0, len(reference), reference)]
+        from .prepared import prepare
+
+        words = self.premise_words
+        chunks = prepare(reference).part(("chunks", words), lambda: sentence_chunks(reference, words))
+        chunks = chunks or [Span(0, len(reference), reference)]
         pairs = [(c.text, h) for h in hyps for c in chunks]
         if self.premise == "both":
             pairs += list(zip(premises, hyps))

@@ -155,15 +155,16 @@ class EntityCheckVerifier(Verifier):
         answer: str = "",
     ) -> list[Verdict]:
         from ..text.lang import detect_language
-        from .gate.figures import ReferenceFacts
+        from .prepared import prepare
 
         # decimal commas and day-first dates are read by each text's own language
-        ref_lang = detect_language(reference)
+        prepared = prepare(reference)  # the reference parsed once, for every sentence and request (.prepared)
+        ref_lang = prepared.lang
         answer_lang = detect_language(answer or " ".join(c.text for c in claims))
-        ref = ReferenceFacts(reference, lang=_known(ref_lang))
+        ref = prepared.facts(_known(ref_lang))
         lang = _known(answer_lang)
-        ref_numbers = number_values(reference)
-        ref_words = set(content_words(reference))
+        ref_numbers = set(prepared.part("numbers", lambda: frozenset(number_values(reference))))
+        ref_words = set(prepared.part("content_words", lambda: frozenset(content_words(reference))))
         if question and "question" not in self.rules_off:
             # names and numbers the question states are the user's own: given, never missing
             ref_numbers |= number_values(question)
@@ -212,7 +213,7 @@ class EntityCheckVerifier(Verifier):
         self,
         claim: Claim,
         cands: Sequence[Evidence],
-        ref: "ReferenceFacts",  # noqa: F821 (imported in verify)
+        ref: "ReferenceFacts",  # noqa: F821 (gate.figures, from prepared.prepare in verify)
         ref_numbers: set[float],
         ref_words: set[str],
         lang: str | None = None,

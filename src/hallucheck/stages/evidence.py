@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..base import POSITIVE_INT, TEXT, EvidenceRetriever
-from ..text import split_sentences
 from ..types import Claim, Evidence
+from .prepared import prepare
 
 
 def reference_sentences(reference: str) -> list[Evidence]:
+    """The reference's sentences as evidence, each with its ``index`` (split once per reference: .prepared)."""
     return [
         Evidence(text=s.text, start=s.start, end=s.end, meta={"index": i})
-        for i, s in enumerate(split_sentences(reference))
+        for i, s in enumerate(prepare(reference).sentences)
     ]
 
 
@@ -54,7 +55,7 @@ class EmbeddingRetriever(EvidenceRetriever):
         if not claims or not sents:
             return [[] for _ in claims]
         emb = get_embedder(self.embedder)
-        sims = embed_cached(emb, [c.text for c in claims]) @ embed_cached(emb, [s.text for s in sents]).T
+        sims = embed_cached(emb, [c.text for c in claims]) @ prepare(reference).vectors(emb).T
         out = []
         for row in sims:
             top = row.argsort()[::-1][: self.k]
@@ -89,14 +90,14 @@ class LexicalRetriever(EvidenceRetriever):
         self.k = k
 
     def retrieve(self, claims: Sequence[Claim], reference: str, *, question: str | None = None) -> list[list[Evidence]]:
-        from ..text.premise import claim_text, select_evidence_indices
+        from ..text.premise import claim_text
 
-        spans = split_sentences(reference)
+        prepared = prepare(reference)
+        spans = prepared.sentences
         if len(spans) <= self.k:
             return WholeReferenceRetriever().retrieve(claims, reference, question=question)
-        texts = [s.text for s in spans]
         out = []
         for c in claims:
-            idx = select_evidence_indices(claim_text(c.text, question), reference, k=self.k, sentences=texts)
+            idx = prepared.premises.top(claim_text(c.text, question), self.k)
             out.append([Evidence(spans[i].text, spans[i].start, spans[i].end, meta={"index": i}) for i in idx])
         return out

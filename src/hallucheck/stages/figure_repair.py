@@ -149,11 +149,13 @@ def _fill(
     return "".join(out)
 
 
-def _sentence_of(text: str, start: int, end: int) -> tuple[int, int]:
-    for s in split_sentences(text):
+def _sentence_of(reference: str, start: int, end: int) -> tuple[int, int]:
+    from .prepared import prepare
+
+    for s in prepare(reference).sentences:  # split once per reference
         if s.start <= start and end <= s.end:
             return s.start, s.end
-    return 0, len(text)
+    return 0, len(reference)
 
 
 class FigureRepairMitigator(Mitigator):

@@ -37,7 +37,7 @@ from ..text.lang import UNDETERMINED, detect_language
 from ..text.segment import Span, split_sentences
 from ..types import Detection, Edit, Mitigation, Verdict
 from .figure_repair import NEEDS_LLM, FigureRepairMitigator
-from .gate.figures import ReferenceFacts
+from .prepared import prepare
 from .repair_checks import revision_problem
 
 MAX_RECHECKS = 3  # re-checks of one round before every change of the round is refused
@@ -133,8 +133,9 @@ class _Round:
         lang = detect_language(self.text)
         self.answer_lang = lang
         self.lang = None if lang == UNDETERMINED else lang
-        ref_lang = detect_language(det.reference)
-        self.facts = ReferenceFacts(det.reference, lang=None if ref_lang == UNDETERMINED else ref_lang)
+        prepared = prepare(det.reference)  # parsed once, shared with the detections (.prepared)
+        # figures only (.repair_checks): the detection's parsed reference serves
+        self.facts = prepared.facts(None if prepared.lang == UNDETERMINED else prepared.lang, names=False)
 
     def refuse(self, start: int, end: int, why: str) -> None:
         self.notes.append(f"refused: answer[{start}:{end}] {self.text[start:end].strip()!r} stays: {why}")

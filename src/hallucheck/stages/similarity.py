@@ -84,6 +84,35 @@ def overlap_ratio(
     return min(1.0, counted / n)
 
 
+# every phrase :func:`overlap_ratio` counts between two sentences of this many words or more holds a
+# common run of this many words
+_RUN = 5
+
+
+class OverlapIndex:
+    """The highest :func:`overlap_ratio` of a claim with any of ``sentences``, built once per reference:
+    each sentence's words, and the sentences holding each run of :data:`_RUN` words, so a claim is
+    compared only with the sentences that share such a run with it (the others' ratio is 0)."""
+
+    def __init__(self, sentences: Sequence[str]) -> None:
+        self.tokens = [_tokens(s) for s in sentences]
+        self.short = [i for i, t in enumerate(self.tokens) if len(t) < _RUN]
+        self.runs: dict[int, list[int]] = {}  # by the run's hash: a collision only adds a sentence to compare
+        for i, t in enumerate(self.tokens):
+            for gram in {hash(tuple(t[j : j + _RUN])) for j in range(len(t) - _RUN + 1)}:
+                self.runs.setdefault(gram, []).append(i)
+
+    def best(self, claim: str) -> float:
+        """``max(overlap_ratio(claim, s) for s in sentences)``, 0.0 for none."""
+        ta = _tokens(claim)
+        if len(ta) < _RUN:  # a short claim: only full containment counts, with any sentence
+            return max((overlap_ratio(ta, tb) for tb in self.tokens), default=0.0)
+        near: set[int] = set(self.short)
+        for j in range(len(ta) - _RUN + 1):
+            near.update(self.runs.get(hash(tuple(ta[j : j + _RUN])), ()))
+        return max((overlap_ratio(ta, self.tokens[i]) for i in near), default=0.0)
+
+
 # process-wide cache of sentence vectors (references repeat across examples)
 _EMBEDDINGS = LRUCache(20000)
 

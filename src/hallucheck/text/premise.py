@@ -53,20 +53,42 @@ def select_evidence_indices(
     sents = list(sentences) if sentences is not None else [s.text for s in split_sentences(reference)]
     if len(sents) <= k:
         return list(range(len(sents)))
-    bags = [set(content_words(s)) for s in sents]
-    df = Counter(w for b in bags for w in b)
-    n = len(sents)
-    want = set(content_words(claim))
-    scores = []
-    for i, bag in enumerate(bags):
-        shared = want & bag
+    return PremiseIndex(sents).top(claim, k)
+
+
+class PremiseIndex:
+    """The words of a reference's sentences and their IDF, built once per reference: :meth:`top` is
+    :func:`select_evidence_indices` over them, reading only the sentences that share a word with the claim."""
+
+    def __init__(self, sentences: Sequence[str]) -> None:
+        self.n = n = len(sentences)
+        bags = [set(content_words(s)) for s in sentences]
+        df = Counter(w for b in bags for w in b)
+        self.idf = {w: math.log(1 + n / c) for w, c in df.items()}
+        self.postings: dict[str, list[int]] = {}
+        for i, bag in enumerate(bags):
+            for w in bag:
+                self.postings.setdefault(w, []).append(i)
+
+    def top(self, claim: str, k: int = PREMISE_K) -> list[int]:
+        """Indices of the top-``k`` sentences for ``claim``, best first; all, in order, when there are
+        at most ``k``."""
+        if self.n <= k:
+            return list(range(self.n))
+        shared: dict[int, list[float]] = {}
+        for w in set(content_words(claim)):
+            for i in self.postings.get(w, ()):
+                shared.setdefault(i, []).append(self.idf[w])
         # fsum: the exactly rounded sum, whatever order the set yields its words in (that order follows
         # the process's string hashing), so equal weights tie exactly and the earlier sentence wins
-        scores.append((math.fsum(math.log(1 + n / df[w]) for w in shared), -i))
-    return sorted(range(n), key=lambda i: scores[i], reverse=True)[:k]
+        scores = {i: math.fsum(ws) for i, ws in shared.items()}
+        ranked = sorted(scores, key=lambda i: (scores[i], -i), reverse=True)[:k]
+        if len(ranked) < k:  # sentences sharing no word score 0, the earlier first
+            ranked += [i for i in range(self.n) if i not in scores][: k - len(ranked)]
+        return ranked
 
 
-__all__ = ["PREMISE_K", "claim_text", "content_words", "select_evidence", "select_evidence_indices"]
+__all__ = ["PREMISE_K", "PremiseIndex", "claim_text", "content_words", "select_evidence", "select_evidence_indices"]
 
 
 # a token of text: a run of non-space characters, its punctuation at either end not counted

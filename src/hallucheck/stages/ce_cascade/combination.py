@@ -29,6 +29,7 @@ from ...text import split_sentences
 from ...types import Claim, Verdict
 from ..cascade import missing_share
 from ..entity_check import EntityCheckVerifier
+from ..similarity import OverlapIndex
 
 # the signals' names in a combination file -> their one name here
 FILE_NAMES = {"verifier": "verifier", "overlap": "overlap", "gate": "missing_share", "missing_share": "missing_share"}
@@ -84,14 +85,18 @@ class Signals:
     missing_share: float
 
     @classmethod
-    def of(cls, text: str, verifier_score: float, missing_share: float, ref_sents: Sequence[str]) -> "Signals":
-        from ..similarity import overlap_ratio
+    def of(
+        cls, text: str, verifier_score: float, missing_share: float, ref_sents: Sequence[str] | OverlapIndex
+    ) -> "Signals":
+        """The signals of claim ``text``; ``ref_sents``: the reference's sentences, or their
+        :class:`~hallucheck.stages.similarity.OverlapIndex` (built once per reference)."""
+        index = ref_sents if isinstance(ref_sents, OverlapIndex) else OverlapIndex(ref_sents)
+        return cls(_logit(verifier_score), index.best(text), float(missing_share))
 
-        overlap = max((overlap_ratio(text, r) for r in ref_sents), default=0.0)
-        return cls(_logit(verifier_score), overlap, float(missing_share))
 
-
-def claim_signals(text: str, verifier_score: float, missing_share: float, ref_sents: Sequence[str]) -> dict[str, float]:
+def claim_signals(
+    text: str, verifier_score: float, missing_share: float, ref_sents: Sequence[str] | OverlapIndex
+) -> dict[str, float]:
     """:class:`Signals` of one claim keyed as a combination file names them (``verifier``, ``overlap``,
     ``gate``), for the scripts that fit the file."""
     s = Signals.of(text, verifier_score, missing_share, ref_sents)
@@ -109,7 +114,7 @@ def sentence_signals(
     :data:`SIGNALS` (the gate is run here, as the cascade runs it)."""
     checker = gate if gate is not None else EntityCheckVerifier(check_numbers=True, check_entities=True)
     objs = [Claim(t, a, b) for t, a, b in claims]
-    ref_sents = [sp.text for sp in split_sentences(reference)] or [reference]
+    ref_sents = OverlapIndex([sp.text for sp in split_sentences(reference)] or [reference])
     gated = checker.verify(objs, [[] for _ in objs], reference=reference)
     rows = []
     for c, s, g in zip(objs, verifier_scores, gated):
@@ -159,13 +164,14 @@ def combine(
     verifier_score: float,
     gate: Verdict | None,
     weights: Weights | None,
-    ref_sents: Sequence[str],
+    ref_sents: Sequence[str] | OverlapIndex,
     *,
     who: str = "trained verifier",
     detector_meta: Mapping[str, Any] | None = None,
 ) -> Combined:
     """The combination step for one claim: its signals weighed by the task's ``weights``, or (``None``)
-    the verifier's score alone. ``gate``: the gate's verdict of the claim (None: no gate)."""
+    the verifier's score alone. ``gate``: the gate's verdict of the claim (None: no gate); ``ref_sents``:
+    as for :meth:`Signals.of`."""
     share = missing_share(gate) if gate is not None else 0.0
     s = verifier_score
     if weights is not None:

@@ -7,18 +7,10 @@ copy). ``verbatim=False`` turns the step off.
 
 from __future__ import annotations
 
-from typing import Sequence
-
-from ...text.segment import Span
 from ...types import Claim, Evidence, Verdict
 from ..copy_rule import CopyIndex
 from .combination import Combined
 from .settings import TaskSettings
-
-
-def copy_index(reference: str, sentences: Sequence[Span], enabled: bool) -> CopyIndex | None:
-    """The reference's copy index (built once per reference), or None when copies are not taken."""
-    return CopyIndex(reference, sentences) if enabled else None
 
 
 def find_copy(index: CopyIndex | None, claim: Claim) -> tuple[int, int] | None:
@@ -42,4 +34,4 @@ def copy_verdict(
     )
 
 
-__all__ = ["copy_index", "copy_verdict", "find_copy"]
+__all__ = ["copy_verdict", "find_copy"]

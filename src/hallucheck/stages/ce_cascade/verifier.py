@@ -10,15 +10,16 @@ from typing import Any, ClassVar, Sequence
 from ...base import BOOL, NONE, POSITIVE_INT, UNIT, ListOf, OneOf, Verifier
 from ...errors import ConfigError
 from ...llm.base import LLMClient
-from ...text import split_sentences
 from ...text.segment import Span
 from ...types import Claim, Evidence, Verdict
 from ..cascade import QUESTION_MODES, build_gate, build_judges, qa_question
 from ..copy_rule import CopyIndex
 from ..cross_encoder import PREMISES, VERIFIER_THRESHOLD, CrossEncoderVerifier
 from ..nli import FLAG_ON_CHOICE
+from ..prepared import PreparedReference, prepare
+from ..similarity import OverlapIndex
 from .combination import Combined, combine, load_combination
-from .copy import copy_index, copy_verdict, find_copy
+from .copy import copy_verdict, find_copy
 from .decision import WEAK_ALONE, WEAK_SHORT_ANSWER, failed_verdict, judge_verdict, verifier_verdict
 from .detectors import cascade_detector, detector_scores
 from .gate import gate_verdict, gated, run_gate
@@ -59,6 +60,7 @@ class Reading:
     task: TaskSettings
     sentences: list[Span]
     copies: CopyIndex | None
+    prepared: PreparedReference | None = None  # the reference as the steps read it (.prepared)
 
 
 class CECascadeVerifier(Verifier):
@@ -198,10 +200,9 @@ class CECascadeVerifier(Verifier):
         HaluEval, whose right answers are phrases and wrong ones sentences, and read a right answer in a
         sentence as wrong. Only a short answer is read after its question, with the QA weights."""
         q = read_with_question(question, claims, self.question_mode, reference)
-        sentences = split_sentences(reference)  # once for the premises, the overlap signal and the copy rule
-        return Reading(
-            reference, q, self.settings.task(bool(q)), sentences, copy_index(reference, sentences, self.verbatim)
-        )
+        prepared = prepare(reference)  # parsed once per reference, shared by the steps (and later calls)
+        copies = prepared.copies if self.verbatim else None
+        return Reading(reference, q, self.settings.task(bool(q)), prepared.sentences, copies, prepared)
 
     def verifier_scores(self, claims: Sequence[Claim], reading: Reading, answer: str) -> list[Scored]:
         """The verifier step: each claim's P(unsupported) from the trained verifier (or the published
@@ -210,7 +211,7 @@ class CECascadeVerifier(Verifier):
         if self._detector is not None:
             scores, premises, metas = detector_scores(self._detector, claims, reading.reference, q, answer)
         else:
-            scores, premises = self._ce.scores(claims, reading.reference, q, sentences=reading.sentences)
+            scores, premises = self._ce.scores(claims, reading.reference, q)  # its premises: .prepared
             metas = [{} for _ in claims]
         return [Scored(s, tuple(p), m) for s, p, m in zip(scores, premises, metas)]
 
@@ -218,7 +219,10 @@ class CECascadeVerifier(Verifier):
         self, claims: Sequence[Claim], scored: Sequence[Scored], gates: Sequence[Verdict | None], reading: Reading
     ) -> list[Combined]:
         """The combination step: each claim's score before the threshold."""
-        ref_sents = [sp.text for sp in reading.sentences] or [reading.reference]
+        if reading.prepared is not None:
+            ref_sents: Sequence[str] | OverlapIndex = reading.prepared.overlap
+        else:
+            ref_sents = [sp.text for sp in reading.sentences] or [reading.reference]
         who = "trained verifier" if self._detector is None else f"{self.model} detector"
         return [
             combine(c, s.score, g, reading.task.weights, ref_sents, who=who, detector_meta=s.detector_meta)
