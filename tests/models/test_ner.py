@@ -130,3 +130,25 @@ def test_a_sentence_of_names_in_an_english_answer_keeps_ner(monkeypatch):
         assert [e.text for e in ner.extract_entities(names)][-2:] == ["Evangelos", "Patoulidis"]
     with language_scope("de", "en"):  # a German answer: its German sentences get no NER
         assert ner.extract_entities(GERMAN) == []
+
+
+def test_a_sentence_tagged_again_is_read_from_the_last_tagging(monkeypatch):
+    from hallucheck.text.lang import language_scope
+
+    nlp = PersonTagger()
+    monkeypatch.setattr(ner, "load_spacy", lambda name=None: nlp)
+    text = "Michelin makes tyres in Clermont."
+    first = ner.extract_entities(text, lang="en")
+    again = ner.extract_entities(text, lang="en")  # the proxy's context: the sentence checked before
+    assert again == first and len(nlp.calls) == 1
+    ner.extract_entities(text, lang="en", labels=frozenset({"ORG"}))  # what the tagging depends on is the key
+    with language_scope("de", "en"):
+        ner.extract_entities(text)
+    assert len(nlp.calls) == 3
+    other = PersonTagger()  # another pipeline tags anew
+    monkeypatch.setattr(ner, "load_spacy", lambda name=None: other)
+    assert ner.extract_entities(text, lang="en") == first and len(other.calls) == 1
+    long = "Michelin makes tyres. " * 100  # longer than a sentence: not kept
+    ner.extract_entities(long, lang="en")
+    ner.extract_entities(long, lang="en")
+    assert len(other.calls) == 3

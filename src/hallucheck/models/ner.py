@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from .. import _aio
+from .._lru import LRUCache
 from ..errors import MissingDependencyError, install_hint
 from ..text.lang import UNDETERMINED, detect_language, scoped_languages
 
@@ -179,8 +180,25 @@ def extract_entities(
     return _aio.blocking(_extract_entities, text, model, labels, lang)
 
 
+# the entities of sentences tagged lately (the proxy checks each sentence again with the next one, its
+# context), keyed by all the tagging depends on; texts up to TAGGED_CHARS characters are kept
+_TAGGED = LRUCache(4096)
+TAGGED_CHARS = 2000
+
+
 def _extract_entities(text: str, model: str, labels: frozenset[str] | None, lang: str | None) -> list[Entity]:
     nlp = load_spacy(model)
+    if len(text) > TAGGED_CHARS:
+        return _tag(nlp, text, labels, lang)
+    key = (nlp, text, labels, lang, scoped_languages() if lang is None else ())
+    found = _TAGGED.get(key)
+    if found is None:
+        found = tuple(_tag(nlp, text, labels, lang))
+        _TAGGED.put(key, found)
+    return list(found)
+
+
+def _tag(nlp: Any, text: str, labels: frozenset[str] | None, lang: str | None) -> list[Entity]:
     if not ner_applies(text, model_language(nlp), lang=lang):
         return []
     skipped = untagged(text)
