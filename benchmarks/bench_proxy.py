@@ -2,6 +2,8 @@
 
     python benchmarks/bench_proxy.py                       # ce_cascade, llm none; 32 streams; 60 s soak
     python benchmarks/bench_proxy.py --soak 300 --out proxy.json
+    python benchmarks/bench_proxy.py --only hold --runs 10                              # the shipped example
+    python benchmarks/bench_proxy.py --only hold --runs 10 --reference-chars 100000     # a 100,000-character manual
 
 Measured (the proxy runs as a subprocess, ``python -m hallucheck proxy``; its RSS is read from /proc):
 1. not streamed: median latency through the proxy minus straight to the upstream (annotate);
@@ -10,6 +12,12 @@ Measured (the proxy runs as a subprocess, ``python -m hallucheck proxy``; its RS
    the time to the first released token against the first sentence's generation time;
 3. --streams streams at once (``hold``): status codes, errors, wall time;
 4. a soak of --soak seconds with --soak-clients clients in a loop: the proxy's RSS over time.
+
+``--reference-chars N`` checks the same answer against a reference of about N characters: the shipped
+manual amid generated sections of a longer one (:func:`long_reference`, the same text on every run).
+``--only`` runs some of the measurements (``not_streamed,hold,concurrent,soak``). ``hold`` is measured
+twice: with the reference the warm-up request sent (a proxy that keeps parsed references reads it from
+its cache), and with a reference new to the proxy on every request (``hold_new_reference``).
 """
 
 from __future__ import annotations
@@ -38,6 +46,34 @@ ANSWER = (ROOT / "examples" / "manual_answer.txt").read_text(encoding="utf-8").s
 REFERENCE = (ROOT / "examples" / "manual_reference.txt").read_text(encoding="utf-8")
 
 
+PARTS = ("pump", "filter", "belt", "valve", "sensor", "fan", "hose", "bearing", "seal", "nozzle")
+PLACES = ("front axle", "rear axle", "engine bay", "cabin", "roof rack", "tow bar", "boot", "dashboard")
+
+
+def long_reference(chars: int) -> str:
+    """The shipped manual amid generated sections of a longer manual, about ``chars`` characters in all
+    (deterministic: the same text on every run)."""
+    sections: list[str] = []
+    i, size = 0, len(REFERENCE)
+    while size < chars:
+        part, place = PARTS[i % len(PARTS)], PLACES[(i // len(PARTS)) % len(PLACES)]
+        text = (
+            f"Section {i + 1}: the {part} near the {place}. Inspect the {part} every {(i % 11 + 1) * 5000} km "
+            f"or {i % 4 + 1} years, whichever comes first. The tightening torque of its {i % 6 + 2} bolts is "
+            f"{20 + i % 40} Nm. If the {part} makes a noise above {30 + i % 50} km/h, stop the vehicle and "
+            f"contact a workshop. A replacement {part} weighs {1 + i % 9}.{i % 10} kg and costs about "
+            f"{15 + (7 * i) % 180} euros. Do not clean the {part} with a pressure washer."
+        )
+        sections.append(text)
+        size += len(text) + 2
+        i += 1
+    half = len(sections) // 2
+    return "\n\n".join(sections[:half] + [REFERENCE] + sections[half:])
+
+
+CHECKED = {"reference": REFERENCE}  # the reference the requests send (main: --reference-chars)
+
+
 def upstream(word_delay: float) -> FakeOpenAIServer:
     server = FakeOpenAIServer()
 
@@ -55,7 +91,7 @@ def body(policy: str, stream: bool) -> dict:
         "model": "m",
         "stream": stream,
         "messages": [{"role": "user", "content": "How should I look after the tyres?"}],
-        "hallucheck": {"reference": REFERENCE, "policy": policy},
+        "hallucheck": {"reference": CHECKED["reference"], "policy": policy},
     }
 
 
@@ -94,12 +130,18 @@ def nonstreamed(proxy_url: str, direct_url: str, n: int) -> dict:
     return {"median_s_proxy": through, "median_s_direct": direct, "overhead_ms": 1000 * (through - direct)}
 
 
-def held(proxy_url: str, direct_url: str, runs: int) -> dict:
+def held(proxy_url: str, direct_url: str, runs: int, new_reference: bool = False) -> dict:
+    """Per-sentence delays of ``runs`` held streams; ``new_reference``: each request's reference is one
+    the proxy has not seen (a line of its own at the end), so each request parses it."""
     plain = {k: v for k, v in body("hold", True).items() if k != "hallucheck"}
     added, ttft, first = [], [], []
-    for _ in range(runs):
+    for run in range(runs):
         _, direct = timed_stream(direct_url, plain)
-        _, released = timed_stream(proxy_url, body("hold", True))
+        payload = body("hold", True)
+        if new_reference:
+            tag = "".join(chr(ord("a") + int(d)) for d in f"{run}{time.time_ns()}")  # letters: no figure
+            payload["hallucheck"]["reference"] += f"\n\nThis copy was printed for {tag}."
+        _, released = timed_stream(proxy_url, payload)
         ends = boundaries(direct)
         added += [1000 * (t - e) for (t, _), e in zip(released, ends)]
         ttft.append(released[0][0])
@@ -167,10 +209,16 @@ def main() -> None:
     ap.add_argument("--streams", type=int, default=32)
     ap.add_argument("--soak", type=float, default=60.0, help="seconds (0: no soak)")
     ap.add_argument("--soak-clients", type=int, default=8)
+    ap.add_argument("--reference-chars", type=int, help="check against a reference of about this many characters")
+    ap.add_argument("--only", default="not_streamed,hold,concurrent,soak", help="the measurements to run")
     ap.add_argument("--out")
     args = ap.parse_args()
+    only = set(args.only.split(","))
+    if args.reference_chars:
+        CHECKED["reference"] = long_reference(args.reference_chars)
     up, port = upstream(args.word_delay), free_port()
     cmd = [sys.executable, "-m", "hallucheck", "proxy", "--upstream", up.base_url, "--port", str(port), "--quiet"]
+    cmd += ["--llm", "none"]
     proc = subprocess.Popen(cmd + ["--max-streams", str(max(64, args.streams))], env={**os.environ})
     proxy_url, direct_url = f"http://127.0.0.1:{port}/v1/chat/completions", up.url
     try:
@@ -181,14 +229,19 @@ def main() -> None:
             except httpx.HTTPError:
                 time.sleep(0.1)
         httpx.post(proxy_url, json=body("annotate", False), timeout=300)  # models loaded before timing
-        result = {
+        result: dict = {
             "load_average_at_start": os.getloadavg(),
             "word_delay_s": args.word_delay,
-            "not_streamed": nonstreamed(proxy_url, direct_url, args.requests),
-            "hold": held(proxy_url, direct_url, args.runs),
-            "concurrent": concurrent(proxy_url, args.streams),
+            "reference_chars": len(CHECKED["reference"]),
         }
-        if args.soak > 0:
+        if "not_streamed" in only:
+            result["not_streamed"] = nonstreamed(proxy_url, direct_url, args.requests)
+        if "hold" in only:
+            result["hold"] = held(proxy_url, direct_url, args.runs)
+            result["hold_new_reference"] = held(proxy_url, direct_url, args.runs, new_reference=True)
+        if "concurrent" in only:
+            result["concurrent"] = concurrent(proxy_url, args.streams)
+        if "soak" in only and args.soak > 0:
             result["soak"] = soak(proxy_url, proc.pid, args.soak, args.soak_clients)
     finally:
         proc.terminate()
