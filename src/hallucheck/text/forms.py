@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from .quantity import Quantity, non_overlapping
+from .quantity import Quantity, SpanSet, non_overlapping
 from .stopwords import STOP_WORDS
 from .units import CJK, MONTHS, UNITS, WORD_NUMBERS, unit_at
 
@@ -273,7 +273,7 @@ def _ordinals_and_labels(text: str, lang: str) -> list[Quantity]:
         word = m.group("word")
         if word in _NOT_NAMES or word.lower() in _MONTH_NAMES or unit_at(text, m.end()) is not None:
             continue
-        if re.match(r"\s+[a-z]+s\b", text[m.end() :]):
+        if _PLURAL_AFTER.match(text, m.end()):
             continue  # "Model 3 owners" reads either way: a count is the safer reading
         out.append(_q(text, m.start(), m.end(), float(m.group("n")), f"label:{word.lower()}"))
     for m in _IDENTIFIER.finditer(text):
@@ -333,9 +333,7 @@ def _fractions(text: str) -> list[Quantity]:
             den = _FRACTION_DEN[den_word]
             if word in ("a", "an") and not m.group("of"):
                 continue  # "a quarter" of a year, "a third" place: a fraction only "of" something
-            if den_word in ("quarter", "quarters") and re.match(
-                r"\s*(?:of\s+(?:the\s+)?)?(?:year|\d{4})", text[m.end() :]
-            ):
+            if den_word in ("quarter", "quarters") and _OF_YEAR.match(text, m.end()):
                 continue
         end = m.end("of") - 3 if m.group("of") else m.end()
         out.append(_q(text, m.start(), end, 100.0 * num / den, "percent", "fraction", "approx"))
@@ -410,6 +408,10 @@ def compound_durations(text: str, found: list[Quantity]) -> list[Quantity]:
     return out
 
 
+_PLURAL_AFTER = re.compile(r"\s+[a-z]+s\b")
+_OF_YEAR = re.compile(r"\s*(?:of\s+(?:the\s+)?)?(?:year|\d{4})")
+
+
 def figure_forms(text: str, *, lang: str = "en") -> list[Quantity]:
     """Clock times, ratios, frequencies, ordinals, labels, codes and fractions of ``text``, in order,
     spans not overlapping (the earlier and then the longer one kept)."""
@@ -421,9 +423,9 @@ def figure_forms(text: str, *, lang: str = "en") -> list[Quantity]:
     ):
         return []
     found = _clocks(text) + _frequencies(text) + _ordinals_and_labels(text, lang) + _fractions(text)
-    taken_clock = [(q.start, q.end) for q in found if q.dim == "clock"]
+    taken_clock = SpanSet((q.start, q.end) for q in found if q.dim == "clock")
     for m in _RATIO.finditer(text):
-        if not any(a < m.end() and m.start() < b for a, b in taken_clock) and int(m.group("b")) > 0:
+        if not taken_clock.overlaps(m.start(), m.end()) and int(m.group("b")) > 0:
             found.append(_q(text, m.start(), m.end(), int(m.group("a")) / int(m.group("b")), "ratio"))
     return non_overlapping(found)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 
 from .units import ARTICLES, CJK, SCALES, UNITS, WORD_NUMBERS, unit_at, unit_here
 
@@ -91,30 +92,84 @@ def sig_digits(s: str) -> int:
     return max(1, len(ds.rstrip("0")) if "." not in s and "," not in s else len(ds))
 
 
-def parse_number(token: str, *, decimal_comma: bool = False) -> float | None:
-    """A number written in digits: "1,000" = 1000, "2.4", "3,0" = 3.0 where ``decimal_comma``
-    (and "1.000" = 1000 there), "1 000" with a (narrow) no-break space as thousands separator."""
+# a number written so that only one reading is possible, whatever the language: dots grouping thousands
+# before a decimal comma ("1.000,50") or two dots or more ("1.000.000"); commas grouping thousands before
+# a decimal point ("1,000.50") or two commas or more ("1,000,000")
+_COMMA_DECIMAL = re.compile(r"[-+]?\d{1,3}(?:\.\d{3})+,\d+|[-+]?\d{1,3}(?:\.\d{3}){2,}")
+_POINT_DECIMAL = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+\.\d+|[-+]?\d{1,3}(?:,\d{3}){2,}")
+_WRITTEN = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)+")
+
+
+def _plain(token: str, decimal_comma: bool) -> str | None:
+    """``token`` as a plain decimal ("1000.5"), or None where it is no one number."""
     t = token.replace("−", "-").replace("\u00a0", "").replace("\u202f", "").replace("'", "").replace(" ", "")
+    if _COMMA_DECIMAL.fullmatch(t):
+        return t.replace(".", "").replace(",", ".")
+    if _POINT_DECIMAL.fullmatch(t):
+        return t.replace(",", "")
     if decimal_comma:
         if re.fullmatch(r"[-+]?\d{1,3}(?:\.\d{3})+(?:,\d+)?", t):
-            t = t.replace(".", "").replace(",", ".")
-        else:
-            t = t.replace(",", ".")
-            if t.count(".") > 1:
-                return None
-    else:
-        if re.fullmatch(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?", t):
-            t = t.replace(",", "")
-        elif "," in t:
-            # "3,0" in an English text: a decimal comma only when it cannot be thousands
-            head, _, tail = t.partition(",")
-            if len(tail) == 3 or "," in tail or "." in t:
-                return None
-            t = f"{head}.{tail}"
+            return t.replace(".", "").replace(",", ".")
+        t = t.replace(",", ".")
+        return None if t.count(".") > 1 else t
+    if re.fullmatch(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?", t):
+        return t.replace(",", "")
+    if "," in t:
+        # "3,0" in an English text: a decimal comma only when it cannot be thousands
+        head, _, tail = t.partition(",")
+        if len(tail) == 3 or "," in tail or "." in t:
+            return None
+        t = f"{head}.{tail}"
+    return t
+
+
+def parse_number(token: str, *, decimal_comma: bool = False) -> float | None:
+    """A number written in digits: "1,000" = 1000, "2.4", "3,0" = 3.0 where ``decimal_comma``
+    (and "1.000" = 1000 there), "1 000" with a (narrow) no-break space as thousands separator. A number
+    that can be read only one way ("1.000,50", "1,000.50", "1.000.000") is read so in any language."""
+    t = _plain(token, decimal_comma)
     try:
-        return float(t)
+        return None if t is None else float(t)
     except ValueError:
         return None
+
+
+def written_number(text: str) -> Fraction | None:
+    """The one number written in digits in ``text`` (a figure's own text, "$12,345,678,901,234,567,890"),
+    exact at any length (a float keeps about 16 digits), where its separators say which is the decimal
+    mark: the last where two kinds are used ("1.234.567,89"), none where one kind is used twice or more
+    ("1.000.000"), the one after four digits or more ("12345678901234567890,5"); None where ``text`` holds
+    no such one number ("1.000" may be one or a thousand)."""
+    tokens = _NUMBER_TOKEN.findall(text)
+    if len(tokens) != 1:
+        return None
+    t = re.sub(r"[\u00a0\u202f' ]", "", tokens[0].replace("−", "-"))
+    seps = re.findall(r"[.,]", t)
+    if len(set(seps)) == 2:
+        head, _, tail = t.rpartition(seps[-1])
+        t = re.sub(r"[.,]", "", head) + "." + tail
+    elif len(seps) > 1:
+        t = re.sub(r"[.,]", "", t)
+    elif seps:
+        head = t.split(seps[0])[0].lstrip("+-")
+        if len(head) < 4:
+            return None
+        t = t.replace(seps[0], ".")
+    return Fraction(t)
+
+
+_NUMBER_TOKEN = re.compile(r"(?<![\w.,])[-+−]?\d+(?:[.,\u00a0\u202f']\d+| \d{3}(?!\d))*")
+
+
+def written_decimal_comma(text: str) -> bool | None:
+    """What the numbers of ``text`` show of its decimal mark where its language is not known: True when
+    one can be read only with a decimal comma ("1.000,50", "1.000.000"), False when one only with a
+    decimal point ("1,000.50", "1,000,000"), None when none says (or they disagree)."""
+    comma = point = False
+    for m in _WRITTEN.finditer(text):
+        comma = comma or _COMMA_DECIMAL.fullmatch(m.group()) is not None
+        point = point or _POINT_DECIMAL.fullmatch(m.group()) is not None
+    return None if comma == point else comma
 
 
 @dataclass
@@ -141,6 +196,9 @@ def tokens_after(text: str, pos: int, n: int = 4) -> list[tuple[str, int, int]]:
     return out
 
 
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
 def find_numbers(text: str, decimal_comma: bool, lang: str | None = None) -> list[_Num]:
     """Numbers in digits and in words (those of ``lang`` too: :func:`word_numbers`), with spans, in
     order; scale words ("2.5 million") applied."""
@@ -154,7 +212,7 @@ def find_numbers(text: str, decimal_comma: bool, lang: str | None = None) -> lis
     ):
         tok = m.group()
         if m.end() < len(text) and text[m.end()].isalpha() and not re.match(rf"[{CJK}]", text[m.end()]):
-            glued = re.match(r"[^\W\d_]+", text[m.end() :]).group().lower()  # type: ignore[union-attr]
+            glued = _LETTERS.match(text, m.end()).group().lower()  # type: ignore[union-attr]
             if glued not in SCALES and unit_at(text, m.end()) is None:
                 continue  # "5G", "3rd", "2x": not a quantity
         v = parse_number(tok, decimal_comma=decimal_comma)
@@ -247,4 +305,4 @@ def _is_article_use(text: str, end: int) -> bool:
     return not (after and after[0][0].lower() in UNITS)
 
 
-__all__ = ["parse_number"]
+__all__ = ["parse_number", "written_decimal_comma", "written_number"]

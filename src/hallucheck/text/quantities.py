@@ -45,8 +45,8 @@ from .figure_words import RELATIVE_AFTER as _RELATIVE_AFTER
 from .figure_words import lemma as _lemma
 from .forms import ANY_DIGIT, compound_durations, figure_forms, month_phases
 from .lang import decimal_comma as uses_decimal_comma
-from .numbers import find_numbers, parse_number, sig_digits, tokens_after, word_numbers
-from .quantity import Quantity, same_value
+from .numbers import find_numbers, parse_number, sig_digits, tokens_after, word_numbers, written_decimal_comma
+from .quantity import EndOrder, Quantity, SpanSet, same_value
 from .stopwords import STOP_WORDS
 from .units import (
     ARTICLES,
@@ -157,16 +157,18 @@ def _time_unit_after_word(
     return u
 
 
+_HALF_AFTER = re.compile(r"\s+and\s+a\s+half\b")
+_OLD_AFTER = re.compile(r"-?\s?old\b")
 _AND_A_HALF = re.compile(r"\s+(?:and a half|und ein halb|et demie?|y medio|y media|半)\b", re.IGNORECASE)
 _RATE_BEFORE = re.compile(r"(?:times|time|once|twice|per|mal|fois|veces|vez|pro|par)\s*$", re.IGNORECASE)
 
 
-def _relative_or_rate(text: str, start: int, uend: int, found: list["Quantity"]) -> bool:
+def _relative_or_rate(text: str, start: int, uend: int, found: list[Quantity], ends: EndOrder) -> bool:
     """An article with a time unit that is a rate ("4 hours a month", "twice a day", and at the end of
     its figure's phrase: "three remote days a week") or a relative time ("a year earlier"), not an
     amount of time."""
     gap_from_last = start - found[-1].end if found else 99
-    prev = max((q for q in found if q.end <= start), key=lambda q: q.end, default=None)
+    prev = ends.last_before(start)  # the figure that ends last before this one
     later = later_rate(text, prev) if prev is not None else None
     return (
         0 <= gap_from_last <= 2
@@ -198,7 +200,7 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
     """Every quantity of ``text`` (see the module's docstring), in order, spans not overlapping.
     ``lang``: an ISO 639-1 code, used for decimal commas and day-first dates (``None``: English
     conventions, but "3,0" with not three digits after the comma still reads as 3.0)."""
-    lang = (lang or "en").lower()
+    known, lang = lang is not None, (lang or "en").lower()
     if _OTHER_DIGITS.search(text):
         # Arabic-Indic digits and separators ("٢٫٢ bar") read as their ASCII twins, one character for one
         original = text
@@ -210,7 +212,9 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
     phases = month_phases(text, [], lang) if not words.isdisjoint(MONTHS) else []
     if not forms and not phases and not _may_hold_quantity(text, numbers, words):
         return []  # no digit, no number word, no time word: nothing to read (most sentences of a long text)
-    dc = decimal_comma if decimal_comma is not None else uses_decimal_comma(lang)
+    if decimal_comma is None:  # a text of no known language: as its own numbers show, else the English way
+        decimal_comma = uses_decimal_comma(lang) if known else bool(written_decimal_comma(text))
+    dc = decimal_comma
     dates = find_dates(text, day_first=lang != "en")
     dates = month_phases(text, dates, lang) if phases else dates
     forms += [
@@ -218,16 +222,17 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
                  qualifier_before(text, m.start()), sig_digits(m.group(1)) if qualifier_before(text, m.start()) else 0)
         for m in _PENCE.finditer(text)
     ]  # fmt: skip
-    forms = [f for f in forms if not any(d.start < f.end and f.start < d.end for d in dates)]
-    taken = [(q.start, q.end) for q in (*dates, *forms)]
+    in_dates = SpanSet((d.start, d.end) for d in dates)
+    forms = [f for f in forms if not in_dates.overlaps(f.start, f.end)]
+    taken = SpanSet((q.start, q.end) for q in (*dates, *forms))
     found: list[Quantity] = [*dates, *forms]
-    n_pre = len(found)
+    n_pre, ends = len(found), EndOrder(found)
     first_currency: str | None = None
     nums = []
     for n in find_numbers(text, dc, lang):
         if n.word and nums and text[n.start : n.end].lower() == "cent" and not text[nums[-1].end : n.start].strip():
             continue  # "18 Cent": the subunit, read below
-        if not any(a <= n.start < b for a, b in taken) and not (nums and n.start < nums[-1].end):
+        if not taken.covers(n.start) and not (nums and n.start < nums[-1].end):
             nums.append(n)  # (not the scale word of the number before: "720 million")
     i, change_end = 0, -1
     while i < len(nums):
@@ -295,14 +300,9 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
                         high, end, consumed = nxt.value, nxt.end, 2
         cur_b = currency_before(text, start)
         qual = qualifier_before(text, cur_b[1] if cur_b else start)  # "about £350": the word before the symbol
-        if (
-            re.match(r"\s+and\s+a\s+half\b", text[end:])
-            and not n.word
-            or (n.word and re.match(r"\s+and\s+a\s+half\b", text[end:]))
-        ):
-            half = re.match(r"\s+and\s+a\s+half\b", text[end:])
-            if half and unit_at(text, end + half.end()) is not None:  # "four and a half hours"
-                low, high, end = low + 0.5, high + 0.5, end + half.end()
+        half = _HALF_AFTER.match(text, end)  # (read where it stands: no copy of the rest of the text)
+        if half and unit_at(text, half.end()) is not None:  # "four and a half hours"
+            low, high, end = low + 0.5, high + 0.5, half.end()
         if qual == "approx" and not digits:
             digits = sig_digits(text[start:end])
         before = currency_before(text, start)
@@ -353,7 +353,7 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
             u is not None
             and n.word
             and text[start:end].lower() in ARTICLES
-            and _relative_or_rate(text, start, u[3], found)
+            and _relative_or_rate(text, start, u[3], found, ends)
         ):
             i += consumed  # "4 hours a month", "three times a day", "a year earlier": no amount of time
             continue
@@ -361,7 +361,7 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
             surface, dim, factor, uend = u
             if n.word and text[start:end].lower() in ARTICLES:
                 qual = qual or "approx"  # "a year", "an hour": a round figure
-            if re.match(r"-?\s?old\b", text[uend:]) and dim == "time":
+            if _OLD_AFTER.match(text, uend) and dim == "time":
                 dim = "age"  # "18-year-old", "a 6 month old baby": an age, not a duration
                 uend = text.index("old", uend) + 3
             half = _AND_A_HALF.match(text, uend)
@@ -413,8 +413,8 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
     found = share_list_units(text, compound_durations(text, found))
     rated = [with_rate(text, q, found[k + 1].start if k + 1 < len(found) else None) for k, q in enumerate(found)]
     # the "100 km" of "6.2 L/100 km" is the rate's, not a figure of its own
-    grown = [r for r, q in zip(rated, found) if r.end > q.end]
-    return [q for q in rated if not any(p.start < q.start < p.end for p in grown)]
+    grown = SpanSet((r.start + 1, r.end) for r, q in zip(rated, found) if r.end > q.end)
+    return [q for q in rated if not grown.covers(q.start)]  # (a start strictly inside a grown span)
 
 
 def _qualified(text: str, q: Quantity) -> Quantity:

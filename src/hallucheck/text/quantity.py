@@ -1,14 +1,19 @@
 """One quantity found in a text (:class:`Quantity`, what :func:`~hallucheck.text.quantities.parse_quantities`
 returns) and :func:`same_value`, whether two quantities of the same dimension state the same value:
 a rounded value matches the exact one it rounds from ("2.5 million" = "2,480,000"), a converted
-value within 3 % ("38 psi" = "2.6 bar"), an approximate one within 15 %.
+value within 3 % ("38 psi" = "2.6 bar"), an approximate one within 15 %; two whole numbers written in
+full, digit for digit at any length. :class:`SpanSet` asks whether a position or span falls in any of a
+text's spans in log time.
 """
 
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
+from typing import Iterable
 
+from .numbers import written_number
 from .units import UNITS
 
 
@@ -103,11 +108,12 @@ def same_value(a: Quantity, b: Quantity) -> bool:
         # one value inside a stated range ("an 8-year-old" where "children of 6 to 12 years") is consistent;
         # a range is not stated by one value inside it ("10 to 500 mg" says more than "50 mg")
         return b.is_range and b.low <= a.low <= b.high
-    if a.digits == b.digits == 0 and _exact_integer(a) and _exact_integer(b):
-        return _digits_of(a.text) == _digits_of(b.text)  # identifiers, account numbers, years: every digit
     converted = (
         a.unit is not None and b.unit is not None and UNITS.get(a.unit, (None, 0))[1] != UNITS.get(b.unit, (None, 0))[1]
     )
+    whole = _in_full(a, b, converted)
+    if whole is not None:
+        return whole
     for x, y in ((a.low, b.low), (a.high, b.high)):
         if converted:
             if abs(x - y) > 0.03 * max(abs(x), abs(y)):
@@ -115,6 +121,27 @@ def same_value(a: Quantity, b: Quantity) -> bool:
         elif not (_rounds_to(y, x, a.digits) or _rounds_to(x, y, b.digits)):
             return False
     return True
+
+
+def _in_full(a: Quantity, b: Quantity, converted: bool) -> bool | None:
+    """Two point values written in full (no rounding) as whole numbers: whether they are the same number,
+    digit for digit (identifiers, account numbers, years; "$1,234,567,891" is not "$1,234,567,892"; past
+    2**53, where a float no longer tells whole numbers apart, by the numbers as written); None when either
+    is rounded, a range or not whole, or the two are in units to convert."""
+    if a.digits or b.digits or a.is_range or b.is_range:
+        return None
+    if _exact_integer(a) and _exact_integer(b):
+        return _digits_of(a.text) == _digits_of(b.text)
+    if converted or not (a.low.is_integer() and b.low.is_integer()):
+        return None
+    if a.low != b.low:
+        return False
+    if abs(a.low) < 2**53:
+        return True
+    wa, wb = written_number(a.text), written_number(b.text)
+    if not wa or not wb or abs(float(wa) / a.low - float(wb) / b.low) > 1e-9:
+        return True  # not one number each, or written to another scale ("cents"): as the floats say
+    return wa == wb
 
 
 # the days of a month its parts name ("the end of March": from the 20th; "early May": to the 10th)
@@ -142,4 +169,47 @@ def non_overlapping(found: list[Quantity]) -> list[Quantity]:
     return kept
 
 
-__all__ = ["Quantity", "non_overlapping", "same_value"]
+class SpanSet:
+    """The union of some spans of a text, to ask whether a position or a span falls in any of them in
+    log time (each question a binary search, not a pass over every span)."""
+
+    def __init__(self, spans: Iterable[tuple[int, int]]) -> None:
+        merged: list[list[int]] = []
+        for a, b in sorted(spans):
+            if merged and a <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], b)
+            elif a < b:
+                merged.append([a, b])
+        self.starts = [a for a, _ in merged]
+        self.ends = [b for _, b in merged]
+
+    def covers(self, pos: int) -> bool:
+        """Whether some span holds ``pos`` (``start <= pos < end``)."""
+        i = bisect_right(self.starts, pos) - 1
+        return i >= 0 and pos < self.ends[i]
+
+    def overlaps(self, start: int, end: int) -> bool:
+        """Whether some span shares a character with ``start``..``end``."""
+        i = bisect_left(self.starts, end) - 1
+        return i >= 0 and self.ends[i] > start
+
+
+class EndOrder:
+    """Which figure of a growing list ends last at or before a position, in log time: the list's first
+    figures (those it holds when this is made) in any order, the ones appended after them in text order,
+    their spans not overlapping (as a parse appends them)."""
+
+    def __init__(self, found: list[Quantity]) -> None:
+        self.found, self.head = found, len(found)
+        self.first = sorted((q.end, -k) for k, q in enumerate(found))
+
+    def last_before(self, pos: int) -> Quantity | None:
+        """The figure that ends last at or before ``pos``; of two that end together, the earlier in the list."""
+        k = bisect_right(self.first, (pos, 0)) - 1
+        first = self.found[-self.first[k][1]] if k >= 0 else None
+        j = bisect_right(self.found, pos, lo=self.head, key=lambda q: q.end) - 1
+        later = self.found[j] if j >= self.head else None
+        return later if first is None or (later is not None and later.end > first.end) else first
+
+
+__all__ = ["EndOrder", "Quantity", "SpanSet", "non_overlapping", "same_value"]
