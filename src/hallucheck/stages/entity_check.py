@@ -14,7 +14,8 @@ case, reads as a verb, adverb or function word ("Stick to coarse salt") is no na
 a wrong fact is flagged (``contradicted`` or ``unverifiable``); its score is 0.5 plus half the share
 of its facts that are wrong (that share is ``meta["wrong_share"]``), and ``meta["fact_spans"]``
 locates each wrong fact in the answer and what it was compared with in the reference. A sentence with
-no such facts is passed (this check cannot judge it).
+no such facts is passed (this check cannot judge it), and so is one of more figures than the check
+compares in one sentence (:data:`~hallucheck.stages.gate.align.MAX_FIGURES`), its reason saying so.
 """
 
 from __future__ import annotations
@@ -221,10 +222,10 @@ class EntityCheckVerifier(Verifier):
     ) -> Verdict:
         from .gate.figures import FactCheck
 
-        checks: list[FactCheck] = []
         off = frozenset(self.rules_off)
-        if self.check_numbers:
-            checks.extend(ref.check_quantities(claim.text, lang=lang, off=off, question=question))
+        checks = self._figure_checks(claim, ref, lang, off, question)
+        if isinstance(checks, Verdict):
+            return checks
         for surface, s, e, kind in self.facts(claim.text, quantities=[(c.start, c.end) for c in checks]):
             if "names" not in off and not self.supported_by(surface, ref_numbers, ref_words):
                 if kind in _NAME_LABELS and self._common_word_first(claim.text, s, e, ref.reference):
@@ -320,6 +321,30 @@ class EntityCheckVerifier(Verifier):
             return Verdict(claim, "supported", False, score, reason, ev, meta={**meta, "abstained": len(unsure)})
         reason = "In the reference: " + ", ".join(_held(c) for c in held) + "."
         return Verdict(claim, "supported", False, score, reason, ev, meta=meta)
+
+    def _figure_checks(
+        self,
+        claim: Claim,
+        ref: "ReferenceFacts",  # noqa: F821 (gate.figures, from prepared.prepare in verify)
+        lang: str | None,
+        off: frozenset[str],
+        question: str | None,
+    ) -> list | Verdict:
+        """The checks of ``claim``'s figures; or, for a sentence of more figures than the check compares in one,
+        its verdict: every figure of a sentence is compared or none is (the sentence is left to the verifier
+        and the judge)."""
+        from .gate.align import MAX_FIGURES
+
+        checks = ref.check_quantities(claim.text, lang=lang, off=off, question=question) if self.check_numbers else []
+        if len(checks) <= MAX_FIGURES:
+            return list(checks)
+        return Verdict(
+            claim, "supported", False, 0.0,
+            f"Not compared: this sentence has {len(checks):,} figures, more than the {MAX_FIGURES} the figure "
+            "check compares in one sentence, so none of its figures or names was checked.",
+            meta={"facts": [], "missing": [], "contradicted": [], "fact_spans": [], "wrong_share": 0.0,
+                  "abstained": len(checks)},
+        )  # fmt: skip
 
     def _common_word_first(self, text: str, start: int, end: int, reference: str) -> bool:
         """The name ``text[start:end]`` the tagger found is one capitalised word opening a sentence that,

@@ -12,9 +12,14 @@ from typing import Any, Sequence
 
 from ...text.quantities import Quantity, same_value
 
-MAX_FIGURES = 64  # figures of one claim sentence checked in context (the first ones)
+MAX_FIGURES = 64  # figures of one claim sentence checked in context; a sentence of more is not compared
 ALIGN_MIN_FIT = 0.3  # the least local fit (words governing both values) of a figure a contradiction is by
 ALIGN_MARGIN = 0.15  # its lead over any figure of another value, as a share of its own fit
+
+
+def too_many(n: int) -> str:
+    """Why no figure of a sentence of ``n`` figures (more than :data:`MAX_FIGURES`) is compared."""
+    return f"not compared: its sentence has {n:,} figures, more than the {MAX_FIGURES} the check compares in one"
 
 
 def one_value_one_claim(checks: list[Any], fallback: dict[int, Any]) -> list[Any]:

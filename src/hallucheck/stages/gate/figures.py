@@ -26,9 +26,9 @@ the verdict's reason says so). It says
 What makes it unsure is listed in :mod:`.doubt`: bare numbers, values on another basis ("76 cents"
 for "$0.76 per share"), kinds the reference gives in another form ("four times a day" for "every 6
 hours"), values that one step of arithmetic on the reference's figures gives ("up $17 million").
-Exact integers (identifiers, account numbers) compare digit for digit; a range is no support for a
-point value outside what the reference states; a sentence's figures past :data:`MAX_FIGURES` are not
-compared and are never called supported.
+Exact integers (identifiers, account numbers, any whole number written in full) compare digit for
+digit; a range is no support for a point value outside what the reference states; a sentence of more
+than :data:`MAX_FIGURES` figures is not compared at all: every figure abstains.
 
 Names get the same treatment: a name that the reference never mentions is missing; a name the
 reference mentions, in a claim whose closest reference sentence (sharing most of the claim's other
@@ -45,9 +45,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Sequence
 
+from ...text.numbers import written_decimal_comma
 from ...text.quantities import Quantity, parse_quantities, same_value
 from ...text.segment import Span, split_sentences
-from .align import MAX_FIGURES, Cand, aligned, better_referent, one_value_one_claim
+from .align import MAX_FIGURES, Cand, aligned, better_referent, one_value_one_claim, too_many
 from .clauses import Clauses, content_tokens, stem, stems, value_context
 from .computed import by_computation
 from .doubt import FigureDoubt
@@ -96,6 +97,8 @@ class ReferenceFacts:
     def __init__(self, reference: str, *, lang: str | None = None) -> None:
         self.reference = reference
         self.lang = lang
+        # where the language is not known, the decimal mark its numbers show ("1.000,50"), else None
+        self.decimal_comma = None if lang else written_decimal_comma(reference)
         # a table's lines are sentences of their own, each cell's figure about its row and column (.tables)
         rows = table_rows(reference)
         sentences = split_sentences(reference) or [Span(0, len(reference), reference)]
@@ -119,7 +122,7 @@ class ReferenceFacts:
     @cached_property
     def quantities(self) -> list[list[Quantity]]:
         """Each sentence's quantities (parsed only when a claim has one to compare)."""
-        out = [parse_quantities(s.text, lang=self.lang) for s in self.sentences]
+        out = [parse_quantities(s.text, lang=self.lang, decimal_comma=self.decimal_comma) for s in self.sentences]
         for i, row in self.rows.items():  # a cell of a "Monthly fee" column is a fee per month
             start = self.sentences[i].start
             out[i] = [per_period(q, row.column(start + q.start, start + q.end)) for q in out[i]]
@@ -164,10 +167,14 @@ class ReferenceFacts:
         against the reference in context, by the rules of :data:`~.rule.RULES` not in ``off``, in
         their order; ``question``: what the claim answers (its figures are the user's own)."""
         out: list[FactCheck] = []
-        # a sentence of hundreds of figures is checked for its first MAX_FIGURES (the work is bounded);
-        # the rest are not compared, and are said to be so (never "supported")
-        parsed = [self._index.align(q) for q in parse_quantities(claim, lang=lang or self.lang)]
-        claim_qs, skipped = parsed[:MAX_FIGURES], parsed[MAX_FIGURES:]
+        lang = lang or self.lang
+        # a claim of no known language that shows no decimal mark of its own reads numbers as the reference does
+        own_mark = lang is not None or written_decimal_comma(claim) is not None
+        parsed = parse_quantities(claim, lang=lang, decimal_comma=None if own_mark else self.decimal_comma)
+        if len(parsed) > MAX_FIGURES:  # not compared at all rather than on a partial reading (bounded work)
+            note = too_many(len(parsed))
+            return [FactCheck(q.text, q.start, q.end, _kind(q), "abstained", note=note) for q in parsed]
+        claim_qs = [self._index.align(q) for q in parsed]
         if not claim_qs:
             return out
         claim_clauses = Clauses(claim, [(q.start, q.end) for q in claim_qs])
@@ -294,8 +301,7 @@ class ReferenceFacts:
                     q.text, q.start, q.end, kind, "supported", self.span_of(matches[0][2], matches[0][3]),
                     self.sentences[matches[0][2]],
                 )  # fmt: skip
-        out = self._together(claim, claim_qs, claim_clauses, out, fallback, off, question, lang or self.lang)
-        return out + [FactCheck(q.text, q.start, q.end, _kind(q), "abstained") for q in skipped]
+        return self._together(claim, claim_qs, claim_clauses, out, fallback, off, question, lang)
 
     def _together(
         self,
