@@ -15,11 +15,16 @@ This reads a reworded claim, and speaks only when all of these hold:
 * neither the claim nor that sentence holds a negation, a comparison ("than"), or a word that turns a
   change around ("stop", "prevent", "without", "despite", "instead", ...): "Patients who stop the drug
   see their blood pressure rise" restates "the drug lowers blood pressure" and is not read.
+
+What each reference sentence says is read once per reference, not once per claim, so the work grows with
+the answer and the reference, not with their product.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
+from weakref import WeakKeyDictionary
 
 from .clauses import stems
 from .index import shared_weight
@@ -112,13 +117,25 @@ def direction_conflict(claim: str, ref) -> tuple[str, str, int] | None:
     best = max(near, key=lambda i: (scores[i], -i))
     if len(words & ref.bags[best]) / len(words) < _MIN_SHARE:
         return None
-    says = _directions(_words(ref.sentences[best].text))
+    says = _says(ref, best)
     if set(says) != {"up", "down"} - {direction}:
         return None
-    if any(direction in _directions(_words(ref.sentences[i].text)) for i in near):
+    if any(direction in _says(ref, i) for i in near):
         return None  # a sentence about the same things says the claim's direction
     (says_word,) = says.values()
     return said_word, says_word, best
+
+
+# per reference: the directions of change each of its sentences says, read once
+_SAID: WeakKeyDictionary[Any, dict[int, dict[str, str]]] = WeakKeyDictionary()
+
+
+def _says(ref: Any, i: int) -> dict[str, str]:
+    """:func:`_directions` of reference sentence ``i``, read once per reference."""
+    said = _SAID.setdefault(ref, {})
+    if i not in said:
+        said[i] = _directions(_words(ref.sentences[i].text))
+    return said[i]
 
 
 __all__ = ["direction_conflict"]

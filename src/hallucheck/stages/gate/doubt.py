@@ -97,6 +97,7 @@ class FigureDoubt:
         self.near = near or (lambda q: [(i, j, r) for i, qs in enumerate(quantities) for j, r in enumerate(qs)])
         # the sentences whose figures arithmetic on a claim may combine (all, unless the caller indexes them)
         self.related = related or (lambda claim: range(len(quantities)))
+        self._last: tuple[str, list[Quantity]] | None = None
 
     @cached_property
     def values(self) -> dict[str | None, list[float]]:
@@ -151,16 +152,14 @@ class FigureDoubt:
             return "abstained"  # "two days a week" where the reference says "two remote days a week"
         if status == "missing" and q.dim == "age":
             # "an 8-year-old" where the reference speaks of "children of 6 to 12 years"
-            years = [r for qs in self.quantities for r in qs if r.dim == "time" and r.is_range]
-            if any(r.low <= q.low <= r.high for r in years):
+            if any(r.low <= q.low <= r.high for r in self._time_ranges):
                 return "abstained"
         kinds = {d.split("/")[0] for d in self.values if d}
         if status == "missing" and q.dim is not None and base not in kinds and q.dim.startswith(_SOFT_DIMS):
             return "abstained"  # a frequency, count or position the reference gives in no such form
         if status == "missing" and (q.dim is None or q.dim.startswith("count:")):
             # a bare number or a count of a loosely named thing: missing only when no figure has its value
-            stated = {v for vs in self.values.values() for v in vs} | self._all_numbers
-            if q.low in stated and q.high in stated:
+            if q.low in self._stated and q.high in self._stated:
                 return "abstained"
         # a value the reference states of this kind is judged by its context, never by arithmetic
         if any(same_value(q, r) for _, _, r in self.near(q) if r.dim == q.dim):
@@ -177,6 +176,15 @@ class FigureDoubt:
         if q.dim in (None, "date", "clock", "id") or lo == 0 or hi / lo < 100:
             return False
         return any(counterpart in qs and any(r.dim == q.dim and same_value(q, r) for r in qs) for qs in self.quantities)
+
+    @cached_property
+    def _time_ranges(self) -> list[Quantity]:
+        return [r for qs in self.quantities for r in qs if r.dim == "time" and r.is_range]
+
+    @cached_property
+    def _stated(self) -> set[float]:
+        """Every value of any kind the reference states, and every number it writes."""
+        return {v for vs in self.values.values() for v in vs} | self._all_numbers
 
     @cached_property
     def _all_numbers(self) -> set[float]:
@@ -196,7 +204,7 @@ class FigureDoubt:
         and not a value the reference states of its kind (the steps: :class:`~.arithmetic.Arithmetic`). A
         small whole count (12 or less) counts only after a word of change or arithmetic: small numbers are too
         easily made."""
-        own = [c for c in parse_quantities(claim) if c != q and not c.is_range]
+        own = [c for c in self._parsed(claim) if c != q and not c.is_range]
         if q.dim == "clock":
             return self._moved_clock(q, cue, own)
         if q.is_range or q.dim == "date" or q.low == 0:
@@ -207,6 +215,14 @@ class FigureDoubt:
         if loose and small and not cue:
             return False
         return Arithmetic(self.quantities, self.values, self.related, self.near, q, cue, own, loose, claim).derives()
+
+    def _parsed(self, claim: str) -> list[Quantity]:
+        """The figures of ``claim``, parsed once for all of its figures (the last claim's are kept; read
+        and replaced whole, so threads sharing this reference never mix two claims')."""
+        last = self._last
+        if last is None or last[0] != claim:
+            last = self._last = (claim, parse_quantities(claim))
+        return last[1]
 
     def _moved_clock(self, q: Quantity, cue: bool, own: list[Quantity]) -> bool:
         """After a word of change, a clock time the reference states moved by a duration the claim gives

@@ -106,8 +106,8 @@ RULES: tuple[Rule, ...] = (
         "superseded",
         "figures",
         ("claim figures", "later reference sentences"),
-        ("contradicted", "supported"),
-        "a value the reference states and later updates, given as current",
+        ("contradicted", "supported", "abstained"),
+        "a value the reference states and later updates, given as current (abstains past a cap of values read)",
     ),
     Rule(
         "names",

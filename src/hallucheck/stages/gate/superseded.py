@@ -25,15 +25,19 @@ and turns one into a contradiction (its counterpart the newer value) only when a
   around its value nearly as well as the old value's do (:data:`UPDATE_FIT`, both at least
   :data:`MIN_FIT`; so "the excess for drivers under 25 rises to £300" does not update "the standard
   excess is £100");
-* it stands within :data:`UPDATE_REACH` sentences of the old one (the work stays bounded on long
-  references);
+* it stands within :data:`UPDATE_REACH` sentences of the old one, among at most
+  :data:`MAX_UPDATE_VALUES` values of its kind there (the work stays bounded on long references: past
+  that many, the figure abstains, as whether one of them updates it is not read);
 * the claim does not place its value **in the old frame**: no word such as "previously", "until",
   "initially", "preliminary" (and their German, French, Spanish forms), no date or year that the old
   sentence gives and the newer one does not ("the 2024/25 charge was £1.92"), and not the newer value
   too (a claim that tells the change).
 
 Anything less sure leaves the figure as it was: this module only ever turns a *supported* figure into a
-contradicted one, with the newer sentence named as its reason.
+contradicted one, with the newer sentence named as its reason (or, past :data:`MAX_UPDATE_VALUES`, into an
+abstained one). The words before and after each candidate value are read within :data:`CUE_REACH`
+characters of it, so the work grows with the number of values, not with their product with the
+sentence's length.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from typing import Any, Sequence
+from weakref import WeakKeyDictionary
 
 from ...text.quantities import Quantity, parse_quantities, same_value
 from .clauses import Clauses, stem, value_context
@@ -48,6 +53,12 @@ from .clauses import Clauses, stem, value_context
 UPDATE_FIT = 0.65  # how well the newer value's words must fit the claim's, against the old value's
 UPDATE_REACH = 20  # sentences after the old value's in which an update of it is looked for
 MIN_FIT = 0.5  # and both at least this well (a word of the value's clause): else the referent is unsure
+MAX_UPDATE_VALUES = 256  # values of a figure's kind read after it for an update; past that, it abstains
+CUE_REACH = 200  # characters before and after a value in which its cue of change or its case is read
+PAST_CAP = (
+    f"not compared: the reference goes on to give more than {MAX_UPDATE_VALUES} values of its kind, "
+    "and whether one of them updates it is not read"
+)
 # a verb that reports a change, never one that sets a value: an intransitive one ("rises to", "fell to"),
 # a transitive one in the passive ("was increased to", "has been shortened to"), one whose meaning is to
 # update ("restated ... at", "revised to"), or a future ("will rise to", "will be cut to"). Not an
@@ -146,19 +157,22 @@ def superseded(ref: Any, claim: str, claim_qs: Sequence[Quantity], checks: list[
         return checks
     out = list(checks)
     clauses = Clauses(claim, [(q.start, q.end) for q in claim_qs])
-    starts = [s.start for s in ref.sentences]
+    told: dict[tuple[int, int], bool] = {}  # whether the claim states a reference value too, read once
     for k, (q, c) in enumerate(zip(claim_qs, checks)):
         if c.status != "supported" or c.sentence is None or c.counterpart is None or q.dim in (None, "date"):
             continue
-        if c.sentence.start not in starts:
+        i = _sentence_index(ref, c.sentence.start)
+        if i is None:
             continue
-        i = starts.index(c.sentence.start)
         old = next((j for j, r in enumerate(ref.quantities[i]) if ref.span_of(i, r) == c.counterpart), None)
         if old is None:
             continue
         ctx = {w: x for w, x in value_context(clauses, claim_qs, k).items() if not w.startswith("#")}
         fit_old = _fit(ctx, ref.ref_context(i, old))
-        newer = _newer(ref, q, claim_qs, i, ctx, fit_old)
+        newer, capped = _newer(ref, q, claim_qs, i, ctx, fit_old, told)
+        if capped:
+            out[k] = replace(c, status="abstained", note=PAST_CAP)
+            continue
         if newer is None or _dated_to_old(ref, i, newer[0], claim):
             continue
         i2, r2 = newer
@@ -166,12 +180,40 @@ def superseded(ref: Any, claim: str, claim_qs: Sequence[Quantity], checks: list[
     return out
 
 
+# per reference, read once: its sentences by where they start, and the times each sentence gives
+_STARTS: WeakKeyDictionary[Any, dict[int, int]] = WeakKeyDictionary()
+_TIMES: WeakKeyDictionary[Any, dict[int, set[str]]] = WeakKeyDictionary()
+
+
+def _sentence_index(ref: Any, start: int) -> int | None:
+    if ref not in _STARTS:
+        _STARTS[ref] = {s.start: i for i, s in reversed(list(enumerate(ref.sentences)))}
+    return _STARTS[ref].get(start)
+
+
+def _sentence_times(ref: Any, i: int) -> set[str]:
+    known = _TIMES.setdefault(ref, {})
+    if i not in known:
+        known[i] = _times(ref.sentences[i].text)
+    return known[i]
+
+
 def _newer(
-    ref: Any, q: Quantity, claim_qs: Sequence[Quantity], i: int, ctx: dict[str, float], fit_old: float
-) -> tuple[int, Quantity] | None:
-    """The last value after sentence ``i`` that updates the claim's value ``q``, as (sentence, value)."""
-    found = None
+    ref: Any,
+    q: Quantity,
+    claim_qs: Sequence[Quantity],
+    i: int,
+    ctx: dict[str, float],
+    fit_old: float,
+    told: dict[tuple[int, int], bool],
+) -> tuple[tuple[int, Quantity] | None, bool]:
+    """The last value after sentence ``i`` that updates the claim's value ``q``, as (sentence, value), or
+    None; and whether more than :data:`MAX_UPDATE_VALUES` values of its kind follow within reach (then
+    none is read)."""
+    found: tuple[int, Quantity] | None = None
     old = ref.sentences[i].text
+    says_now = not _NOW.search(old)
+    read = 0
     for i2 in range(i + 1, min(len(ref.sentences), i + 1 + UPDATE_REACH)):
         text = ref.sentences[i2].text
         if _FOR_A_CASE.match(text):
@@ -179,28 +221,31 @@ def _newer(
         # a cue the old sentence carries too makes the two parallel, not one an update of the other ("A simple
         # funeral now costs £3,590." / "A full funeral now costs £5,423.")
         opens_from = bool(_FROM_THEN.match(text)) and not _FROM_THEN.match(old)
-        says_now = not _NOW.search(old)
         for j2, r2 in enumerate(ref.quantities[i2]):
-            if r2.dim != q.dim or r2.unit != q.unit or same_value(q, r2):
+            if r2.dim != q.dim or r2.unit != q.unit:
                 continue
-            if any(same_value(other, r2) for other in claim_qs):
-                continue  # the claim states the newer value too: it tells the change
-            before = text[: r2.start]
+            read += 1
+            if read > MAX_UPDATE_VALUES:
+                return None, True
+            if (i2, j2) not in told:
+                told[i2, j2] = any(same_value(other, r2) for other in claim_qs)
+            if same_value(q, r2) or told[i2, j2]:
+                continue  # the claim's value, or the claim states the newer value too: it tells the change
             # "now" and its like speak of the value right after them ("is now £55"), not of a whole sentence
-            now = says_now and _NOW.search(before[-_NOW_REACH:]) is not None
-            if not (opens_from or now or _CHANGED_TO.search(before)) or _CASE_AFTER.match(text[r2.end :]):
+            now = says_now and _NOW.search(text[max(0, r2.start - _NOW_REACH) : r2.start]) is not None
+            cue = opens_from or now or _CHANGED_TO.search(text, max(0, r2.start - CUE_REACH), r2.start)
+            if not cue or _CASE_AFTER.match(text[r2.end : r2.end + CUE_REACH]):
                 continue
             fit_new = _fit(ctx, ref.ref_context(i2, j2))
             if fit_old >= MIN_FIT and fit_new >= max(MIN_FIT, UPDATE_FIT * fit_old):
                 found = (i2, r2)
-    return found
+    return found, False
 
 
 def _dated_to_old(ref: Any, i: int, i2: int, claim: str) -> bool:
     """Whether the claim gives a date or year that the old sentence ``i`` gives and the newer ``i2`` does
     not (the claim speaks of the old period)."""
-    old_text, new_text = ref.sentences[i].text, ref.sentences[i2].text
-    return bool((_times(claim) & _times(old_text)) - _times(new_text))
+    return bool((_times(claim) & _sentence_times(ref, i)) - _sentence_times(ref, i2))
 
 
 def _times(text: str) -> set[str]:
@@ -218,4 +263,4 @@ def _fit(ctx: dict[str, float], ref_ctx: dict[str, float]) -> float:
     )
 
 
-__all__ = ["MIN_FIT", "UPDATE_FIT", "UPDATE_REACH", "superseded"]
+__all__ = ["CUE_REACH", "MAX_UPDATE_VALUES", "MIN_FIT", "UPDATE_FIT", "UPDATE_REACH", "superseded"]
