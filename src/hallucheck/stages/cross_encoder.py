@@ -181,10 +181,9 @@ class CrossEncoderVerifier(Verifier):
     ) -> Verdict:
         t = self.threshold if threshold is None else threshold
         flagged = score > t
-        reason = (
-            f"Trained verifier: P(unsupported) {score:.2f} {'>' if flagged else '<='} threshold {t:g} "
-            f"against the {'reference' if len(evidence) == 1 and evidence[0].meta.get('whole') else 'closest reference sentences'}."
-        )
+        where = "reference" if len(evidence) == 1 and evidence[0].meta.get("whole") else "closest reference sentences"
+        found = f"no support for this sentence in the {where}" if flagged else f"this sentence supported by the {where}"
+        reason = f"The trained verifier finds {found} (score {score:.2f}, flagged above {t:.2f})."
         return scored_verdict(claim, score, flagged, reason, evidence)
 
     def verify(

@@ -112,7 +112,7 @@ def test_a_one_sentence_answer_is_read_as_a_claim_and_a_short_one_as_a_qa_answer
     v = fixed(CECascadeVerifier(gate="numbers", combine=str(path), band=None), table)
     (as_claim,) = v.verify([Claim(sentence, 0, len(sentence))], [[]], reference=REF, question=q)
     (as_qa,) = v.verify([Claim(phrase, 0, len(phrase))], [[]], reference=REF, question=q)
-    assert "threshold 0.60" in as_claim.reason and "threshold 0.40" in as_qa.reason
+    assert "flagged above 0.60" in as_claim.reason and "flagged above 0.40" in as_qa.reason
     qa_mode = fixed(CECascadeVerifier(gate="numbers", combine=str(path), band=None, question_mode="qa"), table)
     (forced,) = qa_mode.verify([Claim(sentence, 0, len(sentence))], [[]], reference=REF, question=q)
-    assert "threshold 0.40" in forced.reason
+    assert "flagged above 0.40" in forced.reason

@@ -6,6 +6,7 @@ stages and reasons)."""
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -40,9 +41,13 @@ def test_the_judge_score_is_put_on_the_combination_scale_before_the_mean(cascade
     (out,) = cascade(FakeLLM(label_scores=[lp]), {claim.text: 0.55}, calibrate=False).verify([claim], ev, reference=REF)
     assert out.meta["stage"] == "judge" and out.meta["judge_score"] == pytest.approx(0.6)
     assert out.score == pytest.approx(0.5 * (0.55 + 0.5 * 0.6 / 0.82)) and out.hallucinated is False
-    # a reason a person can read: the judge's own score against its own threshold, and the result
-    assert "the judge's P(unsupported) 0.60 is not above its own threshold 0.82" in out.reason
-    assert "the final score is 0.46, not above 0.50" in out.reason
+    # a reason a person can read: in words first (who decided, what they found), the figures after
+    assert out.reason.startswith(
+        "The trained verifier is unsure of this sentence (its score is in the uncertainty band around the "
+        "threshold), so the LLM judge was asked: it finds this sentence supported by the reference, and with the "
+        "verifier's score taken into account the sentence is not flagged."
+    )
+    assert "Scores: judge 0.60 (its own threshold 0.82), final 0.46 (flagged above 0.50)" in out.reason
     # judge_threshold=None: no mapping, the raw mean (0.575) flags it
     v = cascade(FakeLLM(label_scores=[lp]), {claim.text: 0.55}, calibrate=False, judge_threshold=None)
     (raw,) = v.verify([claim], ev, reference=REF)
@@ -166,29 +171,33 @@ def test_the_judge_path_makes_the_decisions_it_made_before_the_split(fixed, bow_
     for g, e in zip(got, expected):
         for a, b in zip(g[4:], e[4:]):
             assert (a is None and b is None) or a == pytest.approx(b, abs=1e-9), (g, e)
+    # in words first, the figures after (rounded)
     assert out[0].reason == (
-        "The LLM judge decides summaries and claims (combined score 0.38 (trained verifier P(unsupported) 0.40, "
-        "overlap with the closest reference sentence 0.00, missing facts 0.00)): Contradiction (Entailment 0.03, "
-        "Neutral 0.49, Contradiction 0.49). The judge's P(unsupported) 0.97 is above its own threshold 0.82, so "
-        "the final score is 0.95, above 0.64."
+        "The LLM judge decides summaries and claims: it finds no support for this sentence in the reference, so "
+        "the sentence is flagged. The judge's reply: Contradiction (Entailment 0.03, Neutral 0.49, Contradiction "
+        "0.49). Scores: judge 0.97 (its own threshold 0.82), final 0.95 (flagged above 0.64); combined score 0.38: "
+        "verifier 0.40, overlap with the closest reference sentence 0.00, missing facts 0.00."
     )
     assert out[2].status == "error" and out[2].reason == (
-        "Could not verify: the combined score 0.38 (trained verifier P(unsupported) 0.40, overlap with the "
-        "closest reference sentence 0.00, missing facts 0.00) is in the uncertainty band [0.00, 1.00] and the "
-        "LLM judge failed: NLI failed: LLM backend failed: endpoint down Rerun when the LLM is back, or with "
-        "--llm none to take the verifier's decision."
+        "Could not verify: the trained verifier is unsure of this sentence and the LLM judge that should settle it "
+        "failed (NLI failed: LLM backend failed: endpoint down). Rerun when the LLM is back, or with --llm none to "
+        "take the verifier's decision (combined score 0.38: verifier 0.40, overlap with the closest reference "
+        "sentence 0.00, missing facts 0.00; uncertainty band [0.00, 1.00])."
     )
     assert out[6].reason == (
-        "The combined score 0.22 (trained verifier P(unsupported) 0.05, overlap with the closest reference "
-        "sentence 0.00, missing facts 0.00) is in the uncertainty band [0.02, 0.42] around the threshold, so the "
-        "LLM judge was asked: Contradiction (Entailment 0.25, Neutral 0.37, Contradiction 0.38). Both together: "
-        "the judge's P(unsupported) 0.75 is not above its own threshold 0.82, so the final score is 0.21, not "
-        "above 0.22."
+        "The trained verifier is unsure of this sentence (its score is in the uncertainty band around the "
+        "threshold), so the LLM judge was asked: it finds this sentence supported by the reference, and with the "
+        "verifier's score taken into account the sentence is not flagged. The judge's reply: Contradiction "
+        "(Entailment 0.25, Neutral 0.37, Contradiction 0.38). Scores: judge 0.75 (its own threshold 0.82), final "
+        "0.21 (flagged above 0.22); uncertainty band [0.02, 0.42]; combined score 0.22: verifier 0.05, overlap "
+        "with the closest reference sentence 0.00, missing facts 0.00."
     )
-    assert out[8].reason.endswith(
-        "is in the uncertainty band [0.51, 0.77] around the threshold, so the LLM judge was asked: Contradiction "
-        "(Entailment 0.03, Neutral 0.49, Contradiction 0.49). Both together: the judge's P(unsupported) 0.97 is "
-        "above its own threshold 0.64, so the final score is 0.82, above 0.64."
+    assert out[8].reason.startswith(
+        "The trained verifier is unsure of this sentence (its score is in the uncertainty band around the "
+        "threshold), so the LLM judge was asked: it finds no support for this sentence in the reference, and "
+        "with the verifier's score taken into account the sentence is flagged."
     )
+    assert "Scores: judge 0.97 (its own threshold 0.64), final 0.82 (flagged above 0.64)" in out[8].reason
+    assert all(not re.match(r"\W*[\d.]", v.reason) for v in out)  # no reason opens with a figure
     # the meta keys a user reads, unchanged
     assert set(out[5].meta) >= {"verifier_score", "overlap", "missing_share", "combined_score", "stage", "judge_score"}

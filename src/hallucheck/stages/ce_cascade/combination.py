@@ -146,13 +146,20 @@ class Weights:
 
 @dataclass(frozen=True)
 class Combined:
-    """A claim's score before the threshold (``score``), what it was made of in words (``how``, for the
-    reason) and the verdict meta the user sees (``verifier_score``, ``overlap``, ``missing_share``,
-    ``combined_score``; a published detector's own meta)."""
+    """A claim's score before the threshold (``score``), its figures for the reason (``how``: the score
+    and what it was made of), the verdict meta the user sees (``verifier_score``, ``overlap``,
+    ``missing_share``, ``combined_score``; a published detector's own meta), and what scored the claim
+    in words (``who``: the trained verifier, or a published detector)."""
 
     score: float
     how: str
     meta: dict[str, Any] = field(default_factory=dict)
+    who: str = "trained verifier"
+
+    @property
+    def named(self) -> str:
+        """``how`` where other scores are listed beside it: a lone verifier's score says whose it is."""
+        return self.how if "combined_score" in self.meta else f"{self.who} {self.how}"
 
 
 # what of a published detector's verdict meta the cascade keeps
@@ -178,8 +185,8 @@ def combine(
         signals = Signals.of(claim.text, s, share, ref_sents)
         p = weights.score(signals)
         how = (
-            f"combined score {p:.2f} (trained verifier P(unsupported) {s:.2f}, overlap with the closest "
-            f"reference sentence {signals.overlap:.2f}, missing facts {share:.2f})"
+            f"combined score {p:.2f}: verifier {s:.2f}, overlap with the closest reference sentence "
+            f"{signals.overlap:.2f}, missing facts {share:.2f}"
         )
         meta: dict[str, Any] = {
             "verifier_score": s,
@@ -188,10 +195,10 @@ def combine(
             "combined_score": p,
         }
     else:
-        p, how, meta = s, f"{who} P(unsupported) {s:.2f}", {"verifier_score": s}
+        p, how, meta = s, f"score {s:.2f}", {"verifier_score": s}
     shown = detector_meta or {}
     meta.update({k: shown[k] for k in DETECTOR_META if k in shown})
-    return Combined(p, how, meta)
+    return Combined(p, how, meta, who)
 
 
 __all__ = [

@@ -28,7 +28,7 @@ def copy_verdict(
         "supported",
         False,
         min(combined.score, task.threshold),
-        f"The reference says this word for word (characters {a}-{b}): supported with no judge ({combined.how}).",
+        f"The reference says this word for word (characters {a}-{b}): supported with no judge ({combined.named}).",
         (Evidence(reference[a:b], a, b, meta={"verbatim": True}),),
         meta={**combined.meta, "stage": "copy"},
     )

@@ -39,6 +39,11 @@ WEAK_SHORT_ANSWER = (
 UNDECIDED = "undecided"
 
 
+def finds(flagged: bool) -> str:
+    """What a scorer that flags (or passes) a sentence finds, in words."""
+    return "no support for this sentence in the reference" if flagged else "this sentence supported by the reference"
+
+
 def verifier_verdict(
     claim: Claim,
     combined: Combined,
@@ -57,13 +62,12 @@ def verifier_verdict(
     flagged = combined.score > t
     warning = weak if isinstance(weak, str) else WEAK_ALONE
     meta = {**combined.meta, "warning": warning} if weak else dict(combined.meta)
-    how = combined.how
-    reason = f"{how[:1].upper()}{how[1:]} {'>' if flagged else '<='} threshold {t:.2f}."
+    reason = f"The {combined.who} finds {finds(flagged)} ({combined.how}; flagged above {t:.2f})."
     if undecided:
         meta[UNDECIDED] = True
         reason += (
-            f" The score is inside the uncertainty band {band_text(task)}, where an LLM judge would read the "
-            "sentence: with no LLM the verifier decided alone (add --llm to settle it)."
+            " Its score is in the uncertainty band around the threshold, where an LLM judge would read the "
+            f"sentence: with no LLM the verifier decided alone (add --llm to settle it; band {band_text(task)})."
         )
     return Verdict(
         claim,
@@ -89,9 +93,9 @@ def failed_verdict(
     (``--llm none`` accepts the verifier's own decision)."""
     return Verdict.failed(
         claim,
-        f"Could not verify: the {combined.how} is in the uncertainty band {band_text(task)} "
-        f"and the LLM judge failed: {opinion.verdict.reason} Rerun when the LLM is back, or with --llm none "
-        "to take the verifier's decision.",
+        f"Could not verify: the {combined.who} is unsure of this sentence and the LLM judge that should settle "
+        f"it failed ({opinion.verdict.reason.rstrip('.')}). Rerun when the LLM is back, or with --llm none to "
+        f"take the verifier's decision ({combined.named}; uncertainty band {band_text(task)}).",
         raw=opinion.verdict.raw,
         evidence=evidence,
         meta={**combined.meta, "stage": "judge"},
@@ -108,35 +112,36 @@ def judge_verdict(
     claim: Claim, combined: Combined, evidence: Sequence[Evidence], opinion: Opinion, task: TaskSettings
 ) -> Verdict:
     """The verdict of a claim the judge answered: :func:`final_score` against the task threshold; the
-    judge's label when the two agree on flagging, else the plain one; the judge's reason and its own
-    score against its own threshold in words."""
+    judge's label when the two agree on flagging, else the plain one. The reason says in words who
+    decided and what they found, then the judge's reply, then the scores: the judge's against its own
+    threshold, the final one against the task's, and the combination's."""
     j, score, on_scale = opinion.verdict, float(opinion.score or 0.0), float(opinion.on_scale or 0.0)
     t, jt, w = task.threshold, task.judge_threshold, task.judge_weight
     final = final_score(combined.score, on_scale, w)
     flagged = final > t
-    judge_said = (
-        f"the judge's P(unsupported) {score:.2f} is {'above' if score > jt else 'not above'} its own threshold {jt:g}"
+    judge_flags = score > jt
+    everywhere = task.band is None or (task.band[0] <= 0.0 and task.band[1] >= 1.0)
+    unsure = (
+        f"The {combined.who} is unsure of this sentence (its score is in the uncertainty band around the "
+        "threshold), so the LLM judge"
     )
+    outcome = "flagged" if flagged else "not flagged"
     if w >= 1.0:  # the judge decides alone: every sentence, or those inside the band
-        everywhere = task.band is None or (task.band[0] <= 0.0 and task.band[1] >= 1.0)
-        where = (
-            f"The LLM judge decides summaries and claims ({combined.how})"
-            if everywhere
-            else f"The {combined.how} is in the uncertainty band {band_text(task)} around the threshold, so the "
-            "LLM judge decides"
-        )
-        reason = (
-            f"{where}: {j.reason.rstrip('.')}. "
-            f"{judge_said[:1].upper()}{judge_said[1:]}, so the final score is {final:.2f}, "
-            f"{'above' if flagged else 'not above'} {t:.2f}."
+        words = "The LLM judge decides summaries and claims" if everywhere else f"{unsure} decides"
+        words += (
+            f": it finds {finds(judge_flags)}, {'so' if judge_flags == flagged else 'but'} the sentence is {outcome}."
         )
     else:
-        reason = (
-            f"The {combined.how} is in the uncertainty band {band_text(task)} around the threshold, so "
-            f"the LLM judge was asked: "
-            f"{j.reason.rstrip('.')}. Both together: {judge_said}, so the final score is {final:.2f}, "
-            f"{'above' if flagged else 'not above'} {t:.2f}."
+        both = "and" if judge_flags == flagged else "but"
+        words = (
+            f"{unsure} was asked: it finds {finds(judge_flags)}, {both} with the verifier's score taken into "
+            f"account the sentence is {outcome}."
         )
+    band = "" if everywhere else f"; uncertainty band {band_text(task)}"
+    reason = (
+        f"{words} The judge's reply: {j.reason.rstrip('.')}. Scores: judge {score:.2f} (its own threshold "
+        f"{jt:.2f}), final {final:.2f} (flagged above {t:.2f}){band}; {combined.named}."
+    )
     label = j.label if flagged == bool(j.hallucinated) else ("unverifiable" if flagged else "supported")
     return Verdict(
         claim,
@@ -157,6 +162,7 @@ __all__ = [
     "band_text",
     "failed_verdict",
     "final_score",
+    "finds",
     "judge_verdict",
     "verifier_verdict",
 ]
