@@ -36,11 +36,17 @@ def test_install_lines_install_from_the_repository_or_a_wheel():
     from hallucheck.errors import install_hint
 
     root = Path(__file__).resolve().parents[1]
-    index_install = re.compile(r"pip install (?:-\S+ )*[\"']?hallucheck(?:\[|[\"'\s]|$)")
-    for doc in ("README.md", "docs/integrations.md"):
-        text = (root / doc).read_text(encoding="utf-8")
-        assert not index_install.search(text), (doc, index_install.search(text))
+    # options may take a value ("-c requirements/constraints.txt 'hallucheck[train]'" installs from the index too)
+    index_install = re.compile(r"pip install (?:-\S+ (?:[^\s\"'-]\S* )?)*[\"']?hallucheck(?:\[|[\"'\s]|$)")
+    sources = [root / "README.md", root / "docs/integrations.md", root / "docs/scaling.md"]
+    sources += sorted((root / "src/hallucheck").rglob("*.py"))  # the messages and docstrings
+    for path in sources:
+        text = path.read_text(encoding="utf-8")
+        assert not index_install.search(text), (path, index_install.search(text))
     assert install_hint("serve").startswith('pip install ".[serve]" in the hallucheck repository')
+    pinned = install_hint("train", pinned=True)
+    assert pinned.startswith('pip install -c requirements/constraints.txt ".[train]" in the hallucheck repository')
+    assert index_install.search("pip install -c requirements/constraints.txt 'hallucheck[train]'")
 
 
 def test_the_readme_names_the_refusal_notes_the_repair_writes():

@@ -55,10 +55,15 @@ class UnreadableReply(BackendError, ParseError):
         self.url, self.status, self.raw = url, None, raw
 
 
-def install_hint(extra: str) -> str:
+def install_hint(extra: str, *, pinned: bool = False) -> str:
     """How to install an extra where hallucheck comes from (it is not on the package index): from the
-    repository, or from the wheel built from it."""
-    return f'pip install ".[{extra}]" in the hallucheck repository, or pip install "hallucheck-<version>-py3-none-any.whl[{extra}]"'
+    repository, or from the wheel built from it. ``pinned``: with the repository's constraints (the
+    extras that bring PyTorch or llama.cpp, whose unpinned installs pull other builds)."""
+    pin = "-c requirements/constraints.txt " if pinned else ""
+    return (
+        f'pip install {pin}".[{extra}]" in the hallucheck repository, or '
+        f'pip install {pin}"hallucheck-<version>-py3-none-any.whl[{extra}]"'
+    )
 
 
 class MissingDependencyError(HallucheckError, ImportError):

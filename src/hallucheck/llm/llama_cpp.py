@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import BackendError, ConfigError, MissingDependencyError
+from ..errors import BackendError, ConfigError, MissingDependencyError, install_hint
 from ..types import Usage
 from .base import LabelScores, LLMClient, LLMRequest, LLMResponse, Message, TokenLogprob
 from .gguf import (  # re-exported: the model table and the GGUF assembly moved to .gguf
@@ -99,7 +99,7 @@ class LlamaCppLLM(LLMClient):
         except ImportError:
             raise MissingDependencyError(
                 "The embedded LLM engine (llama-cpp-python)",
-                "pip install -c requirements/constraints.txt 'hallucheck[embedded]'",
+                install_hint("embedded", pinned=True),
             ) from None
         t0 = time.perf_counter()
         path = self.model_path or ensure_gguf(self.spec, self.model_cache_dir, progress=self.progress)  # type: ignore[arg-type]

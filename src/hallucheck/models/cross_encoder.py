@@ -38,7 +38,7 @@ EMBEDDED = "embedded"
 ONNX_NAMES = ("model.int8.onnx", "model.onnx")
 # the encoder's length in tokens when neither the caller nor the checkpoint's config gives one
 MAX_LENGTH = 256
-TRAIN_HINT = "pip install -c requirements/constraints.txt 'hallucheck[train]'"
+TRAIN_HINT = install_hint("train", pinned=True)
 
 
 def embedded_path() -> Path:

@@ -139,9 +139,7 @@ class SentenceTransformerEmbedder:
             try:
                 from sentence_transformers import SentenceTransformer
             except ImportError:
-                raise MissingDependencyError(
-                    "sentence-transformers", "pip install -c requirements/constraints.txt 'hallucheck[hub]'"
-                ) from None
+                raise MissingDependencyError("sentence-transformers", install_hint("hub", pinned=True)) from None
             self._model = SentenceTransformer(self.name, device=self.device)
         return self._model
 

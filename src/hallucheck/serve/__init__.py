@@ -1,7 +1,8 @@
 """``hallucheck serve``: an HTTP service (FastAPI) and a web page for detection and mitigation.
 
-Needs the ``serve`` extra (``pip install 'hallucheck[serve]'``). :func:`create_app` builds the
-ASGI app from a :class:`ServeConfig`; the command runs it with uvicorn. See docs/serve.md.
+Needs the ``serve`` extra (``pip install ".[serve]"`` in the hallucheck repository, or the wheel built
+from it with ``[serve]``). :func:`create_app` builds the ASGI app from a :class:`ServeConfig`; the
+command runs it with uvicorn. See docs/serve.md.
 """
 
 from __future__ import annotations

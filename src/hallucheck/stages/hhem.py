@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..base import POSITIVE_INT, UNIT, Interval, Verifier, scored_verdict
-from ..errors import ConfigError, MissingDependencyError
+from ..errors import ConfigError, MissingDependencyError, install_hint
 from ..types import Claim, Evidence, Verdict
 
 HHEM_HUB_ID = "vectara/hallucination_evaluation_model"
@@ -41,7 +41,7 @@ HHEM_HUB_ID = "vectara/hallucination_evaluation_model"
 HHEM_PROMPT = "<pad> Determine if the hypothesis is true given the premise?\n\nPremise: {text1}\n\nHypothesis: {text2}"
 HHEM_FOUNDATION = "google/flan-t5-base"
 HHEM_THRESHOLD = 0.5
-TORCH_HINT = "pip install 'hallucheck[train]'  (transformers and PyTorch)"
+TORCH_HINT = install_hint("train", pinned=True)
 
 
 def transformers_for(what: str) -> Any:
