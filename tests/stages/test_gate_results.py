@@ -11,8 +11,7 @@ from hallucheck.text.quantities import parse_quantities
 HIRE = "Daily hire rates: €41 for a city car, €56 for an estate and €83 for a van."
 GYM = "Membership: Basic £19.99/month; Plus £29.99/month. Personal training sessions cost £25 each for all members."
 DOSE = (
-    "Paracetamol oral suspension for children: 15 mg/kg per dose, every 4 to 6 hours. "
-    "Do not exceed 60 mg/kg per day."
+    "Paracetamol oral suspension for children: 15 mg/kg per dose, every 4 to 6 hours. Do not exceed 60 mg/kg per day."
 )
 
 
