@@ -63,3 +63,25 @@ def test_a_value_per_100_km_is_one_figure():
     qs = parse_quantities("Fuel consumption (combined): 6.2 L/100 km; tank 50 L.")
     assert [q.text for q in qs][0] == "6.2 L/100 km"
     assert not any(q.text == "100 km" for q in qs)
+
+
+def test_the_arithmetic_over_many_results_is_worked_out_once_per_pass(monkeypatch):
+    from hallucheck.stages.gate import computed
+
+    calls = []
+    real = computed._results
+    monkeypatch.setattr(computed, "_results", lambda ops: calls.append(ops) or real(ops))
+    results = ", ".join(f"so €{1000 + 7 * n} for {n + 2} days" for n in range(25))
+    claim = f"The estate costs €56 and the van €83, {results}."
+    got = ReferenceFacts(HIRE).check_quantities(claim, question="How much for a few days?")
+    assert len(got) > 50  # under the 64 figures a sentence is read with
+    # no result is given by a step over the two prices: one list of operands, worked out once
+    assert len(calls) == 1
+    assert all(c.status != "computed" for c in got if c.text.startswith("€1"))
+
+
+def test_a_result_rounded_to_its_digits_is_no_operand_for_the_next():
+    # 83 / 56 = 1.48 "is" 1 day when rounded; it must not then make 56 + 1 = €57 a computed figure
+    claim = "The estate costs €56 and the van €83, so €57 for 1 days."
+    got = _checks(HIRE, claim)
+    assert got["€57"].status != "computed"

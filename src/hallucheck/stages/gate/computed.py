@@ -34,6 +34,7 @@ from ...text.numbers import find_numbers
 from ...text.quantities import Quantity
 
 MAX_OPERANDS = 6
+PASSES = 3  # results of results read in turn, at most this deep
 _ALIGNED = ("supported", "given", "computed")
 _CUE = re.compile(
     r"[×=]|\s[x*]\s|\btimes\b|\bat\b[^.;]{0,40}\b(?:per|a|an|each)\b|\bcomes?\s+to\b|\bin\s+total\b|\btotal(?:s|ling|ing)?\b|"
@@ -48,11 +49,17 @@ def _shown(q: Quantity, claim: str, comma: bool, lang: str | None) -> float | No
     return nums[0].value if nums else None
 
 
-def _close(x: float, y: float, written: str) -> bool:
-    """``y`` rounds to ``x`` as written (half of its last digit; at least a cent's worth of slack)."""
+def _slack(written: str) -> float:
+    """Half of the last written digit of ``written``'s number (at least a cent's worth when it has cents)."""
     m = re.search(r"\d+(?:[.,]\d+)?", written)
     dec = len(re.split(r"[.,]", m.group())[1]) if m and re.search(r"[.,]\d{1,2}$", m.group()) else 0
-    return abs(x - y) <= 0.5 * 10 ** (-dec) + 1e-9 * max(abs(x), abs(y))
+    return 0.5 * 10 ** (-dec)
+
+
+def _close(x: float, results: set[float], written: str) -> bool:
+    """One of ``results`` rounds to ``x`` as written."""
+    slack = _slack(written)
+    return any(abs(x - y) <= slack + 1e-9 * max(abs(x), abs(y)) for y in results)
 
 
 def _results(values: Sequence[float]) -> set[float]:
@@ -118,20 +125,30 @@ def by_computation(
         ):
             todo.add(k)
             out[k] = replace(c, status="abstained")  # read as a result below, or left unjudged
-    changed = True
-    while changed:  # a result computed first may be the operand of the next ("3 x 5 = 15 doses, so 75 mL")
+    results: dict[tuple, set[float]] = {}  # the steps over one list of operands, worked out once
+    rough: set[int] = set()  # results computed only to their written rounding
+    for _ in range(PASSES):  # a result computed first may be the operand of the next ("3 x 5 = 15 doses, so 75 mL")
         changed = False
         for k in sorted(todo):
             q, c = claim_qs[k], out[k]
-            others = [j for j in range(len(out)) if j != k and shown[j] is not None]
-            operands = [shown[j] for j in others if out[j].status in _ALIGNED][:MAX_OPERANDS]
+            others = [j for j in range(len(out)) if j != k and shown[j] is not None and j not in rough]
+            operands = tuple(shown[j] for j in others if out[j].status in _ALIGNED)[:MAX_OPERANDS]
             if len(operands) < 2:
                 continue
+            if operands not in results:
+                results[operands] = _results(operands)
             x = shown[k]
-            if any(_close(x, r, q.text) for r in _results(operands)):
+            if _close(x, results[operands], q.text):
                 out[k] = replace(c, status="computed", counterpart=None, sentence=None)
                 todo.discard(k)
-                changed = True
+                # only a result a step gives exactly is an operand in turn ("1 day" is no operand for
+                # being 83 / 56 = 1.48 rounded)
+                if any(abs(x - y) <= 1e-9 * max(1.0, abs(x), abs(y)) for y in results[operands]):
+                    changed = True
+                else:
+                    rough.add(k)
+        if not changed:
+            break
     for k in sorted(todo):
         q, c = claim_qs[k], out[k]
         others = [j for j in range(len(out)) if j != k and shown[j] is not None]
@@ -149,4 +166,4 @@ def by_computation(
     return out
 
 
-__all__ = ["MAX_OPERANDS", "by_computation"]
+__all__ = ["MAX_OPERANDS", "PASSES", "by_computation"]
