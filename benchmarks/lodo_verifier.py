@@ -2,7 +2,7 @@
 
     OMP_NUM_THREADS=1 python benchmarks/lodo_verifier.py --out runs/lodo [--folds summeval summedits wice haluevals]
         [--max-pairs 3000] [--document-pairs 1] [--max-length 160] [--epochs 1]
-        [--contrast runs/contrast --contrast-per-file 1500] [--qa-forms] [--qa-forms-set FILE]
+        [--contrast runs/contrast --contrast-per-file 1500] [--qa-forms] [--qa-forms-set FILE] [--nli runs/nli/train.jsonl]
     python benchmarks/transfer.py --folds runs/lodo
 
 A fold named after a dev set trains on ``train/`` (HaluEval QA and summaries: answer pairs, rule-made
@@ -14,7 +14,8 @@ Then ``ce_cascade --llm none`` with that model scores all five dev sets into ``O
 with the model that never saw it. ``--contrast DIR`` adds the rule-made contrast pairs that
 ``benchmarks/contrast_pairs.py`` wrote there (``pairs-train.jsonl`` and ``pairs-dev-<set>.jsonl`` of
 the fold's training sets only, at most ``--contrast-per-file`` of each); ``--qa-forms`` the QA form pairs
-(``hallucheck train --qa-forms``); ``--qa-forms-set FILE`` scores, beside the five, HaluEval-QA's dev rows
+(``hallucheck train --qa-forms``); ``--nli FILE`` the human-labelled entailment pairs of
+``benchmarks/nli_data.py`` (with ``--contrast``, ``--contrast-per-file`` caps them too); ``--qa-forms-set FILE`` scores, beside the five, HaluEval-QA's dev rows
 with both answer forms per label (``benchmarks/qa_forms.py --write FILE``), which ``transfer.py --folds``
 holds out with HaluEval-QA. Everything resumes: rerun the same command after an interruption.
 """
@@ -51,6 +52,11 @@ def main() -> None:
     ap.add_argument("--contrast", type=Path, help="directory of contrast pairs (benchmarks/contrast_pairs.py)")
     ap.add_argument("--contrast-per-file", type=int, default=1500)
     ap.add_argument("--qa-forms", action="store_true", help="hallucheck train --qa-forms")
+    ap.add_argument(
+        "--nli",
+        type=Path,
+        help="ready-made entailment pairs (benchmarks/nli_data.py's train.jsonl) added to every fold's training",
+    )
     ap.add_argument("--score-only", action="store_true", help="skip training (the fold's model exists)")
     ap.add_argument(
         "--qa-forms-set",
@@ -84,6 +90,8 @@ def main() -> None:
                 cmd += ["--pairs-per-file", str(args.contrast_per_file)]
             if args.qa_forms:
                 cmd += ["--qa-forms"]
+            if args.nli:  # no dev set's text is in them (nli_data.py drops it), so every fold may train on them
+                cmd += ["--pairs", str(args.nli)]
             run(cmd)
         cmd = [sys.executable, str(ROOT / "benchmarks/bench_dev.py"), "--methods", "ce_cascade", "--llm", "none"]
         extra = [str(args.qa_forms_set.resolve())] if args.qa_forms_set else []
