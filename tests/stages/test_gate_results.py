@@ -59,10 +59,17 @@ def test_a_dose_per_kilogram_is_a_rate_and_never_contradicts_the_childs_dose():
     assert got["20 mg/kg"].status == "contradicted" and "15 mg/kg" in got["20 mg/kg"].counterpart.text
 
 
-def test_a_value_per_100_km_is_one_figure():
-    qs = parse_quantities("Fuel consumption (combined): 6.2 L/100 km; tank 50 L.")
-    assert [q.text for q in qs][0] == "6.2 L/100 km"
-    assert not any(q.text == "100 km" for q in qs)
+def test_a_value_per_100_km_is_a_rate_and_the_amount_it_is_per_stays_a_figure():
+    qs = {q.text: q for q in parse_quantities("Fuel consumption (combined): 6.2 L/100 km; tank 50 L.")}
+    assert qs["6.2 L"].dim.endswith("/length")  # a rate, never compared with an amount of litres
+    assert qs["100 km"].dim == "length"
+    # a concentration: "each 5 mL" and "120 mg" said apart are not wrong (before the amount was its own
+    # figure again, the 5 mL was "missing")
+    ref = "Paracetamol oral suspension 120 mg/5 mL. Children: 15 mg/kg per dose, every 4 to 6 hours."
+    got = _checks(ref, "Each 5 mL spoon contains 120 mg of paracetamol.")
+    assert got["5 mL"].status == "supported" and got["120 mg"].status != "contradicted"
+    assert _checks(ref, "The strength is 120 mg/5 mL.")["120 mg"].status == "supported"
+    assert _checks(ref, "The strength is 250 mg/5 mL.")["250 mg"].status in ("contradicted", "missing")
 
 
 def test_the_arithmetic_over_many_results_is_worked_out_once_per_pass(monkeypatch):

@@ -130,11 +130,12 @@ def with_rate(text: str, q: Quantity, limit: int | None = None) -> Quantity:
         return q
     per_amount = _PER_AMOUNT.match(text, q.end)
     if per_amount and per_amount.group("unit").lower() in UNITS and not (q.dim or "").startswith("money:"):
-        # "6.2 L/100 km", "15 mg per 10 kg": a value per an amount of something else
+        # "6.2 L/100 km", "120 mg/5 mL": a value per an amount of something else
         dim, factor = UNITS[per_amount.group("unit").lower()]
         if dim != "time":
+            # the figure keeps its own span and the amount stays a figure of its own ("each 5 mL spoon")
             amount = float(per_amount.group("n").replace(",", ".")) * factor
-            return _per_unit(text, q, per_amount.end(), dim, amount)
+            return _per_unit(text, q, q.end, dim, amount)
     m = _RATE.match(text, q.end)
     if not m:
         later = later_rate(text, q, limit)

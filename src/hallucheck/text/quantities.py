@@ -411,10 +411,7 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
     ]
     found.sort(key=lambda q: q.start)
     found = share_list_units(text, compound_durations(text, found))
-    rated = [with_rate(text, q, found[k + 1].start if k + 1 < len(found) else None) for k, q in enumerate(found)]
-    # the "100 km" of "6.2 L/100 km" is the rate's, not a figure of its own
-    grown = SpanSet((r.start + 1, r.end) for r, q in zip(rated, found) if r.end > q.end)
-    return [q for q in rated if not grown.covers(q.start)]  # (a start strictly inside a grown span)
+    return [with_rate(text, q, found[k + 1].start if k + 1 < len(found) else None) for k, q in enumerate(found)]
 
 
 def _qualified(text: str, q: Quantity) -> Quantity:
