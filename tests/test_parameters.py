@@ -246,7 +246,10 @@ def test_the_parameters_left_out_with_llm_none_change_nothing_that_runs():
     other = hallucheck.detect(answer, reference, llm="none", **hidden)
 
     def decided(d):  # the band only says where a judge would have been asked: not part of the decision
-        return [(v.score, v.hallucinated, v.label, v.reason.split(" The score is inside")[0]) for v in d.verdicts]
+        return [
+            (v.score, v.hallucinated, v.label, v.reason.split(" Its score is in the uncertainty band")[0])
+            for v in d.verdicts
+        ]
 
     assert decided(other) == decided(base)
     # and a parameter it does show changes the result
