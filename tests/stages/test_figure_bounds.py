@@ -63,10 +63,30 @@ def test_same_value_tells_twenty_digit_numbers_apart():
     assert same_value(rounded, exact)
 
 
+@pytest.mark.parametrize(
+    ("claim", "reference"),
+    [
+        ("The sample held 0.12345678902 mol of the salt.", "The sample held 0.12345678901 mol of the salt."),
+        ("The constant is 3.14159265358978 m.", "The constant is 3.14159265358979 m."),
+        ("Die Probe enthielt 0,12345678902 mol Salz.", "Die Probe enthielt 0,12345678901 mol Salz."),
+    ],
+)
+def test_decimals_a_float_cannot_tell_apart_are_compared_digit_for_digit(claim, reference):
+    v = _verdict(claim, reference)
+    assert v.hallucinated and v.label == "contradicted", v.reason
+    same = _verdict(reference, reference)
+    assert same.hallucinated is False and same.label == "supported", same.reason
+    (a,) = parse_quantities("12.50 €")
+    (b,) = parse_quantities("12.5 €")
+    assert same_value(a, b)  # a trailing zero is the same number
+
+
 def test_written_number_reads_the_digits_exactly():
     assert written_number("$12,345,678,901,234,567,891") == 12345678901234567891
     assert written_number("1.234.567,89 €") * 100 == 123456789
     assert written_number("1.000") is None  # a thousand or one: not said
+    assert written_number("0.12345678901 mol") * 10**11 == 12345678901  # one mark, not three digits after it
+    assert written_number("2,5 l") * 2 == 5
     assert written_number("3 to 4 bar") is None
 
 

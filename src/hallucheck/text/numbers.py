@@ -138,8 +138,9 @@ def written_number(text: str) -> Fraction | None:
     """The one number written in digits in ``text`` (a figure's own text, "$12,345,678,901,234,567,890"),
     exact at any length (a float keeps about 16 digits), where its separators say which is the decimal
     mark: the last where two kinds are used ("1.234.567,89"), none where one kind is used twice or more
-    ("1.000.000"), the one after four digits or more ("12345678901234567890,5"); None where ``text`` holds
-    no such one number ("1.000" may be one or a thousand)."""
+    ("1.000.000"), one mark alone when four digits or more come before it ("12345678901234567890,5") or
+    other than three after it ("0.12345678901", "2,5"); None where ``text`` holds no such one number
+    ("1.000" may be one or a thousand)."""
     tokens = _NUMBER_TOKEN.findall(text)
     if len(tokens) != 1:
         return None
@@ -151,9 +152,9 @@ def written_number(text: str) -> Fraction | None:
     elif len(seps) > 1:
         t = re.sub(r"[.,]", "", t)
     elif seps:
-        head = t.split(seps[0])[0].lstrip("+-")
-        if len(head) < 4:
-            return None
+        head, tail = t.split(seps[0])
+        if len(head.lstrip("+-")) < 4 and len(tail) == 3:
+            return None  # "1.000": a thousand, or one to three places
         t = t.replace(seps[0], ".")
     return Fraction(t)
 

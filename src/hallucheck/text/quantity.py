@@ -1,8 +1,8 @@
 """One quantity found in a text (:class:`Quantity`, what :func:`~hallucheck.text.quantities.parse_quantities`
 returns) and :func:`same_value`, whether two quantities of the same dimension state the same value:
 a rounded value matches the exact one it rounds from ("2.5 million" = "2,480,000"), a converted
-value within 3 % ("38 psi" = "2.6 bar"), an approximate one within 15 %; two whole numbers written in
-full, digit for digit at any length. :class:`SpanSet` asks whether a position or span falls in any of a
+value within 3 % ("38 psi" = "2.6 bar"), an approximate one within 15 %; two numbers written in
+full, digit for digit at any length (whole numbers, and decimals a float cannot tell apart). :class:`SpanSet` asks whether a position or span falls in any of a
 text's spans in log time.
 """
 
@@ -132,8 +132,10 @@ def _in_full(a: Quantity, b: Quantity, converted: bool) -> bool | None:
         return None
     if _exact_integer(a) and _exact_integer(b):
         return _digits_of(a.text) == _digits_of(b.text)
-    if converted or not (a.low.is_integer() and b.low.is_integer()):
+    if converted:
         return None
+    if not (a.low.is_integer() and b.low.is_integer()):
+        return _decimals_in_full(a, b)
     if a.low != b.low:
         return False
     if abs(a.low) < 2**53:
@@ -141,6 +143,19 @@ def _in_full(a: Quantity, b: Quantity, converted: bool) -> bool | None:
     wa, wb = written_number(a.text), written_number(b.text)
     if not wa or not wb or abs(float(wa) / a.low - float(wb) / b.low) > 1e-9:
         return True  # not one number each, or written to another scale ("cents"): as the floats say
+    return wa == wb
+
+
+def _decimals_in_full(a: Quantity, b: Quantity) -> bool | None:
+    """Two decimals written in full that a float holds as one value, or nearly (within a billionth:
+    "0.12345678901" and "0.12345678902"): whether they are the same number, digit for digit as written;
+    None when the floats tell them apart, or either is not one number written to the scale of its value
+    (a unit of another size, a scale word), so the usual comparison decides."""
+    if a.low == 0 or b.low == 0 or abs(a.low - b.low) > 1e-9 * max(abs(a.low), abs(b.low)):
+        return None
+    wa, wb = written_number(a.text), written_number(b.text)
+    if not wa or not wb or abs(float(wa) / a.low - 1) > 1e-9 or abs(float(wb) / b.low - 1) > 1e-9:
+        return None
     return wa == wb
 
 
