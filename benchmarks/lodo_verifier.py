@@ -2,7 +2,7 @@
 
     OMP_NUM_THREADS=1 python benchmarks/lodo_verifier.py --out runs/lodo [--folds summeval summedits wice haluevals]
         [--max-pairs 3000] [--document-pairs 1] [--max-length 160] [--epochs 1]
-        [--contrast runs/contrast --contrast-per-file 1500] [--qa-forms] [--qa-forms-set FILE] [--nli runs/nli/train.jsonl]
+        [--contrast runs/contrast --contrast-per-file 1500] [--qa-forms] [--qa-forms-set FILE] [--nli runs/nli/train.jsonl [--nli-max 12000]]
     python benchmarks/transfer.py --folds runs/lodo
 
 A fold named after a dev set trains on ``train/`` (HaluEval QA and summaries: answer pairs, rule-made
@@ -17,7 +17,7 @@ the fold's training sets only, at most ``--contrast-per-file`` of each); ``--qa-
 (``hallucheck train --qa-forms``); ``--nli FILE`` the human-labelled entailment pairs of
 ``benchmarks/nli_data.py`` (with ``--contrast``, ``--contrast-per-file`` caps them too); ``--qa-forms-set FILE`` scores, beside the five, HaluEval-QA's dev rows
 with both answer forms per label (``benchmarks/qa_forms.py --write FILE``), which ``transfer.py --folds``
-holds out with HaluEval-QA. Everything resumes: rerun the same command after an interruption.
+holds out with HaluEval-QA; ``--nli-max N`` keeps a seeded sample of N of them. Everything resumes: rerun the same command after an interruption.
 """
 
 from __future__ import annotations
@@ -57,6 +57,11 @@ def main() -> None:
         type=Path,
         help="ready-made entailment pairs (benchmarks/nli_data.py's train.jsonl) added to every fold's training",
     )
+    ap.add_argument(
+        "--nli-max",
+        type=int,
+        help="at most this many of the --nli pairs (a seeded sample; without --contrast only)",
+    )
     ap.add_argument("--score-only", action="store_true", help="skip training (the fold's model exists)")
     ap.add_argument(
         "--qa-forms-set",
@@ -92,6 +97,8 @@ def main() -> None:
                 cmd += ["--qa-forms"]
             if args.nli:  # no dev set's text is in them (nli_data.py drops it), so every fold may train on them
                 cmd += ["--pairs", str(args.nli)]
+                if args.nli_max and not args.contrast:
+                    cmd += ["--pairs-per-file", str(args.nli_max)]
             run(cmd)
         cmd = [sys.executable, str(ROOT / "benchmarks/bench_dev.py"), "--methods", "ce_cascade", "--llm", "none"]
         extra = [str(args.qa_forms_set.resolve())] if args.qa_forms_set else []
