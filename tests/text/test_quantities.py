@@ -47,3 +47,22 @@ def test_the_parts_are_importable_from_here_as_before():
 
     assert Quantity is quantity.Quantity and same_value is quantity.same_value
     assert parse_number is numbers.parse_number
+
+
+def test_a_currency_and_scale_heading_is_no_figure():
+    # "(A$ million)" is the unit of a table's figures, not a million dollars
+    assert parse_quantities("Segment results, years to 30 June (A$ million)")[-1].text == "30 June"
+    assert parse_quantities("All figures in £ thousand") == []
+    assert one("It cost A$ 5 million").low == 5e6 and one("about a million dollars").low == 1e6
+
+
+def test_a_pound_or_dollar_sign_before_the_next_amount_is_that_amounts():
+    qs = parse_quantities("Breakfast: children aged 4–12 £8; under 4 free.")
+    assert [(q.text, q.dim) for q in qs[:2]] == [("4–12", None), ("£8", "money:GBP")]
+    assert one("Tarif : 12 € le jour", lang="fr").dim == "money:EUR"  # a euro sign follows its amount
+
+
+def test_a_range_after_a_comma_that_ends_a_word_is_a_range_a_list_of_numbers_is_not():
+    qs = parse_quantities("Délai : 48 h pour Colissimo, 3 à 5 jours ouvrés en point relais.", lang="fr")
+    assert [(q.low, q.high) for q in qs] == [(48.0, 48.0), (3.0, 5.0)]
+    assert [q.text for q in parse_quantities("Take 7, 14 to 30 tablets.")] == ["7", "14", "30 tablets"]

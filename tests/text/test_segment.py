@@ -126,3 +126,27 @@ def test_evidence_selection_finds_the_chinese_sentence_about_the_claim():
     assert select_evidence_indices("保修期是五年。", ref, k=2)[0] == 4
     # English keeps exactly the words the trained verifier was fitted with
     assert content_words("The Oberoi Group is a hotel company.") == ["oberoi", "group", "hotel", "company"]
+
+
+SCHEDULE = """Home Insurance – Policy Schedule
+Buildings sum insured: £320,000 — standard excess £250
+Contents sum insured: £45,000 — standard excess £100
+Escape of water excess: £400 (replaces the standard excess on claims caused by escape of water)
+Annual premium: £386.40
+The excess applies
+to every claim."""
+
+
+def test_the_lines_of_a_schedule_are_sentences_a_wrapped_sentence_is_not():
+    got = [s.text for s in split_sentences(SCHEDULE)]
+    assert got == [
+        "Home Insurance – Policy Schedule",
+        "Buildings sum insured: £320,000 — standard excess £250",
+        "Contents sum insured: £45,000 — standard excess £100",
+        "Escape of water excess: £400 (replaces the standard excess on claims caused by escape of water)",
+        "Annual premium: £386.40",
+        "The excess applies\nto every claim.",
+    ]
+    # a line that ends in a figure runs on when the next starts in lower case, and a time is no label
+    assert len(split_sentences("The fee is £250\nfor each claim.")) == 1
+    assert len(split_sentences("Check in from\nNoon 15:00 onwards.")) == 1

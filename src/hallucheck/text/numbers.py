@@ -200,6 +200,9 @@ def tokens_after(text: str, pos: int, n: int = 4) -> list[tuple[str, int, int]]:
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
+_CURRENCY = set("$€£¥₹₩")
+
+
 def find_numbers(text: str, decimal_comma: bool, lang: str | None = None) -> list[_Num]:
     """Numbers in digits and in words (those of ``lang`` too: :func:`word_numbers`), with spans, in
     order; scale words ("2.5 million") applied."""
@@ -267,6 +270,13 @@ def find_numbers(text: str, decimal_comma: bool, lang: str | None = None) -> lis
                 j += 1
             if w in ("un", "une") and _is_article_use(text, end):
                 i = j  # the French article, not the number one
+                continue
+            if (
+                val in (1e3, 1e6, 1e9)
+                and float(table[w]) == val
+                and text[max(0, start - 3) : start].rstrip()[-1:] in _CURRENCY
+            ):
+                i = j  # "(A$ million)", "in £ thousand": the unit of a table's figures, no figure itself
                 continue
             nums.append(_Num(start, end, val, 1, word=True))
             i = j

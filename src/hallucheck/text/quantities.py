@@ -271,7 +271,7 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
                 and not re.search(r"[.;:]", gap)
                 and nxt.value >= low
                 and (between or not is_and)  # "between 4 and 6"; "7, 14 and 30 tablets" is a list
-                and not re.search(r",\s*$", text[max(0, start - 3) : start])
+                and not re.search(r"\d\S{0,12},\s*$", text[max(0, start - 16) : start])  # a list: "7, 14 to 30"
             ):
                 high, end, digits, consumed = nxt.value, nxt.end, max(digits, nxt.digits), 2
                 if nxt.scale > 1 and n.scale == 1 and low * nxt.scale <= high:

@@ -3,7 +3,8 @@
 Rule-based (no NLTK punkt, which is not installable offline). It splits after ``.!?``
 (and closing quotes/brackets) followed by space and a sentence start; after a full stop
 glued to a capitalised word (``century.First``, common in scraped references); at blank
-lines; and at line breaks that end a sentence or start a list item. It does not split after
+lines; and at line breaks that end a sentence, start a list item or a label line ("Excess: £400"), or
+follow a figure before a capital (the lines of a schedule or price list, which carry no full stop). It does not split after
 common abbreviations, initials (``V. Stiviano``) or inside numbers (``2.6``).
 
 Other scripts: a sentence also starts after ``.!?`` with a Cyrillic or Greek capital or a letter of
@@ -40,6 +41,11 @@ _GLUED = re.compile(r"(?<=[a-z)\]]{2})\.(?=[A-Z][a-z])")
 _PARA = re.compile(r"\n[ \t]*\n\s*")
 _LINE = re.compile(r"\n")
 _BULLET = re.compile(r"[ \t]*(?:[-*•·]|\d{1,3}[.)])\s")
+# a line that starts with a label and a colon ("Escape of water excess: £400"), as in schedules, price
+# lists and spec sheets, whose lines carry no full stop
+_LABEL = re.compile(r"[ \t]*[A-ZÀ-ÝЀ-ЯΑ-Ω][^\n:.!?]{0,60}:\s")
+_CAPITAL = re.compile(r"[ \t]*[\"'“‘(\[]?[A-ZÀ-ÝЀ-ЯΑ-Ω]")
+_FIGURE_END = set("0123456789%)€£$¥")
 # Chinese characters (Han) and kana: one word each
 CJK_CHARS = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
 _W = rf"[^\W{CJK_CHARS}]"  # a word character that is not one of those
@@ -99,7 +105,9 @@ def _cut_points(text: str) -> list[int]:
             cuts.add(m.end())
     for m in _PARA.finditer(text):
         cuts.add(m.start())
-    # a line break ends a sentence after .!?:;… (trailing blanks ignored) or before a list item;
+    # a line break ends a sentence after .!?:;… (trailing blanks ignored), before a list item or a
+    # label line ("Subsidence excess: £1,000"), and between a line that ends in a figure and one that
+    # starts with a capital ("… standard excess £250" / "Contents sum insured …");
     # the last non-blank character before each break is found by scanning back no further than the
     # previous break (whose answer is reused across blank lines), so the whole pass is linear
     prev_break, prev_last = -1, ""
@@ -112,7 +120,12 @@ def _cut_points(text: str) -> list[int]:
         else:
             last = text[j - 1] if j > 0 else ""
         prev_break, prev_last = m.start(), last
-        if last in (".", "!", "?", ":", ";", "…") or _BULLET.match(text, m.end()):
+        if (
+            last in (".", "!", "?", ":", ";", "…")
+            or _BULLET.match(text, m.end())
+            or _LABEL.match(text, m.end())
+            or (last in _FIGURE_END and _CAPITAL.match(text, m.end()))
+        ):
             cuts.add(m.start())
     return sorted(cuts)
 
