@@ -42,6 +42,20 @@ def test_a_result_with_an_operand_the_check_cannot_read_is_left_unjudged():
     assert _checks(HIRE, claim, question="I want the estate for 5 days.")["€300"].status != "contradicted"
 
 
+FERRY = "Single fares: adult £14.50, child (4-15) £7.25, car up to 5 m £46.00, bicycle £3.00."
+
+
+def test_a_total_over_more_than_two_operands_is_computed_or_left_unjudged_never_contradicted():
+    # 2 x 14.50 + 7.25 + 46.00 = 82.25: more steps than the rule works out; with three operands or more a
+    # correct total is often one the rule cannot follow, so a total it cannot find is not called wrong
+    # (before: "no sum, difference, product or share of the figures it is computed from (2, 14.5, 7.25, 46)")
+    q = "We are 2 adults and 1 child taking the car."
+    claim = "Two adult singles at £14.50, a child single at £7.25 and the car at £46.00 come to £82.25 in total."
+    assert _checks(FERRY, claim, question=q)["£82.25"].status == "abstained"
+    # with two operands the whole computation is in view, and a wrong result is still called (€290 for
+    # 5 days at €56 in the test above)
+
+
 def test_a_stated_figure_said_wrong_is_still_contradicted_by_its_own_value():
     # no word of a result before it: a restatement, compared as before
     assert _checks(HIRE, "The estate costs €61.")["€61"].counterpart.text == "€56"

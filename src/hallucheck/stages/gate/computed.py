@@ -10,9 +10,11 @@ read as written (its first number, in the claim's language), and so are the oper
   third, gives it within the rounding of its last written digit;
 * **contradicted** when no such step gives it, the sentence says it computes (a word of computation:
   "×", "times", "at … per", "come to", "in total", "altogether", "=", …), every other figure of the
-  sentence is aligned and at least two are, and the reference states its value nowhere: the reason
-  names the operands (an operand the check cannot read, or a step over a figure of an earlier
-  sentence, leaves the result unjudged);
+  sentence is aligned and exactly two are (the whole computation in view: "9 nights at €85 come to
+  €720"), and the reference states its value nowhere: the reason names the operands. An operand the
+  check cannot read, or three operands or more (a total over several items, a step over a figure of
+  an earlier sentence or the question, a factor the words give: "one and a half times"), leaves the
+  result unjudged: on the hand-written sets two of three such contradictions were correct totals;
 * otherwise left as it was (it abstains).
 
 Figures that abstained or were called missing are read. So is a figure called contradicted by a
@@ -154,7 +156,7 @@ def by_computation(
         others = [j for j in range(len(out)) if j != k and shown[j] is not None]
         operands = [shown[j] for j in others if out[j].status in _ALIGNED][:MAX_OPERANDS]
         unread = any(out[j].status not in _ALIGNED for j in others)
-        if cue and len(operands) >= 2 and not unread and shown[k] not in ref.raw_numbers:
+        if cue and len(operands) == 2 and not unread and shown[k] not in ref.raw_numbers:
             said = ", ".join(f"{v:g}" for v in operands)
             out[k] = replace(
                 c,
