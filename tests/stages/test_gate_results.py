@@ -106,3 +106,19 @@ def test_a_result_rounded_to_its_digits_is_no_operand_for_the_next():
     claim = "The estate costs €56 and the van €83, so €57 for 1 days."
     got = _checks(HIRE, claim)
     assert got["€57"].status != "computed"
+
+
+BROADBAND = (
+    "FibreLink 500 plan\nAverage peak-time download speed: 500 Mbps\nMinimum guaranteed download speed: 350 Mbps\n"
+    "Upload speed: 75 Mbps"
+)
+
+
+def test_a_value_the_reference_states_of_another_row_is_not_computed_from_the_question_by_chance():
+    # 2 x 250 = 500, but the reference states 500 Mbps as the average speed: the claim copies that row's
+    # value for the guaranteed minimum (before: "computed" from the question's figures, so never contradicted)
+    q = "We are 2 people and each of us streams at 250 Mbps. Is the plan fast enough?"
+    wrong = _checks(BROADBAND, "The guaranteed minimum download speed is 500 Mbps.", question=q)["500 Mbps"]
+    assert wrong.status == "contradicted" and wrong.counterpart.text == "350 Mbps"
+    right = _checks(BROADBAND, "Together you need 500 Mbps, which is the average peak-time speed.", question=q)
+    assert right["500 Mbps"].status == "supported"

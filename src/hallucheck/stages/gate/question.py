@@ -3,7 +3,11 @@ case, and the user's figures are in the question ("I am 67 and paid in for 31 ye
 nights"). Such a figure in the answer is *given*: never missing, never contradicted by a reference
 figure about something else. A figure that a question figure and a reference figure (or two
 question figures) give by one step of arithmetic — a sum, a difference, a product, a quotient or a
-percentage of — is *computed* (held as supported: "9 nights at €85 come to €765"). Any other figure of an
+percentage of — is *computed* (held as supported: "9 nights at €85 come to €765"), unless the reference
+states its value: then the claim restates that figure, of its own row or another's, and the figure
+check's alignment judges it (with hundreds of reference values, some step over the user's figures gives
+almost any value by chance: "2 x 250 = 500 Mbps" for a guaranteed speed copied from the average speed's
+row). Any other figure of an
 answer to a question that states figures may be computed from them in a way this rule does not
 follow, so it is not called missing: it abstains. An aligned contradiction that no such step explains
 stands (the reference says otherwise of the same thing). Arithmetic over the answer's own numbers alone never supports
@@ -71,7 +75,10 @@ def given_by_question(
         if any(_compatible(q, g) and same_value(q, g) for g in asked):
             out[k] = replace(c, status="given", counterpart=None, sentence=None)
             continue
-        if q.is_range:
+        if q.is_range or any(same_value(q, r) for _, _, r in ref.near(q)):
+            # a range, a date or a time of day is no result of the user's figures, and a value the reference
+            # states (of its own row or another's) is that statement: coincidental arithmetic over the
+            # question's figures and hundreds of reference values would otherwise hold any of them
             computed = False
         else:
             computed = any(
