@@ -2,8 +2,8 @@
 returns) and :func:`same_value`, whether two quantities of the same dimension state the same value:
 a rounded value matches the exact one it rounds from ("2.5 million" = "2,480,000"), a converted
 value within 3 % ("38 psi" = "2.6 bar"), an approximate one within 15 %; two numbers written in
-full, digit for digit at any length (whole numbers, and decimals a float cannot tell apart). :class:`SpanSet` asks whether a position or span falls in any of a
-text's spans in log time.
+full, digit for digit at any length (whole numbers, and decimals a float cannot tell apart).
+:class:`SpanSet` asks whether a position or span falls in any of a text's spans in log time.
 """
 
 from __future__ import annotations

@@ -3,9 +3,10 @@
 Rule-based (no NLTK punkt, which is not installable offline). It splits after ``.!?``
 (and closing quotes/brackets) followed by space and a sentence start; after a full stop
 glued to a capitalised word (``century.First``, common in scraped references); at blank
-lines; and at line breaks that end a sentence, start a list item or a label line ("Excess: £400"), or
-follow a figure before a capital (the lines of a schedule or price list, which carry no full stop). It does not split after
-common abbreviations, initials (``V. Stiviano``) or inside numbers (``2.6``).
+lines; and at line breaks that end a sentence, start a list item or a label line ("Excess: £400"),
+or follow a figure before a capital (the lines of a schedule or price list, which carry no full
+stop). It does not split after common abbreviations, initials (``V. Stiviano``) or inside numbers
+(``2.6``).
 
 Other scripts: a sentence also starts after ``.!?`` with a Cyrillic or Greek capital or a letter of
 a script without case (Arabic, Hebrew, Devanagari); it always ends after the CJK marks ``。！？``

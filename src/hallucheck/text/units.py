@@ -357,7 +357,7 @@ def currency_after(text: str, pos: int) -> tuple[str, int] | None:
     tok = m.group(1).lower()
     if tok in _CURRENCY_SYMBOLS:
         spaced = m.start(1) > pos  # "12 $", not "12$"
-        if spaced and tok in "£$¥" and re.match(r"[ \u00a0\u202f]?\d", text[m.end(1) : m.end(1) + 2]):
+        if spaced and tok in ("£", "$", "¥") and re.match(r"[ \u00a0\u202f]?\d", text[m.end(1) : m.end(1) + 2]):
             return None  # the sign of the next amount ("children aged 4–12 £8"), not this one's (a euro sign
             # may follow its amount, and "12 € 50" is 12.50 in French)
         return _CURRENCY_SYMBOLS[tok], m.end(1)

@@ -7,9 +7,8 @@ percentage of — is *computed* (held as supported: "9 nights at €85 come to �
 states its value: then the claim restates that figure, of its own row or another's, and the figure
 check's alignment judges it (with hundreds of reference values, some step over the user's figures gives
 almost any value by chance: "2 x 250 = 500 Mbps" for a guaranteed speed copied from the average speed's
-row). Any other figure of an
-answer to a question that states figures may be computed from them in a way this rule does not
-follow, so it is not called missing: it abstains. An aligned contradiction that no such step explains
+row). Any other figure of an answer to a question that states figures may be computed from them in a
+way this rule does not follow, so it is not called missing: it abstains. An aligned contradiction that no such step explains
 stands (the reference says otherwise of the same thing). Arithmetic over the answer's own numbers alone never supports
 a figure: one operand at least is the question's. Work is bounded: at most :data:`CAP` reference
 values and :data:`ASKED_CAP` question figures are tried.
@@ -76,9 +75,9 @@ def given_by_question(
             out[k] = replace(c, status="given", counterpart=None, sentence=None)
             continue
         if q.is_range or any(same_value(q, r) for _, _, r in ref.near(q)):
-            # a range, a date or a time of day is no result of the user's figures, and a value the reference
-            # states (of its own row or another's) is that statement: coincidental arithmetic over the
-            # question's figures and hundreds of reference values would otherwise hold any of them
+            # a range is no one result; a value the reference states (of its own row or another's) is that
+            # statement: coincidental arithmetic over the question's figures and hundreds of reference
+            # values would otherwise hold almost any of them
             computed = False
         else:
             computed = any(
