@@ -158,8 +158,6 @@ class CrossEncoder:
 
     ``model``: ``"embedded"``, a local directory (ONNX or Hugging Face layout) or a hub id.
     ``onnx_file``: which ``.onnx`` of the directory (default: ``model.int8.onnx``, else ``model.onnx``).
-    ``batch_size``: pairs per forward pass; a dynamically quantized graph (the shipped int8 one) runs
-    each pair alone whatever it says, so that a pair's score does not depend on the pairs beside it.
     """
 
     def __init__(
@@ -198,7 +196,6 @@ class CrossEncoder:
         self._offsets: Any = None  # text -> the character spans of its tokens (no special tokens)
         self._idx: int | None = None
         self.meta: dict[str, Any] = {}
-        self.per_pair = False  # each pair run alone (a dynamically quantized ONNX graph: see _load_onnx)
 
     # -- loading ------------------------------------------------------------------------------
     def _read_config(self) -> dict:
@@ -260,12 +257,9 @@ class CrossEncoder:
                 "not an ONNX graph: rebuild it (`make verifier`) or point model= elsewhere."
             ) from None
         names = {i.name for i in session.get_inputs()}
-        # a dynamically quantized graph scales its activations by the range of the whole batch, so a pair's
-        # score would depend on the pairs beside it (up to 0.17 on the shipped verifier): such a graph
-        # scores each pair alone, which on two cores is as fast as a padded batch
-        self.per_pair = _dynamically_quantized(graph)
 
-        def feed(enc: Sequence[Any]) -> np.ndarray:
+        def run(evidence: Sequence[str], claims: Sequence[str]) -> np.ndarray:
+            enc = tokenizer.encode_batch(list(zip(evidence, claims)))
             feeds = {
                 "input_ids": np.array([e.ids for e in enc], dtype=np.int64),
                 "attention_mask": np.array([e.attention_mask for e in enc], dtype=np.int64),
@@ -273,11 +267,6 @@ class CrossEncoder:
             if "token_type_ids" in names:
                 feeds["token_type_ids"] = np.array([e.type_ids for e in enc], dtype=np.int64)
             return session.run(None, {k: v for k, v in feeds.items() if k in names})[0]
-
-        def run(evidence: Sequence[str], claims: Sequence[str]) -> np.ndarray:
-            if not self.per_pair:
-                return feed(tokenizer.encode_batch(list(zip(evidence, claims))))
-            return np.concatenate([feed([tokenizer.encode(e, c)]) for e, c in zip(evidence, claims)], axis=0)
 
         self._run = run
 
@@ -391,19 +380,6 @@ class CrossEncoder:
         """Probability that each claim is not supported by its evidence, in [0, 1]."""
         logits = self.logits(evidence, claims)
         return np.clip(_scores_from_logits(logits, self._idx), 0.0, 1.0)
-
-
-def _dynamically_quantized(graph: Path) -> bool:
-    """Whether the ONNX file quantizes its activations at run time (``DynamicQuantizeLinear`` nodes, as
-    ``onnxruntime.quantization.quantize_dynamic`` writes them)."""
-    marker = b"DynamicQuantizeLinear"
-    with graph.open("rb") as fh:
-        tail = b""
-        while chunk := fh.read(1 << 20):
-            if marker in tail + chunk:
-                return True
-            tail = chunk[-len(marker) :]
-    return False
 
 
 def identity(model: str) -> str:
