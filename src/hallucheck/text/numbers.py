@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .units import ARTICLES, CJK, SCALES, UNITS, WORD_NUMBERS, unit_at, unit_here
+from .units import ARTICLES, CJK, CURRENCY_SIGNS, SCALES, UNITS, WORD_NUMBERS, unit_at, unit_here
 
 _UNITS_10 = ("", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 
@@ -200,9 +200,6 @@ def tokens_after(text: str, pos: int, n: int = 4) -> list[tuple[str, int, int]]:
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
-_CURRENCY = set("$€£¥₹₩")
-
-
 def find_numbers(text: str, decimal_comma: bool, lang: str | None = None) -> list[_Num]:
     """Numbers in digits and in words (those of ``lang`` too: :func:`word_numbers`), with spans, in
     order; scale words ("2.5 million") applied."""
@@ -274,7 +271,7 @@ def find_numbers(text: str, decimal_comma: bool, lang: str | None = None) -> lis
             if (
                 val in (1e3, 1e6, 1e9)
                 and float(table[w]) == val
-                and text[max(0, start - 3) : start].rstrip()[-1:] in _CURRENCY
+                and text[max(0, start - 3) : start].rstrip()[-1:] in CURRENCY_SIGNS
             ):
                 i = j  # "(A$ million)", "in £ thousand": the unit of a table's figures, no figure itself
                 continue

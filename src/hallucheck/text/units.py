@@ -216,6 +216,7 @@ for _name in sorted(UNITS, key=len, reverse=True):
     _UNITS_LONGEST_FIRST[_name[:1]] = (*_UNITS_LONGEST_FIRST.get(_name[:1], ()), _name)
 
 _CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR", "元": "CNY", "￥": "CNY"}
+CURRENCY_SIGNS = frozenset(_CURRENCY_SYMBOLS)  # the signs a currency is written with
 _CURRENCY_WORDS = {
     **dict.fromkeys(["usd", "dollar", "dollars", "dólares", "dólar", "dollars us", "美元"], "USD"),
     **dict.fromkeys(["eur", "euro", "euros", "欧元"], "EUR"),

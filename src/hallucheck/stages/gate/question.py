@@ -8,9 +8,9 @@ states its value: then the claim restates that figure, of its own row or another
 check's alignment judges it (with hundreds of reference values, some step over the user's figures gives
 almost any value by chance: "2 x 250 = 500 Mbps" for a guaranteed speed copied from the average speed's
 row). Any other figure of an answer to a question that states figures may be computed from them in a
-way this rule does not follow, so it is not called missing: it abstains. An aligned contradiction that no such step explains
-stands (the reference says otherwise of the same thing). Arithmetic over the answer's own numbers alone never supports
-a figure: one operand at least is the question's. Work is bounded: at most :data:`CAP` reference
+way this rule does not follow, so it is not called missing: it abstains. An aligned contradiction that
+no such step explains stands (the reference says otherwise of the same thing). Arithmetic over the
+answer's own numbers alone never supports a figure: one operand at least is the question's. Work is bounded: at most :data:`CAP` reference
 values and :data:`ASKED_CAP` question figures are tried.
 """
 
