@@ -4,6 +4,9 @@ it must leave alone."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -93,3 +96,36 @@ def test_a_near_verbatim_bound_with_an_object_is_no_negation():
     assert meaning_conflict("Do not take it for more than 3 days without talking to your doctor.", ref) is None
     # a negation added to the same sentence is still read
     assert meaning_conflict("Do not take for more than 3 days with talking to your doctor.", ref) is not None
+
+
+TYRES = "The rear tyres take 2.2 bar. Inflate the front tyres to 2.4 bar. Check the pressure when the tyres are cold."
+
+
+def test_a_claim_with_another_figure_than_the_sentence_does_not_restate_it():
+    """ "front tyres take 2.4 bar" shares as many words with the rear sentence as with the front one; the
+    rear sentence gives 2.2 bar, so the claim is not that sentence with "front" for "rear"."""
+    ref = ReferenceFacts(TYRES)
+    assert meaning_conflict("The front tyres take 2.4 bar.", ref) is None
+    swapped = meaning_conflict("The front tyres take 2.2 bar.", ref)
+    assert swapped is not None and (swapped.kind, swapped.said, swapped.says) == ("opposite", "front", "rear")
+
+
+def test_a_tie_between_two_sentences_is_broken_the_same_way_in_every_process():
+    """Two sentences that share equally weighted words with a claim tie exactly, whatever order the
+    process's string hashing gives a set of words: the earlier sentence is the aligned one."""
+    script = (
+        "from hallucheck.stages.gate.figures import ReferenceFacts\n"
+        "from hallucheck.stages.gate.index import shared_weight\n"
+        "from hallucheck.stages.gate.clauses import stems\n"
+        f"ref = ReferenceFacts({TYRES!r})\n"
+        "w = shared_weight(stems('The front tyres take 2.4 bar.'), ref)\n"
+        "print(w[0] == w[1], max(w, key=lambda i: (w[i], -i)))\n"
+    )
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", script], env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()
+        for seed in range(6)
+    }  # fmt: skip
+    assert seen == {"True 0"}

@@ -202,10 +202,10 @@ class ReferenceFacts:
                 if k not in same.get((i, j), ()) and (i, j) in same:
                     continue  # the claim states this value too, elsewhere: it is that value's counterpart
                 ref_ctx = self.ref_context(i, j)
-                local = sum(w * ref_ctx[word] for word, w in context.items() if word in ref_ctx)
+                local = math.fsum(w * ref_ctx[word] for word, w in context.items() if word in ref_ctx)
                 agree = len(stated.get(i, ())) - 0.5 * (k in stated.get(i, ()))  # its own value counts half
                 # how much of what the claim says about this value the sentence says (IDF-weighted)
-                sent_score = sum(self.idf.get(w, 0.0) * c for w, c in context.items() if w in self.bags[i])
+                sent_score = math.fsum(self.idf.get(w, 0.0) * c for w, c in context.items() if w in self.bags[i])
                 score = sent_score + 2.0 * local + 3.0 * agree + (1.0 if r.unit == q.unit else 0.0)
                 cands.append((score, local, i, r, k in same.get((i, j), ())))
             if not cands:

@@ -12,6 +12,7 @@ gives the values a figure is weighed against: all of its kind, or in a reference
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_left, bisect_right
 from dataclasses import replace
 from functools import cached_property
@@ -113,10 +114,7 @@ class ValueIndex:
         pairs = [i for i, qs in enumerate(self.quantities) if len(qs) > 1]
         if len(pairs) <= MAX_CANDIDATES:
             return pairs
-        scores: dict[int, float] = {}
-        for w in words:
-            for i in self.postings.get(w, ())[:MAX_POSTINGS]:
-                scores[i] = scores.get(i, 0.0) + self.idf.get(w, 0.0)
+        scores = _weights(words, self.postings, self.idf)
         return sorted((i for i in scores if len(self.quantities[i]) > 1), key=lambda i: -scores[i])[:MAX_CANDIDATES]
 
     def related_to(self, claim: str) -> list[int]:
@@ -139,11 +137,18 @@ def shared_weight(words: set[str], ref) -> dict[int, float]:
     """Per sentence of ``ref`` (a :class:`~hallucheck.stages.gate.figures.ReferenceFacts`) that holds any of
     ``words`` (stems), the IDF weight of those it holds, found through its word index (at most
     :data:`MAX_POSTINGS` sentences a word: bounded work on long references)."""
-    scores: dict[int, float] = {}
+    return _weights(words, ref._index.postings, ref.idf)
+
+
+def _weights(words: set[str], postings: dict[str, list[int]], idf: dict[str, float]) -> dict[int, float]:
+    """Per sentence holding any of ``words``, the sum of their IDF weights. Summed exactly
+    (``math.fsum``): a set yields its words in an order that follows the process's string hashing, and
+    a float sum in that order would break a tie between two sentences differently from run to run."""
+    shared: dict[int, list[float]] = {}
     for w in words:
-        for i in ref._index.postings.get(w, ())[:MAX_POSTINGS]:
-            scores[i] = scores.get(i, 0.0) + ref.idf.get(w, 0.0)
-    return scores
+        for i in postings.get(w, ())[:MAX_POSTINGS]:
+            shared.setdefault(i, []).append(idf.get(w, 0.0))
+    return {i: math.fsum(ws) for i, ws in shared.items()}
 
 
 __all__ = ["MAX_CANDIDATES", "ValueIndex", "shared_weight"]

@@ -35,6 +35,7 @@ from ...text.stopwords import STOP_WORDS
 from .clauses import stem, stems
 
 _TOKEN = re.compile(r"[^\W\d_]+", re.UNICODE)
+_FIGURE = re.compile(r"\d+(?:[.,]\d+)*")
 _NEGATIONS = frozenset(
     """not no never cannot without nor nicht kein keine keinen keinem keiner nie niemals ohne ne pas jamais aucun
     aucune sans nunca sin ningún ninguna ninguno tampoco""".split()
@@ -141,6 +142,8 @@ def _word_for_word(claim: str, ref, question: str | None) -> MeaningConflict | N
     if i < 0 or share < _MIN_SHARE:
         return None
     sentence = ref.sentences[i]
+    if Counter(_FIGURE.findall(claim)) - Counter(_FIGURE.findall(sentence.text)):
+        return None  # a figure the sentence does not give: the claim does not restate it word for word
     c_tokens, r_tokens = _tokens(claim), _tokens(sentence.text)
     c_content, r_content = _content(c_tokens), _content(r_tokens)
     if sum(c_content.values()) < 2:

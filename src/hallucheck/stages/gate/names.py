@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, Sequence
 
@@ -84,7 +85,7 @@ def closest_sentence(claim_words: set[str], ref: Any, exclude: Sequence[str] = (
         return -1, 0.0
     best, best_score = -1, 0.0
     for i, bag in enumerate(ref.bags):
-        score = sum(ref.idf.get(w, 0.0) for w in want & bag)
+        score = math.fsum(ref.idf.get(w, 0.0) for w in want & bag)  # exact: a set's order follows string hashing
         if score > best_score:
             best, best_score = i, score
     if best < 0:
