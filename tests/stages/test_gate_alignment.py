@@ -109,16 +109,10 @@ def test_a_figure_the_sentence_computes_from_its_aligned_figures():
     ref = "A double room costs €85 per night. Breakfast is €12 per person per day."
     q = "We are staying 9 nights. What will the room cost?"
     assert _status(ref, "9 nights at €85 per night come to €765.", question=q)["€765"][0] == "computed"
-    # the sentence says it computes, and no step over its figures gives its result: contradicted, with no
-    # reference span to repair from
-    wrong = ReferenceFacts(ref).check_quantities("9 nights at €85 per night come to €756.", question=q)
-    (bad,) = [c for c in wrong if c.text == "€756"]
-    assert bad.status == "contradicted" and bad.counterpart is None and "(9, 85)" in bad.note
-    # switched off, it is left to the verifier
-    off = frozenset({"computation"})
-    assert _status(ref, "9 nights at €85 per night come to €756.", question=q, off=off)["€756"][0] == "abstained"
+    # no step over its figures gives €756: left to the verifier, never contradicted by the €85 or €12
+    assert _status(ref, "9 nights at €85 per night come to €756.", question=q)["€756"][0] == "abstained"
     det = hallucheck.detect("9 nights at €85 per night come to €756.", ref, question=q, method="entity_check")
-    assert det.verdicts[0].label == "contradicted" and not det.verdicts[0].meta["fact_spans"][0].get("reference")
+    assert det.verdicts[0].label != "contradicted"
 
 
 def test_a_question_figure_is_not_an_operand_with_itself():

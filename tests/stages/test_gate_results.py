@@ -1,10 +1,11 @@
-"""A figure the answer computes for the user's case is about that case: it is computed, contradicted by
-its own operands, or left unjudged -- never contradicted by a reference figure of something else that
+"""A figure the answer computes for the user's case is about that case: it is computed or left
+unjudged -- never contradicted by a reference figure of something else that
 happens to share its unit. A value per kilogram or per 100 km is a rate, not an amount. Each example
 failed before (at b5595c9)."""
 
 from __future__ import annotations
 
+import hallucheck
 from hallucheck.stages.gate import ReferenceFacts
 from hallucheck.text.quantities import parse_quantities
 
@@ -28,11 +29,28 @@ def test_a_total_for_the_users_case_is_not_contradicted_by_a_unit_price():
     assert got["£69.99 a month"].status != "contradicted"
 
 
-def test_a_total_whose_operands_are_stated_is_computed_or_contradicted_by_them():
+def test_a_total_whose_operands_are_stated_is_computed_or_left_to_the_verifier():
     q = "I want the estate for 5 days."
     assert _checks(HIRE, "The estate costs €56, so 5 days come to €280.", question=q)["€280"].status == "computed"
-    bad = _checks(HIRE, "The estate costs €56, so 5 days come to €290.", question=q)["€290"]
-    assert bad.status == "contradicted" and bad.counterpart is None and "(56, 5)" in bad.note
+    # no step over 56 and 5 gives €290, but a result no step gives is as often worked from a figure of an
+    # earlier sentence: it abstains (before: contradicted, "no sum ... of the figures (56, 5) gives it")
+    assert _checks(HIRE, "The estate costs €56, so 5 days come to €290.", question=q)["€290"].status == "abstained"
+
+
+def test_a_total_worked_from_an_earlier_sentence_is_not_contradicted():
+    # blind set 16: the total adds the prices of the sentence before; the £20 fee and the "2" beside it
+    # are not its operands (before: contradicted, "no sum ... of the figures (20, 2) gives it")
+    ref = (
+        "| Vaccine | Doses | Price per dose |\n|---|---|---|\n| Typhoid | 1 | £40 |\n| Rabies | 3 | £75 |\n"
+        "| Yellow fever | 1 | £80 |\n\nConsultation fee: £20 (waived if 2 or more vaccines are given at once)."
+    )
+    answer = (
+        "Typhoid is £40, yellow fever £80, and rabies is 3 doses at £75 each, which is £225. Together that "
+        "comes to £345, and the £20 consultation fee is waived because you are having 2 or more vaccines."
+    )
+    first, total = hallucheck.detect(answer, ref, method="entity_check").verdicts
+    assert first.label == "supported" and "'£225' (worked out from the figures beside it)" in first.reason
+    assert total.label != "contradicted" and "£345" in total.reason
 
 
 def test_a_result_with_an_operand_the_check_cannot_read_is_left_unjudged():
@@ -52,8 +70,6 @@ def test_a_total_over_more_than_two_operands_is_computed_or_left_unjudged_never_
     q = "We are 2 adults and 1 child taking the car."
     claim = "Two adult singles at £14.50, a child single at £7.25 and the car at £46.00 come to £82.25 in total."
     assert _checks(FERRY, claim, question=q)["£82.25"].status == "abstained"
-    # with two operands the whole computation is in view, and a wrong result is still called (€290 for
-    # 5 days at €56 in the test above)
 
 
 def test_a_stated_figure_said_wrong_is_still_contradicted_by_its_own_value():

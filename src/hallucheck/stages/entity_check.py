@@ -400,7 +400,7 @@ _NUMERIC_LABELS = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY", "CA
 
 def _held(c) -> str:
     """A figure the check holds, as its reason names it (one the question gives says so)."""
-    notes = {"given": " (given in the question)", "computed": " (computed from the question's figures)"}
+    notes = {"given": " (given in the question)", "computed": " (worked out from the figures beside it)"}
     return repr(c.text) + notes.get(c.status, "")
 
 
