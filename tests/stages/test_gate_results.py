@@ -138,3 +138,16 @@ def test_a_value_the_reference_states_of_another_row_is_not_computed_from_the_qu
     assert wrong.status == "contradicted" and wrong.counterpart.text == "350 Mbps"
     right = _checks(BROADBAND, "Together you need 500 Mbps, which is the average peak-time speed.", question=q)
     assert right["500 Mbps"].status == "supported"
+
+
+def test_a_wrong_figure_that_equals_a_sum_of_the_sentences_figures_is_not_worked_out():
+    # the coolant's figure is about the coolant's 7 litres; that 4 + 2 gives 6 is chance, and the words say
+    # no result (before: '6 litres' (worked out from the figures beside it), the sentence supported)
+    ref = "The engine holds 4 litres of oil and the gearbox 2 litres. The coolant system holds 7 litres."
+    claim = "The engine holds 4 litres of oil and the gearbox 2 litres, and the coolant system holds 6 litres."
+    assert _checks(ref, claim)["6 litres"].status != "computed"
+    (verdict,) = hallucheck.detect(claim, ref, method="entity_check").verdicts
+    assert "worked out" not in verdict.reason and "'6 litres'" in verdict.reason
+    # said as a result, it is still worked out: "so the two hold 6 litres"
+    said = "The engine holds 4 litres of oil and the gearbox 2 litres, so together they hold 6 litres."
+    assert _checks(ref, said)["6 litres"].status == "computed"

@@ -15,7 +15,9 @@ hand-written blind sets a rule that contradicted such a result when exactly two 
 view was right 9 times and wrong 15; on the three sets written after it took its last form, right
 once and wrong 5 times. So such a result abstains, and the verifier or the judge reads it.
 
-Figures that abstained or were called missing are read. So is a figure called contradicted by a
+Figures called missing, or that abstained with no reference figure aligned to them, are read; one
+that abstained although a reference figure of another value is aligned to it (a doubt, or a sum of
+reference figures by chance) only where the words before it say it is a result. So is a figure called contradicted by a
 reference figure when the words just before it say it is a result ("so", "which is", "that makes",
 "adds", "soit", "also", …) and the reference states its value nowhere: a total, a saving or a dose
 for the user's case is about that case, not about the reference figure of the same unit nearest in
@@ -106,7 +108,12 @@ def by_computation(
     for k, (q, c) in enumerate(zip(claim_qs, checks)):
         if q.is_range or shown[k] is None:
             continue
-        if c.status in ("abstained", "missing"):
+        if c.status == "missing" or (c.status == "abstained" and c.counterpart is None):
+            todo.add(k)
+        elif c.status == "abstained" and _a_result(claim, q, claim_qs[k - 1].end if k else 0):
+            # aligned with a reference figure of another value, then doubted: read as a result only when
+            # its words say it is one ("the coolant holds 6 litres" beside "4 litres" and "2 litres" is
+            # about the coolant's 7 litres, not their sum)
             todo.add(k)
         elif (
             c.status == "contradicted"
