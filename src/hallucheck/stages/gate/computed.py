@@ -38,6 +38,8 @@ from ...text.quantities import Quantity
 MAX_OPERANDS = 6
 PASSES = 3  # results of results read in turn, at most this deep
 _ALIGNED = ("supported", "given", "computed")
+
+
 def _shown(q: Quantity, claim: str, comma: bool, lang: str | None) -> float | None:
     nums = find_numbers(claim[q.start : q.end], comma, lang)
     return nums[0].value if nums else None
