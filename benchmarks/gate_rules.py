@@ -54,8 +54,10 @@ class Gate:
         from hallucheck.stages.claims import SentenceExtractor
         from hallucheck.stages.entity_check import EntityCheckVerifier
 
-        kw = {"rules_off": sorted(off)} if off else {}
-        self.verifier = EntityCheckVerifier(**kw)
+        from hallucheck.stages.gate.rule import default_off
+
+        # the rules off by default stay off: "without X" is the default with X off as well
+        self.verifier = EntityCheckVerifier(rules_off=sorted(default_off() | off))
         self.extractor = SentenceExtractor()
 
     def flags(self, answer: str, reference: str, question: str | None) -> list[tuple[int, int, bool]]:
