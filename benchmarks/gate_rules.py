@@ -53,7 +53,6 @@ class Gate:
     def __init__(self, off: frozenset[str]) -> None:
         from hallucheck.stages.claims import SentenceExtractor
         from hallucheck.stages.entity_check import EntityCheckVerifier
-
         from hallucheck.stages.gate.rule import default_off
 
         # the rules off by default stay off: "without X" is the default with X off as well
