@@ -15,14 +15,18 @@ hand-written blind sets a rule that contradicted such a result when exactly two 
 view was right 9 times and wrong 15; on the three sets written after it took its last form, right
 once and wrong 5 times. So such a result abstains, and the verifier or the judge reads it.
 
-Figures called missing, or that abstained with no reference figure aligned to them, are read; one
-that abstained although a reference figure of another value is aligned to it (a doubt, or a sum of
-reference figures by chance) only where the words before it say it is a result. So is a figure called contradicted by a
-reference figure when the words just before it say it is a result ("so", "which is", "that makes",
-"adds", "soit", "also", …) and the reference states its value nowhere: a total, a saving or a dose
-for the user's case is about that case, not about the reference figure of the same unit nearest in
-words, so it is computed or abstains -- never contradicted by a figure of something else. Work is
-bounded: at most :data:`MAX_OPERANDS` operands.
+Which figures are read:
+
+* a figure called missing, or that abstained with no reference figure aligned to it;
+* one that abstained although a reference figure of another value is aligned to it (a doubt, or a
+  sum of reference figures by chance), only where the words just before it say it is a result
+  ("so", "which is", "that makes", "adds", "soit", "also", …);
+* one called contradicted by a reference figure, where those words say it is a result and the
+  reference states its value nowhere: a total, a saving or a dose for the user's case is about that
+  case, not about the reference figure of the same unit nearest in words, so it is computed or
+  abstains -- never contradicted by a figure of something else.
+
+Work is bounded: at most :data:`MAX_OPERANDS` operands.
 """
 
 from __future__ import annotations
