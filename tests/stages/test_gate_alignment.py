@@ -120,3 +120,21 @@ def test_a_question_figure_is_not_an_operand_with_itself():
     ref = "The membership fee is €30 a month."
     got = _status(ref, "At 80 you pay the senior fee.", question="I am 40. What is the fee?")
     assert got["80"][0] != "computed"
+
+
+FUSES = "Model A uses a 15 A fuse for the heater; Model B uses a 20 A fuse for the heater."
+TRAINS = "The first train leaves at 05:40 on weekdays and at 07:10 on Saturdays."
+
+
+def test_the_same_value_said_of_the_thing_another_figure_beside_it_is_about_is_not_supported():
+    # the reference states 15 A, but for Model A; the claim names Model B, which sets the 20 A apart
+    # (before: supported, "the number is in the reference")
+    assert _status(FUSES, "The heater on Model B uses a 15 A fuse.")["15 A fuse"] == ("contradicted", "20 A fuse")
+    assert _status(FUSES, "The heater on Model A uses a 15 A fuse.")["15 A fuse"][0] == "supported"
+    assert _status(FUSES, "Model B uses a 20 A fuse for the heater.")["20 A fuse"][0] == "supported"
+    # the claim names Saturdays, which sets 07:10 apart, and "leaves", said nearest 05:40: a tie, no verdict
+    # (before: supported)
+    assert _status(TRAINS, "On Saturdays the first train leaves at 05:40.")["05:40"][0] == "abstained"
+    assert _status(TRAINS, "On weekdays the first train leaves at 05:40.")["05:40"][0] == "supported"
+    # and the correct Saturday time is no longer contradicted by the weekdays' (before: contradicted)
+    assert _status(TRAINS, "On Saturdays the first train leaves at 07:10.")["07:10"][0] != "contradicted"

@@ -3,18 +3,23 @@ candidate is a reference figure of the claim figure's kind, with its score (the 
 value's words against the claim's), its local fit (the words that govern the two values), its
 sentence and whether it states the claim's value. :func:`aligned` says whether the best candidate is
 one figure about the claim's, :func:`better_referent` whether a parallel row, group or year's figure
-is the claim's where the reference states its value of something else.
+is the claim's where the reference states its value of something else, :func:`named_for_another`
+whether the claim names what sets another figure apart (its day, model, group) where the reference
+gives the claim's value for something else.
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ...text.quantities import Quantity, same_value
 
 MAX_FIGURES = 64  # figures of one claim sentence checked in context; a sentence of more is not compared
 ALIGN_MIN_FIT = 0.3  # the least local fit (words governing both values) of a figure a contradiction is by
 ALIGN_MARGIN = 0.15  # its lead over any figure of another value, as a share of its own fit
+OWN_WEIGHT = 0.8  # a word that governs a value weighs at least this in the value's context ...
+OWN_GAP = 0.4  # ... and this much more than in the context of the value it is set apart from
+SAID_WEIGHT = 0.6  # a claim word that names its figure's referent weighs at least this in its context
 
 
 def too_many(n: int) -> str:
@@ -92,3 +97,38 @@ def better_referent(match: Cand, cands: Sequence[Cand], claim_bag: set[str], bag
         ):
             return c
     return None
+
+
+def own_words(ctx: dict[str, float], other: dict[str, float], once: set[str]) -> set[str]:
+    """The words that set a value apart from ``other``, a value beside it: words its sentence says
+    once (``once``; a word said twice may govern both), that govern it (:data:`OWN_WEIGHT`) and it
+    more than ``other`` by :data:`OWN_GAP` ("weekdays" for "05:40 on weekdays and 07:10 on
+    Saturdays")."""
+    return {w for w, x in ctx.items() if w in once and x >= OWN_WEIGHT and x - other.get(w, 0.0) >= OWN_GAP}
+
+
+def named_for_another(
+    match: Cand,
+    cands: Sequence[Cand],
+    claim_ctx: dict[str, float],
+    ctx_of: Callable[[Cand], dict[str, float]],
+    once: set[str],
+) -> tuple[Cand, bool] | None:
+    """The figure of another value that the claim's figure may be about where the reference states the
+    claim's value (``match``) of something else: the one figure of ``cands``, beside ``match`` in its
+    sentence, whose own words (:func:`own_words`) the claim names near its figure ("On Saturdays the
+    first train leaves at 05:40" where the sentence gives 05:40 for weekdays and 07:10 for Saturdays),
+    and whether that is sure: the claim names none of ``match``'s own words. Not sure, the referent is
+    a tie. None when no one such figure. ``ctx_of``: a candidate's context, weighed as
+    :func:`.clauses.value_context` weighs a claim's; ``once``: the words ``match``'s sentence says once."""
+    said = {w for w, x in claim_ctx.items() if x >= SAID_WEIGHT}
+    named = {w for w, x in claim_ctx.items() if x > 0}
+    mine = ctx_of(match)
+    found = [
+        c
+        for c in cands
+        if not c[4] and c[2] == match[2] and not same_value(c[3], match[3]) and own_words(ctx_of(c), mine, once) & said
+    ]
+    if len(found) != 1:
+        return None
+    return found[0], not own_words(mine, ctx_of(found[0]), once) & named

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Sequence
@@ -48,7 +49,7 @@ from typing import Sequence
 from ...text.numbers import written_decimal_comma
 from ...text.quantities import Quantity, parse_quantities, same_value
 from ...text.segment import Span, split_sentences
-from .align import MAX_FIGURES, Cand, aligned, better_referent, one_value_one_claim, too_many
+from .align import MAX_FIGURES, Cand, aligned, better_referent, named_for_another, one_value_one_claim, too_many
 from .clauses import Clauses, content_tokens, stem, stems, value_context
 from .computed import by_computation
 from .doubt import FigureDoubt
@@ -247,7 +248,7 @@ class ReferenceFacts:
                 # value holding the claim's words around it more closely ("Express delivery costs £4.95"
                 # where "standard delivery costs £4.95; express delivery costs £8.95")
                 close = m_score >= 0.75 * best_score or m_score >= best_score - 1.0
-                other = self._of_another_referent(q, kind, claim, off, matches[0], cands, claim_bag)
+                other = self._of_another_referent(q, kind, claim, off, matches[0], cands, claim_bag, context)
                 if other is not None:
                     out.append(other)
                     continue
@@ -337,16 +338,29 @@ class ReferenceFacts:
         match: Cand,
         cands: Sequence[Cand],
         claim_bag: set[str],
+        context: dict[str, float],
     ) -> FactCheck | None:
         """The reference states the claim's value of another thing: a figure of another value whose
         sentence names all the claim's words that the value's own does and more contradicts it
-        ("Children can take 8 tablets" where 8 is the adults' limit and the children's sentence says 4);
+        ("Children can take 8 tablets" where 8 is the adults' limit and the children's sentence says 4),
+        and so does one beside it whose own words the claim names (:func:`.align.named_for_another`);
         else None."""
-        other = better_referent(match, cands, claim_bag, self.bags)
+
+        def ctx_of(c: Cand) -> dict[str, float]:
+            j = next(n for n, r in enumerate(self.quantities[c[2]]) if r is c[3])
+            return self.ref_context(c[2], j)
+
+        other, sure = better_referent(match, cands, claim_bag, self.bags), True
+        if other is None and q.dim != "date":  # a year is what sets other figures apart, not what is set apart
+            said = Counter(stem(w) for w in content_tokens(self.sentences[match[2]].text))
+            # said once in the whole reference: a verb or subject said again elsewhere sets nothing apart
+            once = {w for w, n in said.items() if n == 1 and len(self._index.postings.get(w, ())) == 1}
+            other, sure = named_for_another(match, cands, context, ctx_of, once) or (None, False)
         if other is None:
             return None
         oi, orr = other[2], other[3]
-        status = self._unsure(q, "contradicted", claim, off, orr)
+        # named for both (a day of the other figure, a verb of this one's): a tie, no verdict here
+        status = self._unsure(q, "contradicted", claim, off, orr) if sure else "abstained"
         return FactCheck(q.text, q.start, q.end, kind, status, self.span_of(oi, orr), self.sentences[oi])
 
     def _unsure(
