@@ -54,6 +54,15 @@ def test_a_currency_and_scale_heading_is_no_figure():
     assert parse_quantities("Segment results, years to 30 June (A$ million)")[-1].text == "30 June"
     assert parse_quantities("All figures in £ thousand") == []
     assert one("It cost A$ 5 million").low == 5e6 and one("about a million dollars").low == 1e6
+    # and with the currency's code (blind set 17: "$846 million" was contradicted by "USD million")
+    assert parse_quantities("Segment results, Q1 2025 (in USD million)")[-1].dim == "date"
+    assert parse_quantities("All figures in EUR thousand") == []
+
+
+def test_an_amount_after_a_currency_code_is_money_not_a_label():
+    # "USD 5.2 million" was read as a label, like "iOS 14"
+    q = one("Revenue was USD 5.2 million.")
+    assert (q.dim, q.low) == ("money:USD", 5.2e6)
 
 
 def test_a_pound_or_dollar_sign_before_the_next_amount_is_that_amounts():

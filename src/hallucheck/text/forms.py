@@ -27,7 +27,7 @@ import re
 
 from .quantity import Quantity, SpanSet, non_overlapping
 from .stopwords import STOP_WORDS
-from .units import CJK, MONTHS, UNITS, WORD_NUMBERS, unit_at
+from .units import CJK, ISO_CURRENCIES, MONTHS, UNITS, WORD_NUMBERS, unit_at
 
 _MONTH_NAMES = frozenset(MONTHS)
 ANY_DIGIT = re.compile(r"[\d²³¹⁰-⁹₀-₉]")  # what str.isdigit takes for a digit in running text
@@ -272,6 +272,8 @@ def _ordinals_and_labels(text: str, lang: str) -> list[Quantity]:
     for m in _NAMED.finditer(text):
         word = m.group("word")
         if word in _NOT_NAMES or word.lower() in _MONTH_NAMES or unit_at(text, m.end()) is not None:
+            continue
+        if word in ISO_CURRENCIES:  # "USD 5.2 million": an amount, not a version or route
             continue
         if _PLURAL_AFTER.match(text, m.end()):
             continue  # "Model 3 owners" reads either way: a count is the safer reading

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .units import ARTICLES, CJK, CURRENCY_SIGNS, SCALES, UNITS, WORD_NUMBERS, unit_at, unit_here
+from .units import ARTICLES, CJK, CURRENCY_SIGNS, ISO_CURRENCIES, SCALES, UNITS, WORD_NUMBERS, unit_at, unit_here
 
 _UNITS_10 = ("", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 
@@ -268,12 +268,14 @@ def find_numbers(text: str, decimal_comma: bool, lang: str | None = None) -> lis
             if w in ("un", "une") and _is_article_use(text, end):
                 i = j  # the French article, not the number one
                 continue
+            before = text[max(0, start - 5) : start].rstrip()
             if (
                 val in (1e3, 1e6, 1e9)
                 and float(table[w]) == val
-                and text[max(0, start - 3) : start].rstrip()[-1:] in CURRENCY_SIGNS
+                and (before[-1:] in CURRENCY_SIGNS or (before[-3:] in ISO_CURRENCIES and not before[-4:-3].isalpha()))
             ):
-                i = j  # "(A$ million)", "in £ thousand": the unit of a table's figures, no figure itself
+                # "(A$ million)", "in £ thousand", "(in USD million)": the unit of a table's figures, no figure itself
+                i = j
                 continue
             nums.append(_Num(start, end, val, 1, word=True))
             i = j

@@ -335,7 +335,7 @@ def unit_at(text: str, pos: int) -> tuple[str, str, float, int] | None:
     return text[i : i + len(best)], dim, factor, i + len(best)
 
 
-_ISO_CURRENCIES = frozenset(
+ISO_CURRENCIES = frozenset(
     "USD EUR GBP CHF JPY CNY SEK NOK DKK ISK PLN CZK HUF CAD AUD NZD INR HKD SGD KRW BRL MXN ZAR TRY RUB".split()
 )
 
@@ -347,7 +347,7 @@ def currency_before(text: str, pos: int) -> tuple[str, int] | None:
     if not m:
         return None
     tok = m.group(1)
-    code = "USD" if tok == "US$" else _CURRENCY_SYMBOLS.get(tok) or (tok if tok in _ISO_CURRENCIES else None)
+    code = "USD" if tok == "US$" else _CURRENCY_SYMBOLS.get(tok) or (tok if tok in ISO_CURRENCIES else None)
     return (code, max(0, pos - 6) + m.start(1)) if code else None
 
 
@@ -364,7 +364,7 @@ def currency_after(text: str, pos: int) -> tuple[str, int] | None:
         return _CURRENCY_SYMBOLS[tok], m.end(1)
     if tok in _CURRENCY_WORDS:
         return _CURRENCY_WORDS[tok], m.end(1)
-    if tok.upper() in _ISO_CURRENCIES and m.group(1).isupper():
+    if tok.upper() in ISO_CURRENCIES and m.group(1).isupper():
         return tok.upper(), m.end(1)
     first = tok.split()[0]
     if first in _CURRENCY_WORDS:
