@@ -347,8 +347,8 @@ class ReferenceFacts:
         else None."""
 
         def ctx_of(c: Cand) -> dict[str, float]:
-            j = next(n for n, r in enumerate(self.quantities[c[2]]) if r is c[3])
-            return self.ref_context(c[2], j)
+            at = [n for n, r in enumerate(self.quantities[c[2]]) if (r.start, r.end) == (c[3].start, c[3].end)]
+            return self.ref_context(c[2], at[0]) if at else {}
 
         other, sure = better_referent(match, cands, claim_bag, self.bags), True
         if other is None and q.dim != "date":  # a year is what sets other figures apart, not what is set apart
