@@ -100,8 +100,8 @@ def better_referent(match: Cand, cands: Sequence[Cand], claim_bag: set[str], bag
 
 
 def own_words(ctx: dict[str, float], other: dict[str, float], once: set[str]) -> set[str]:
-    """The words that set a value apart from ``other``, a value beside it: words its sentence says
-    once (``once``; a word said twice may govern both), that govern it (:data:`OWN_WEIGHT`) and it
+    """The words that set a value apart from ``other``, a value beside it: words of ``once`` (said once
+    in the reference: a word said twice may govern both), that govern it (:data:`OWN_WEIGHT`) and it
     more than ``other`` by :data:`OWN_GAP` ("weekdays" for "05:40 on weekdays and 07:10 on
     Saturdays")."""
     return {w for w, x in ctx.items() if w in once and x >= OWN_WEIGHT and x - other.get(w, 0.0) >= OWN_GAP}
@@ -120,7 +120,7 @@ def named_for_another(
     first train leaves at 05:40" where the sentence gives 05:40 for weekdays and 07:10 for Saturdays),
     and whether that is sure: the claim names none of ``match``'s own words. Not sure, the referent is
     a tie. None when no one such figure. ``ctx_of``: a candidate's context, weighed as
-    :func:`.clauses.value_context` weighs a claim's; ``once``: the words ``match``'s sentence says once."""
+    :func:`.clauses.value_context` weighs a claim's; ``once``: the words of ``match``'s sentence the reference says only there, once."""
     said = {w for w, x in claim_ctx.items() if x >= SAID_WEIGHT}
     named = {w for w, x in claim_ctx.items() if x > 0}
     mine = ctx_of(match)
