@@ -75,3 +75,10 @@ def test_a_range_after_a_comma_that_ends_a_word_is_a_range_a_list_of_numbers_is_
     qs = parse_quantities("Délai : 48 h pour Colissimo, 3 à 5 jours ouvrés en point relais.", lang="fr")
     assert [(q.low, q.high) for q in qs] == [(48.0, 48.0), (3.0, 5.0)]
     assert [q.text for q in parse_quantities("Take 7, 14 to 30 tablets.")] == ["7", "14", "30 tablets"]
+
+
+def test_a_qualifier_is_a_whole_word():
+    # "fast" is German for "almost", but not at the end of "breakfast" (before: "about 12 euros")
+    assert one("Breakfast 12 euros per person.").qualifier is None
+    assert one("Das kostet fast 40 Euro.").qualifier == "approx"
+    assert one("about 12 euros").qualifier == "approx"

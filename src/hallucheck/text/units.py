@@ -390,6 +390,7 @@ def qualifier_before(text: str, pos: int) -> str | None:
             return "below" if w in _BELOW else "above"  # "under half an hour" holds 25 minutes
     for q, words in _QUALIFIERS.items():
         for w in words:
-            if before.endswith(w):
+            # a whole word: "fast" (German "almost") is no qualifier at the end of "breakfast"
+            if before.endswith(w) and not (w[0].isalpha() and before[-len(w) - 1 : -len(w)].isalpha()):
                 return q
     return None
