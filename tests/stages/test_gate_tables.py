@@ -58,3 +58,23 @@ def test_a_total_over_the_users_days_is_computed_not_contradicted_by_the_daily_f
     assert got["£14"][0] == "computed" and got["7-day"][0] == "given"
     # without the user's 7 days nothing computes it
     assert _status("For a 7-day trip in the EU you pay £14 in roaming fees.")["£14"][0] != "computed"
+
+
+DENTAL = (
+    "Dental plans\n| | Bronze | Silver | Gold |\n|---|---|---|---|\n| Annual deductible | $100 | $50 | $0 |\n"
+    "| Annual maximum | $1,000 | $1,500 | $2,500 |\n"
+)
+
+
+def test_a_header_with_a_blank_first_cell_heads_the_columns_below_it():
+    # before, the blank was dropped and "Bronze" headed the label column, "Silver" the Bronze column
+    row = table_rows(DENTAL)[1]
+    assert row.label == "Annual deductible" and row.header == ("", "Bronze", "Silver", "Gold")
+    assert row.referent(*_at(DENTAL, "$50")) == "Annual deductible Silver"
+    facts = ReferenceFacts(DENTAL).check_quantities("The Gold plan's annual maximum is $1,500.")
+    assert [(c.text, c.status, c.counterpart.text) for c in facts] == [("$1,500", "contradicted", "$2,500")]
+
+
+def _at(text: str, figure: str) -> tuple[int, int]:
+    start = text.index(figure)
+    return start, start + len(figure)

@@ -85,13 +85,16 @@ def _cells(line: str, offset: int) -> tuple[str, list[Span]] | None:
     if sep is None:
         return None
     out, pos = [], 0
-    for part in line.split(sep):
+    parts = line.split(sep)
+    for n, part in enumerate(parts):
         a = pos + len(part) - len(part.lstrip())
         b = pos + len(part.rstrip())
         pos += len(part) + 1
-        if b > a:
-            out.append(Span(offset + a, offset + b, line[a:b]))
-    return (sep, out) if len(out) >= 2 else None
+        # an empty cell keeps its column's place ("| | Bronze | Silver |": Bronze heads the second
+        # column); the blank before a row's first pipe or after its last is no cell
+        if b > a or (sep == "\t" or 0 < n < len(parts) - 1):
+            out.append(Span(offset + a, offset + max(a, b), line[a : max(a, b)]))
+    return (sep, out) if sum(1 for c in out if c.text) >= 2 else None
 
 
 def table_rows(reference: str) -> list[TableRow]:
