@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import replace
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ..base import BOOL, Verifier
 from ..errors import ConfigError
@@ -170,8 +170,9 @@ class EntityCheckVerifier(Verifier):
             # names and numbers the question states are the user's own: given, never missing
             ref_numbers |= number_values(question)
             ref_words |= set(content_words(question))
+        before = _sentences_before(answer)
         verdicts = [
-            self._verify_one(claim, cands, ref, ref_numbers, ref_words, lang, question)
+            self._verify_one(claim, cands, ref, ref_numbers, ref_words, lang, question, before(claim.start))
             for claim, cands in zip(claims, evidence)
         ]
         # Pipeline.run lists each verdict's warning once in meta["warnings"]
@@ -219,11 +220,12 @@ class EntityCheckVerifier(Verifier):
         ref_words: set[str],
         lang: str | None = None,
         question: str | None = None,
+        earlier: Sequence[str] = (),
     ) -> Verdict:
         from .gate.figures import FactCheck
 
         off = frozenset(self.rules_off)
-        checks = self._figure_checks(claim, ref, lang, off, question)
+        checks = self._figure_checks(claim, ref, lang, off, question, earlier)
         if isinstance(checks, Verdict):
             return checks
         for surface, s, e, kind in self.facts(claim.text, quantities=[(c.start, c.end) for c in checks]):
@@ -329,13 +331,16 @@ class EntityCheckVerifier(Verifier):
         lang: str | None,
         off: frozenset[str],
         question: str | None,
+        earlier: Sequence[str] = (),
     ) -> list | Verdict:
         """The checks of ``claim``'s figures; or, for a sentence of more figures than the check compares in one,
         its verdict: every figure of a sentence is compared or none is (the sentence is left to the verifier
         and the judge)."""
         from .gate.align import MAX_FIGURES
 
-        checks = ref.check_quantities(claim.text, lang=lang, off=off, question=question) if self.check_numbers else []
+        if not self.check_numbers:
+            return []
+        checks = ref.check_quantities(claim.text, lang=lang, off=off, question=question, earlier=earlier)
         if len(checks) <= MAX_FIGURES:
             return list(checks)
         return Verdict(
@@ -396,6 +401,21 @@ _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n\s*|^\s*[-*•]\s+)[\"'“‘(]?
 _COMMON_POS = frozenset({"VERB", "AUX", "ADV", "ADP", "SCONJ", "CCONJ", "PART", "INTJ", "DET", "PRON"})
 _NAME_LABELS = frozenset({"PERSON", "ORG", "GPE", "LOC", "FAC", "NORP", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW"})
 _NUMERIC_LABELS = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "QUANTITY", "CARDINAL", "ORDINAL"})
+
+
+EARLIER = 3  # the answer's sentences before a claim read for what its figures are about (the ``context`` rule)
+
+
+def _sentences_before(answer: str) -> Callable[[int], tuple[str, ...]]:
+    """``start`` → the answer's :data:`EARLIER` sentences (or lines) that end before ``start``, nearest first."""
+    from ..text.segment import split_sentences
+
+    spans = split_sentences(answer) if answer else []
+
+    def before(start: int) -> tuple[str, ...]:
+        return tuple(s.text for s in reversed([s for s in spans if s.end <= start][-EARLIER:]))
+
+    return before
 
 
 def _held(c) -> str:

@@ -5,11 +5,14 @@ sentence and whether it states the claim's value. :func:`aligned` says whether t
 one figure about the claim's, :func:`better_referent` whether a parallel row, group or year's figure
 is the claim's where the reference states its value of something else, :func:`named_for_another`
 whether the claim names what sets another figure apart (its day, model, group) where the reference
-gives the claim's value for something else.
+gives the claim's value for something else, :func:`by_context` which figure the answer's earlier
+sentences or the question name where the claim names none ("It includes 50 GB" after "The Premium
+plan costs £20").
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Sequence
 
 from ...text.quantities import Quantity, same_value
@@ -132,3 +135,52 @@ def named_for_another(
     if len(found) != 1:
         return None
     return found[0], not own_words(mine, ctx_of(found[0]), once) & named
+
+
+def by_context(
+    cands: Sequence[Cand],
+    claim_bag: set[str],
+    texts: Sequence[set[str]],
+    ctx_of: Callable[[Cand], dict[str, float]],
+    bags: Sequence[set[str]],
+    match: Cand | None = None,
+) -> Cand | None:
+    """The candidate that the claim's context is about where the claim names nothing that sets one
+    candidate apart: the candidates that fit the claim's words nearly as well as the best (within
+    :data:`ALIGN_MARGIN`) are compared by the words of their contexts; ``texts`` (the answer's
+    sentences before the claim, nearest first, then the question: their words) are read in order,
+    and the first that names a word some candidates' contexts have and others' lack decides: the
+    candidate (or several of one value) whose context weighs the text's words by :data:`OWN_GAP`
+    more than every candidate of another value's does ("Premium plan: £20 a month, 50 GB" against
+    "Basic plan: ..., 20 GB" after "The Premium plan costs £20"). None when the claim itself names
+    such a word, when that text names two values' referents alike (a tie), or when no text does.
+    ``match``: a figure of the claim's value; then it must fit the claim's words as well, and only a
+    figure of a sentence :func:`parallel` to its own (another row, group or year said alike) is
+    another referent's."""
+    if not texts or not cands:
+        return None
+    top = max(c[1] for c in cands)
+    near = [c for c in cands if c[1] >= ALIGN_MIN_FIT and c[1] >= (1 - ALIGN_MARGIN) * top]
+    if match is not None:
+        if match not in near:
+            return None  # the claim's own words hold other figures closer: not a question of context
+        near = [c for c in near if c is match or c[4] or parallel(bags[c[2]], bags[match[2]])]
+    if all(same_value(c[3], near[0][3]) for c in near):
+        return None  # one value: nothing to tell apart
+    ctxs = [ctx_of(c) for c in near]
+    if len({frozenset(claim_bag & x.keys()) for x in ctxs}) > 1:
+        return None  # the claim names what sets one apart: the claim's own words decide
+    for words in texts:
+        named = words - claim_bag
+        if len({frozenset(named & x.keys()) for x in ctxs}) == 1:
+            continue  # names none, or only words every candidate's context has
+        weight = [math.fsum(x[w] for w in named if w in x) for x in ctxs]
+        found = [
+            c
+            for c, mine in zip(near, weight)
+            if all(mine - theirs >= OWN_GAP for d, theirs in zip(near, weight) if not same_value(d[3], c[3]))
+        ]
+        if found and all(same_value(c[3], found[0][3]) for c in found):
+            return found[0]
+        return None
+    return None

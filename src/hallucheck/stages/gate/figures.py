@@ -49,7 +49,16 @@ from typing import Sequence
 from ...text.numbers import written_decimal_comma
 from ...text.quantities import Quantity, parse_quantities, same_value
 from ...text.segment import Span, split_sentences
-from .align import MAX_FIGURES, Cand, aligned, better_referent, named_for_another, one_value_one_claim, too_many
+from .align import (
+    MAX_FIGURES,
+    Cand,
+    aligned,
+    better_referent,
+    by_context,
+    named_for_another,
+    one_value_one_claim,
+    too_many,
+)  # fmt: skip
 from .clauses import Clauses, content_tokens, stem, stems, value_context
 from .computed import by_computation
 from .doubt import FigureDoubt
@@ -162,11 +171,18 @@ class ReferenceFacts:
         return self._contexts[key]
 
     def check_quantities(
-        self, claim: str, *, lang: str | None = None, off: frozenset[str] = frozenset(), question: str | None = None
+        self,
+        claim: str,
+        *,
+        lang: str | None = None,
+        off: frozenset[str] = frozenset(),
+        question: str | None = None,
+        earlier: Sequence[str] = (),
     ) -> list[FactCheck]:
         """Each quantity of ``claim`` (written in ``lang``, default: the reference's) checked
         against the reference in context, by the rules of :data:`~.rule.RULES` not in ``off``, in
-        their order; ``question``: what the claim answers (its figures are the user's own)."""
+        their order; ``question``: what the claim answers (its figures are the user's own);
+        ``earlier``: the answer's sentences before the claim, nearest first (what it may be about)."""
         out: list[FactCheck] = []
         lang = lang or self.lang
         # a claim of no known language that shows no decimal mark of its own reads numbers as the reference does
@@ -182,6 +198,7 @@ class ReferenceFacts:
         # what a reference sentence must name to be about the claim: its words but the figures' own
         masked = "".join(" " if any(q.start <= n < q.end for q in claim_qs) else ch for n, ch in enumerate(claim))
         claim_bag = {stem(w) for w in content_tokens(masked)}
+        texts = [] if "context" in off else [stems(t) for t in [*earlier, question or ""] if t]
         # which claim values each reference value states, once (only values near each claim value are tried)
         same: dict[tuple[int, int], set[int]] = {}
         for k, q in enumerate(claim_qs):
@@ -249,6 +266,12 @@ class ReferenceFacts:
                 # where "standard delivery costs £4.95; express delivery costs £8.95")
                 close = m_score >= 0.75 * best_score or m_score >= best_score - 1.0
                 other = self._of_another_referent(q, kind, claim, off, matches[0], cands, claim_bag, context)
+                pick = None
+                if other is None and q.dim != "date":  # a date or time sets others apart, not the reverse
+                    pick = by_context(cands, claim_bag, texts, self._ctx_of, self.bags, matches[0])
+                if pick is not None and not pick[4] and pick[3].unit == q.unit:  # named before, said alike
+                    status, pi, pr = self._unsure(q, "contradicted", claim, off, pick[3]), pick[2], pick[3]
+                    other = FactCheck(q.text, q.start, q.end, kind, status, self.span_of(pi, pr), self.sentences[pi])
                 if other is not None:
                     out.append(other)
                     continue
@@ -346,10 +369,7 @@ class ReferenceFacts:
         and so does one beside it whose own words the claim names (:func:`.align.named_for_another`);
         else None."""
 
-        def ctx_of(c: Cand) -> dict[str, float]:
-            at = [n for n, r in enumerate(self.quantities[c[2]]) if (r.start, r.end) == (c[3].start, c[3].end)]
-            return self.ref_context(c[2], at[0]) if at else {}
-
+        ctx_of = self._ctx_of
         other, sure = better_referent(match, cands, claim_bag, self.bags), True
         if other is None and q.dim != "date":  # a year is what sets other figures apart, not what is set apart
             said = Counter(stem(w) for w in content_tokens(self.sentences[match[2]].text))
@@ -362,6 +382,11 @@ class ReferenceFacts:
         # named for both (a day of the other figure, a verb of this one's): a tie, no verdict here
         status = self._unsure(q, "contradicted", claim, off, orr) if sure else "abstained"
         return FactCheck(q.text, q.start, q.end, kind, status, self.span_of(oi, orr), self.sentences[oi])
+
+    def _ctx_of(self, c: Cand) -> dict[str, float]:
+        """What candidate ``c``'s reference figure is about (:meth:`ref_context`)."""
+        at = [n for n, r in enumerate(self.quantities[c[2]]) if (r.start, r.end) == (c[3].start, c[3].end)]
+        return self.ref_context(c[2], at[0]) if at else {}
 
     def _unsure(
         self, q: Quantity, status: str, claim: str, off: frozenset[str], counterpart: Quantity | None = None

@@ -51,6 +51,14 @@ RULES: tuple[Rule, ...] = (
         switchable=False,
     ),
     Rule(
+        "context",
+        "figure",
+        ("claim figure", "the answer's earlier sentences", "question words", "reference figures' clauses"),
+        ("contradicted",),
+        "where the claim names nothing that tells two reference figures apart, the nearest earlier sentence "
+        "of the answer (or the question) that names one's referent decides which figure it is about",
+    ),
+    Rule(
         "doubt",
         "figure",
         ("claim figure", "reference figures"),
