@@ -82,3 +82,24 @@ def test_a_qualifier_is_a_whole_word():
     assert one("Breakfast 12 euros per person.").qualifier is None
     assert one("Das kostet fast 40 Euro.").qualifier == "approx"
     assert one("about 12 euros").qualifier == "approx"
+
+
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        ("A second adult pays £38.", [("second adult", "ordinal:adult"), ("£38", "money:GBP")]),
+        ("You need a second permit.", [("second permit", "ordinal:permit")]),
+        ("It takes a second.", [("a second", "time")]),
+    ],
+)
+def test_a_second_before_a_noun_is_an_ordinal_not_a_duration(text, want):
+    assert [(q.text, q.dim) for q in parse_quantities(text, lang="en")] == want
+
+
+def test_a_figure_in_a_year_is_no_share_and_no_share_starts_inside_a_number():
+    got = [(q.text, q.dim) for q in parse_quantities("Sales rose to 31,000 in 1991.", lang="en")]
+    assert got == [("31,000", None), ("1991", "date")]
+    assert [(q.text, q.dim) for q in parse_quantities("3 in 1991", lang="en")] == [("3", None), ("1991", "date")]
+    # one in so many is still a share
+    assert [(q.text, q.dim) for q in parse_quantities("1 in 20 patients", lang="en")] == [("1 in 20", "percent")]
+    assert [q.dim for q in parse_quantities("1 in every 2000 doses", lang="en")] == ["percent"]

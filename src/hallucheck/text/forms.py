@@ -309,7 +309,8 @@ def _ordinals_and_labels(text: str, lang: str) -> list[Quantity]:
 
 _OF_AN_HOUR = re.compile(r"\b(?:(?P<f>a\s+quarter|three[\s-]+quarters|half)\s+(?:of\s+)?an\s+hour)\b", re.IGNORECASE)
 _OUT_OF = re.compile(
-    rf"\b(?P<n>\d+|{_NUM_WORD})\s+(?:out\s+of|in)\s+(?:every\s+)?(?P<m>\d+|{_NUM_WORD})\b", re.IGNORECASE
+    rf"(?<![\d.,])\b(?P<n>\d+|{_NUM_WORD})\s+(?P<w>out\s+of|in)\s+(?P<e>every\s+)?(?P<m>\d+|{_NUM_WORD})\b",
+    re.IGNORECASE,
 )
 
 
@@ -321,6 +322,8 @@ def _fractions(text: str) -> list[Quantity]:
         out.append(Quantity(m.group(), m.start(), m.end(), hours, hours, "time", "hour"))
     for m in _OUT_OF.finditer(text):  # "19 out of 20", "one in three": a share
         n, d = _word_value(m.group("n")), _word_value(m.group("m"))
+        if m.group("w").lower() == "in" and not m.group("e") and re.fullmatch(r"1[89]\d\d|2[01]\d\d", m.group("m")):
+            continue  # "31,000 in 1991": a year, not one in so many
         if n is not None and d and n < d:
             out.append(_q(text, m.start(), m.end(), 100.0 * n / d, "percent", "fraction", "approx"))
     for m in _FRACTION.finditer(text):

@@ -410,8 +410,14 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
         _qualified(text, q) if k < n_pre and q.dim in ("clock", "percent", "time") else q for k, q in enumerate(found)
     ]
     found.sort(key=lambda q: q.start)
+    # "a second adult": an ordinal, not a duration of one second
+    ordinal_at = {q.start for q in found if (q.dim or "").startswith("ordinal:")}
+    found = [q for q in found if not (q.dim == "time" and _A_SECOND.fullmatch(q.text) and q.end - 6 in ordinal_at)]
     found = share_list_units(text, compound_durations(text, found))
     return [with_rate(text, q, found[k + 1].start if k + 1 < len(found) else None) for k, q in enumerate(found)]
+
+
+_A_SECOND = re.compile(r"(?:a|an|one)\s+second", re.IGNORECASE)
 
 
 def _qualified(text: str, q: Quantity) -> Quantity:
