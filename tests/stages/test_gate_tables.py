@@ -78,3 +78,20 @@ def test_a_header_with_a_blank_first_cell_heads_the_columns_below_it():
 def _at(text: str, figure: str) -> tuple[int, int]:
     start = text.index(figure)
     return start, start + len(figure)
+
+
+SEGMENTS = (
+    "Segment results, years to 30 June (A$ million)\n\n| Segment | Revenue FY2024 | Revenue FY2025 |\n|---|---|---|\n"
+    "| Beverages | 415 | 468 |\n| Food service | 297 | 322 |\n\n"
+    "| Segment | Umsatz (in Mio. €) | Vorjahr |\n|---|---|---|\n| Online | 512,3 | 463,7 |\n"
+)
+
+
+def test_cells_are_money_in_the_scale_their_caption_or_header_gives():
+    facts = ReferenceFacts(SEGMENTS)
+    quantities = {q.text: q for qs in facts.quantities for q in qs}
+    assert quantities["468"].dim == "money:USD" and quantities["468"].low == 468e6  # "A$" is read as "$" everywhere
+    assert quantities["512,3"].dim == "money:EUR" and quantities["512,3"].low == pytest.approx(512.3e6)
+    assert quantities["463,7"].dim is None  # its column's header gives no scale, and the caption is another table's
+    got = facts.check_quantities("Beverages revenue rose from A$415 million to A$468 million.")
+    assert [(c.text, c.status) for c in got] == [("$415 million", "supported"), ("$468 million", "supported")]

@@ -68,7 +68,7 @@ from .pairs import anchor, swapped
 from .question import given_by_question
 from .rule import RULES
 from .superseded import superseded
-from .tables import per_period, split_tables, table_rows
+from .tables import in_scale, per_period, split_tables, table_rows
 
 _ONE = re.compile(r"(?:1|one|un|une|uno|una|ein|eine|einen|一)\b", re.IGNORECASE)
 BARE_LOCAL = 2.0  # how closely a bare number's words must fit another bare number's for a contradiction
@@ -133,9 +133,12 @@ class ReferenceFacts:
     def quantities(self) -> list[list[Quantity]]:
         """Each sentence's quantities (parsed only when a claim has one to compare)."""
         out = [parse_quantities(s.text, lang=self.lang, decimal_comma=self.decimal_comma) for s in self.sentences]
-        for i, row in self.rows.items():  # a cell of a "Monthly fee" column is a fee per month
-            start = self.sentences[i].start
-            out[i] = [per_period(q, row.column(start + q.start, start + q.end)) for q in out[i]]
+        for i, row in self.rows.items():  # a "Monthly fee" cell is a fee per month; "415" under "(£m)" £415m
+            at, mark = self.sentences[i].start, self.decimal_comma
+            out[i] = [
+                in_scale(per_period(q, col := row.column(at + q.start, at + q.end)), col, row.caption, mark)
+                for q in out[i]
+            ]
         return out
 
     @cached_property

@@ -31,6 +31,7 @@ class TableRow:
     cells: tuple[Span, ...]
     header: tuple[str, ...]
     label: str
+    caption: str = ""  # the line above the table ("Segment results (A$ million)")
 
     def column(self, start: int, end: int) -> str:
         """The header of the column of reference offsets [start, end) ('' outside every cell)."""
@@ -79,6 +80,40 @@ def per_period(q: Quantity, header: str) -> Quantity:
     return q
 
 
+_SCALES = {"m": "million", "mn": "million", "million": "million", "millions": "million", "mio": "million"}
+_SCALES |= {"bn": "billion", "billion": "billion", "billions": "billion", "mrd": "billion"}
+_SCALES |= {"k": "thousand", "thousand": "thousand", "thousands": "thousand", "'000": "thousand", "000": "thousand"}
+_CUR = r"(?P<cur{n}>[A-Z]{{0,2}}\$|[£€¥]|\b[A-Z]{{3}}\b)"
+_SCALE = r"(?P<sc{n}>m|mn|millions?|mio|bn|billions?|mrd|k|thousands?|'?000)\b\.?"
+# "(A$ million)", "(£m)", "(in USD million)", "(EUR '000)", "(in millions of USD)", "(Mio. €)"
+_IN_SCALE = re.compile(
+    rf"\((?:in\s+)?(?:{_CUR.format(n=1)}\s?{_SCALE.format(n=1)}|{_SCALE.format(n=2)}\s*(?:of\s+)?{_CUR.format(n=2)})\s*\)",
+    re.IGNORECASE,
+)
+
+
+def in_scale(q: Quantity, header: str, caption: str, decimal_comma: bool | None) -> Quantity:
+    """``q``, a cell's bare number, as the money its column's header or the table's caption says the
+    cells are in ("415" under "Revenue (A$ million)" is A$415 million); else ``q`` as it is."""
+    if q.dim is not None:
+        return q
+    from ...text.quantities import parse_quantities
+    from ...text.units import ISO_CURRENCIES
+
+    for text in (header, caption):
+        m = _IN_SCALE.search(text)
+        if m is None:
+            continue
+        cur, scale = m.group("cur1") or m.group("cur2"), (m.group("sc1") or m.group("sc2")).rstrip(".").lower()
+        if cur.isalpha() and cur.upper() not in ISO_CURRENCIES:
+            continue
+        got = parse_quantities(f"{cur} {q.text} {_SCALES[scale]}", decimal_comma=decimal_comma)
+        if len(got) == 1 and (got[0].dim or "").startswith("money:"):
+            return replace(got[0], text=q.text, start=q.start, end=q.end)
+        return q
+    return q
+
+
 def _cells(line: str, offset: int) -> tuple[str, list[Span]] | None:
     """(the separator, the cells as spans of the reference) of a table line, or None."""
     sep = "|" if line.count("|") >= 2 else "\t" if "\t" in line else None
@@ -102,13 +137,14 @@ def table_rows(reference: str) -> list[TableRow]:
     rows: list[TableRow] = []
     block: list[tuple[Span, list[Span]]] = []
     block_sep: str | None = None
+    above = ["", ""]  # the last line that was no table row; the caption of the block being read
 
     def close() -> None:
         if len(block) >= 2:
             header = tuple(c.text for c in block[0][1])
             for span, cells in block:
                 label = next((c.text for c in cells if _LETTER.search(c.text)), "")
-                rows.append(TableRow(span, tuple(cells), header, label if cells is not block[0][1] else ""))
+                rows.append(TableRow(span, tuple(cells), header, label if cells is not block[0][1] else "", above[1]))
         block.clear()
 
     offset = 0
@@ -120,10 +156,15 @@ def table_rows(reference: str) -> list[TableRow]:
             continue  # the header's rule
         got = _cells(line, start)
         if got is None or (block and got[0] != block_sep):
+            if block:
+                above[0] = ""  # a table's caption is no caption of the next
             close()
             block_sep = None
             if got is None:
+                above[0] = line.strip() or above[0]
                 continue
+        if not block:
+            above[1] = above[0]
         block_sep = got[0]
         text = line.strip()
         lead = len(line) - len(line.lstrip())
@@ -166,4 +207,4 @@ def split_tables(sentences: list[Span], rows: list[TableRow], reference: str) ->
     return out
 
 
-__all__ = ["MAX_TABLE_LINES", "TableRow", "per_period", "split_tables", "table_rows"]
+__all__ = ["MAX_TABLE_LINES", "TableRow", "in_scale", "per_period", "split_tables", "table_rows"]
