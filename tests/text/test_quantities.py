@@ -103,3 +103,17 @@ def test_a_figure_in_a_year_is_no_share_and_no_share_starts_inside_a_number():
     # one in so many is still a share
     assert [(q.text, q.dim) for q in parse_quantities("1 in 20 patients", lang="en")] == [("1 in 20", "percent")]
     assert [q.dim for q in parse_quantities("1 in every 2000 doses", lang="en")] == ["percent"]
+
+
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        ("Children aged 3–12: 50% of the package price.", [("3–12", None), ("50%", "percent")]),
+        ("Mix 3:1 with water.", [("3:1", "ratio")]),
+        ("Mix at 3 : 1.", [("3 : 1", "ratio")]),
+        ("Canada is in Zone 2, where a Day Pass is £6.00 per day.", [("2", None), ("£6.00 per day", "money:GBP/time")]),
+        ("Take it once a Day.", [("once a Day", "freq:day")]),
+    ],
+)
+def test_a_label_before_a_colon_is_no_ratio_and_a_name_in_title_case_no_duration(text, want):
+    assert [(q.text, q.dim) for q in parse_quantities(text, lang="en")] == want

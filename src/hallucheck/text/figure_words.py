@@ -243,7 +243,25 @@ def share_list_units(text: str, found: list[Quantity]) -> list[Quantity]:
     return out
 
 
+_A_SECOND = re.compile(r"(?:a|an|one)\s+second", re.IGNORECASE)
+_A_NAME = re.compile(r"(?:[Aa]n?)\s+[A-Z][a-z]+")
+_NAME_GOES_ON = re.compile(r"[ \t]+[A-Z][a-z]")
+
+
+def no_words_as_figures(text: str, found: list[Quantity]) -> list[Quantity]:
+    """``found`` (sorted) without the words read as a duration that are none: "a second adult" (an
+    ordinal reading holds "second adult"), "a Day Pass" (a name in title case)."""
+    ordinal_at = {q.start for q in found if (q.dim or "").startswith("ordinal:")}
+    return [
+        q
+        for q in found
+        if not (q.dim == "time" and _A_SECOND.fullmatch(q.text) and q.end - 6 in ordinal_at)
+        and not (_A_NAME.fullmatch(q.text) and _NAME_GOES_ON.match(text, q.end))
+    ]
+
+
 __all__ = [
+    "no_words_as_figures",
     "NOT_NOUNS",
     "OWN_TIME_AFTER",
     "RELATIVE_AFTER",

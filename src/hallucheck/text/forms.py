@@ -54,7 +54,8 @@ _PAST = re.compile(
     re.IGNORECASE,
 )
 _OCLOCK = re.compile(rf"\b(?P<h>{_HOUR_WORD})\s+o'?clock\b|\b(?P<n>noon|midnight)\b", re.IGNORECASE)
-_RATIO = re.compile(r"(?<![\w.,:])(?P<a>\d{1,3})\s?:\s?(?P<b>\d{1,3})(?![\w:]|[.,]\d)")
+# "3:1", "3 : 1"; not "Ages 3–12: 50%" (a label before a colon, a range's end, a percentage)
+_RATIO = re.compile(r"(?<![\w.,:\-–])(?P<a>\d{1,3})(?::|\s:\s)(?P<b>\d{1,3})(?![\w:%]|[.,]\d|\s?%)")
 
 _ONCE = {"once": 1, "twice": 2, "thrice": 3}
 _PERIODS = {

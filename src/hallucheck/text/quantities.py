@@ -40,7 +40,15 @@ from dataclasses import replace
 
 from .dates import LETTER_RUN, date_quantity, find_dates
 from .figure_words import NOT_NOUNS as _NOT_NOUNS
-from .figure_words import OWN_TIME_AFTER, TO_GAP, change_from, later_rate, share_list_units, with_rate
+from .figure_words import (
+    OWN_TIME_AFTER,
+    TO_GAP,
+    change_from,
+    later_rate,
+    no_words_as_figures,
+    share_list_units,
+    with_rate,
+)
 from .figure_words import RELATIVE_AFTER as _RELATIVE_AFTER
 from .figure_words import lemma as _lemma
 from .forms import ANY_DIGIT, compound_durations, figure_forms, month_phases
@@ -410,14 +418,9 @@ def parse_quantities(text: str, *, lang: str | None = None, decimal_comma: bool 
         _qualified(text, q) if k < n_pre and q.dim in ("clock", "percent", "time") else q for k, q in enumerate(found)
     ]
     found.sort(key=lambda q: q.start)
-    # "a second adult": an ordinal, not a duration of one second
-    ordinal_at = {q.start for q in found if (q.dim or "").startswith("ordinal:")}
-    found = [q for q in found if not (q.dim == "time" and _A_SECOND.fullmatch(q.text) and q.end - 6 in ordinal_at)]
+    found = no_words_as_figures(text, found)
     found = share_list_units(text, compound_durations(text, found))
     return [with_rate(text, q, found[k + 1].start if k + 1 < len(found) else None) for k, q in enumerate(found)]
-
-
-_A_SECOND = re.compile(r"(?:a|an|one)\s+second", re.IGNORECASE)
 
 
 def _qualified(text: str, q: Quantity) -> Quantity:
