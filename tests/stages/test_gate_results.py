@@ -151,3 +151,15 @@ def test_a_wrong_figure_that_equals_a_sum_of_the_sentences_figures_is_not_worked
     # said as a result, it is still worked out: "so the two hold 6 litres"
     said = "The engine holds 4 litres of oil and the gearbox 2 litres, so together they hold 6 litres."
     assert _checks(ref, said)["6 litres"].status == "computed"
+
+
+CONTRACT = "Monthly fee: £15.29 on a 12-month contract. Joining fee: £20 (waived for 12-month contracts)."
+
+
+def test_a_value_far_from_the_figure_it_was_compared_with_beside_an_aligned_one_is_a_result():
+    # before: "£183.48" was contradicted by the £20 joining fee (12 x 15.29, worked from the sentence before)
+    got = _checks(CONTRACT, "Over 12 months that contract would cost £183.48.")
+    assert got["12 months"].status == "supported" and got["£183.48"].status == "abstained"
+    # a figure said wrong near its own value stays contradicted, and so does a far one with nothing aligned beside it
+    assert _checks(CONTRACT, "The joining fee is £25.")["£25"].status == "contradicted"
+    assert _checks(CONTRACT, "The joining fee is £200.")["£200"].status == "contradicted"

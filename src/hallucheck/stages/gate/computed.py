@@ -21,8 +21,9 @@ Which figures are read:
 * one that abstained although a reference figure of another value is aligned to it (a doubt, or a
   sum of reference figures by chance), only where the words just before it say it is a result
   ("so", "which is", "that makes", "adds", "soit", "also", …);
-* one called contradicted by a reference figure, where those words say it is a result and the
-  reference states its value nowhere: a total, a saving or a dose for the user's case is about that
+* one called contradicted by a reference figure, where those words say it is a result (or it is
+  :data:`FAR` times that figure or less than its share, beside an aligned figure) and the reference
+  states its value nowhere: a total, a saving or a dose for the user's case is about that
   case, not about the reference figure of the same unit nearest in words, so it is computed or
   abstains -- never contradicted by a figure of something else.
 
@@ -97,6 +98,24 @@ _RESULT = re.compile(
 )
 
 
+FAR = 4.0  # a value this many times (or this share of) the reference figure it was compared with
+
+
+def _far_beside(
+    k: int, shown: Sequence[float | None], c: Any, checks: Sequence[Any], comma: bool, lang: str | None
+) -> bool:
+    """Figure ``k``, called contradicted, is :data:`FAR` from the reference figure it was compared with
+    and the claim holds an aligned figure beside it: a result for the user's case ("Over 12 months that
+    contract would cost £183.48" against a £20 joining fee), not a misread of that figure. On the
+    hand-written sets that contradiction flagged 31 correct sentences for 19 errors caught (dev: 1 for
+    2)."""
+    said = find_numbers(c.counterpart.text, comma, lang)
+    x, y = shown[k], said[0].value if said else None
+    if not x or not y or not any(j != k and o.status in _ALIGNED for j, o in enumerate(checks)):
+        return False
+    return not 1 / FAR < abs(x / y) < FAR
+
+
 def _a_result(claim: str, q: Quantity, prev_end: int) -> bool:
     """The words between the previous figure (or 60 characters back) and ``q`` say it is a result."""
     return _RESULT.search(claim[max(prev_end, q.start - 60) : q.start]) is not None
@@ -125,7 +144,7 @@ def by_computation(
             c.status == "contradicted"
             and c.counterpart is not None
             and shown[k] not in ref.raw_numbers
-            and _a_result(claim, q, claim_qs[k - 1].end if k else 0)
+            and (_a_result(claim, q, claim_qs[k - 1].end if k else 0) or _far_beside(k, shown, c, checks, comma, lang))
         ):
             todo.add(k)
             out[k] = replace(c, status="abstained")  # read as a result below, or left unjudged
@@ -156,4 +175,4 @@ def by_computation(
     return out
 
 
-__all__ = ["MAX_OPERANDS", "PASSES", "by_computation"]
+__all__ = ["FAR", "MAX_OPERANDS", "PASSES", "by_computation"]
