@@ -384,7 +384,7 @@ def qualifier_before(text: str, pos: int) -> str | None:
         if before.endswith(w) and (len(before) == len(w) or not before[-len(w) - 1].isalpha()):
             # "not more than 8" is a maximum; "more than 20" a rounded figure ("21")
             if _NEGATED.search(text[max(0, pos - 40) : pos].lower()):
-                return "max"  # "not more than 8": a limit
+                return "min" if w in _BELOW else "max"  # "not more than 8", "no less than 4": a limit
             if w.startswith("just"):
                 return "approx"
             return "below" if w in _BELOW else "above"  # "under half an hour" holds 25 minutes

@@ -59,6 +59,7 @@ from .align import (
     one_value_one_claim,
     too_many,
 )  # fmt: skip
+from .bounds import opposite_bounds
 from .clauses import Clauses, content_tokens, stem, stems, value_context
 from .computed import by_computation
 from .doubt import FigureDoubt
@@ -349,6 +350,7 @@ class ReferenceFacts:
             "anchor": lambda checks: anchor(self, claim_qs, checks),
             "swapped": lambda checks: swapped(self, claim_clauses, claim_qs, checks),
             "superseded": lambda checks: superseded(self, claim, claim_qs, checks),
+            "bounds": lambda checks: opposite_bounds(self, claim_qs, checks),
         }
         for rule in RULES:
             if rule.stage == "figures" and rule.name not in off:

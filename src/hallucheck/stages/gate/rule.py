@@ -118,6 +118,13 @@ RULES: tuple[Rule, ...] = (
         "a value the reference states and later updates, given as current (abstains past a cap of values read)",
     ),
     Rule(
+        "bounds",
+        "figures",
+        ("claim figures' bounds", "their counterparts' bounds"),
+        ("contradicted",),
+        "a value the reference gives as an upper limit, given as a lower one (or the reverse)",
+    ),
+    Rule(
         "names",
         "name",
         ("claim names", "reference words", "question words"),
