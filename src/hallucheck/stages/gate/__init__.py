@@ -8,9 +8,10 @@ method's first step run, before any model.
   it: each aligned with the reference figure about the same thing (:mod:`.clauses` reads the words
   that govern a value), contradicted only with such an alignment;
 * one module per rule or group of rules: :mod:`.doubt` (with :mod:`.arithmetic`), :mod:`.question`,
-  :mod:`.computed`, :mod:`.pairs` (anchor, swapped), :mod:`.superseded`, :mod:`.names` (name_role),
-  :mod:`.meaning` (with :mod:`.direction`); :mod:`.align` the alignment every contradiction needs and
-  one value for one claim; :mod:`.tables` tables read as rows × columns;
+  :mod:`.computed`, :mod:`.pairs` (anchor, swapped), :mod:`.superseded`, :mod:`.bounds`, :mod:`.names`
+  (name_role), :mod:`.meaning` (with :mod:`.direction`); :mod:`.align` the alignment every contradiction
+  needs, one value for one claim and the referent an earlier sentence names (context); :mod:`.tables`
+  tables read as rows × columns;
 * the verdict of a claim from its findings is :class:`~hallucheck.stages.entity_check.EntityCheckVerifier`'s.
 """
 
