@@ -38,7 +38,8 @@ REMOTE = "Staff may work from home on more than three days per week. Arrangement
 @pytest.mark.parametrize(
     "reference, claim",
     [
-        (REMOTE, "Staff may work up to three remote days a week."),
+        # "up to three" against "more than three" is a limit turned the other way (test_gate_bounds.py)
+        (REMOTE, "Staff may work more than three remote days a week."),
         (
             "Adults should do 150 minutes of moderate activity every week.",
             "Adults should do two and a half hours or more of exercise a week.",

@@ -34,6 +34,13 @@ def test_a_limit_turned_the_other_way_is_contradicted(claim, figure, limit):
     assert _check(claim, off=frozenset({"bounds"}))[figure][0] == "supported"
 
 
+def test_a_limit_against_a_bound_the_other_way_is_contradicted():
+    ref = "Staff may work from home on more than three days per week."
+    got = ReferenceFacts(ref).check_quantities("Staff may work up to three remote days a week.")
+    assert [(c.text, c.status) for c in got] == [("three remote days a week", "contradicted")]
+    assert "a lower limit" in got[0].note
+
+
 @pytest.mark.parametrize(
     "claim, figure",
     [
