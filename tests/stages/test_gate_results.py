@@ -163,3 +163,18 @@ def test_a_value_far_from_the_figure_it_was_compared_with_beside_an_aligned_one_
     # a figure said wrong near its own value stays contradicted, and so does a far one with nothing aligned beside it
     assert _checks(CONTRACT, "The joining fee is £25.")["£25"].status == "contradicted"
     assert _checks(CONTRACT, "The joining fee is £200.")["£200"].status == "contradicted"
+
+
+HOTEL = (
+    "Room rates per night: standard room £85; superior room £110; suite £140. Breakfast is £12 per person per "
+    "night. Parking costs £4 per hour in the hotel garage. Late checkout until 2 pm costs £25 per room. Every room "
+    "has a kettle and free Wi-Fi. Check-in opens at 3 pm. Cots are free for children under 2. Pets stay for £15 "
+    "per night in superior rooms. The spa opens at 7 am. The town museum, founded in 1860, shows 120 paintings."
+)
+
+
+def test_a_step_over_the_users_figures_takes_its_operand_from_what_the_claim_is_about():
+    q = "We stay 3 nights in a standard room. What do we pay?"
+    assert _checks(HOTEL, "Three nights in a standard room come to £255.", question=q)["£255"].status == "computed"
+    # before: computed as 3 x 120, the museum's paintings; now no step over the room rates gives it
+    assert _checks(HOTEL, "Three nights in a standard room come to £360.", question=q)["£360"].status == "abstained"

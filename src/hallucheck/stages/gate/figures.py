@@ -344,7 +344,7 @@ class ReferenceFacts:
     ) -> list[FactCheck]:
         """The rules of the ``figures`` stage (the claim's figures together), in the table's order."""
         passes = {
-            "question": lambda checks: given_by_question(self, claim_qs, checks, question, lang),
+            "question": lambda checks: given_by_question(self, claim, claim_qs, checks, question, lang),
             "computation": lambda checks: by_computation(self, claim, claim_qs, checks, lang),
             "one_value_one_claim": lambda checks: one_value_one_claim(checks, fallback),
             "anchor": lambda checks: anchor(self, claim_qs, checks),

@@ -7,8 +7,11 @@ percentage of — is *computed* (held as supported: "9 nights at €85 come to �
 states its value: then the claim restates that figure, of its own row or another's, and the figure
 check's alignment judges it (with hundreds of reference values, some step over the user's figures gives
 almost any value by chance: "2 x 250 = 500 Mbps" for a guaranteed speed copied from the average speed's
-row). Any other figure of an answer to a question that states figures may be computed from them in a
-way this rule does not follow, so it is not called missing: it abstains. An aligned contradiction that
+row). The reference operand is taken from the :data:`SENTENCES` sentences the claim's words are most
+about, not from any figure of the reference: over hundreds of them some step gives almost any value by
+chance, and a wrong figure passed as computed. Any other figure of an answer to a question that states
+figures may be computed from them in a way this rule does not follow, so it is not called missing: it
+abstains. An aligned contradiction that
 no such step explains stands (the reference says otherwise of the same thing). Arithmetic over the
 answer's own numbers alone never supports a figure: one operand at least is the question's. Work is bounded: at most :data:`CAP` reference
 values and :data:`ASKED_CAP` question figures are tried.
@@ -47,8 +50,23 @@ def _results(a: float, b: float) -> list[float]:
     return out
 
 
+SENTENCES = 8  # reference sentences a question step takes its operand from (on the hand-written sets: 8 and 16 alike)
+
+
+def _about(ref: Any, claim: str) -> list[int]:
+    """The reference sentences the claim's words are most about (IDF-weighted), best first, at most
+    :data:`SENTENCES` of them: a step over the user's figures takes its reference operand from these."""
+    import math
+
+    from .clauses import stems
+
+    words = stems(claim)
+    scored = [(math.fsum(ref.idf.get(w, 0.0) for w in words & bag), i) for i, bag in enumerate(ref.bags)]
+    return [i for x, i in sorted(scored, key=lambda t: (-t[0], t[1])) if x > 0][:SENTENCES]
+
+
 def given_by_question(
-    ref: Any, claim_qs: Sequence[Quantity], checks: list[Any], question: str | None, lang: str | None
+    ref: Any, claim: str, claim_qs: Sequence[Quantity], checks: list[Any], question: str | None, lang: str | None
 ) -> list[Any]:
     """``checks`` (one per claim value) with the question's figures taken as given (see the module)."""
     if not question or not claim_qs:
@@ -59,8 +77,8 @@ def given_by_question(
     from dataclasses import replace
 
     ref_values: list[float] = []
-    for qs in ref.quantities:
-        for r in qs:
+    for i in _about(ref, claim):
+        for r in ref.quantities[i]:
             ref_values.extend({r.low, r.high})
             if len(ref_values) >= CAP:
                 break
