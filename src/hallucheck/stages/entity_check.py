@@ -410,12 +410,16 @@ EARLIER = 3  # the answer's sentences before a claim read for what its figures a
 
 def _sentences_before(answer: str) -> Callable[[int], tuple[str, ...]]:
     """``start`` → the answer's :data:`EARLIER` sentences (or lines) that end before ``start``, nearest first."""
+    from bisect import bisect_right
+
     from ..text.segment import split_sentences
 
     spans = split_sentences(answer) if answer else []
+    ends = [s.end for s in spans]  # in order: a bisection per claim, not a pass over the answer
 
     def before(start: int) -> tuple[str, ...]:
-        return tuple(s.text for s in reversed([s for s in spans if s.end <= start][-EARLIER:]))
+        n = bisect_right(ends, start)
+        return tuple(s.text for s in reversed(spans[max(0, n - EARLIER) : n]))
 
     return before
 

@@ -54,15 +54,14 @@ SENTENCES = 8  # reference sentences a question step takes its operand from (on 
 
 
 def _about(ref: Any, claim: str) -> list[int]:
-    """The reference sentences the claim's words are most about (IDF-weighted), best first, at most
-    :data:`SENTENCES` of them: a step over the user's figures takes its reference operand from these."""
-    import math
-
+    """The reference sentences the claim's words are most about (IDF-weighted, through the bounded word
+    index), best first, at most :data:`SENTENCES` of them: a step over the user's figures takes its
+    reference operand from these."""
     from .clauses import stems
+    from .index import shared_weight
 
-    words = stems(claim)
-    scored = [(math.fsum(ref.idf.get(w, 0.0) for w in words & bag), i) for i, bag in enumerate(ref.bags)]
-    return [i for x, i in sorted(scored, key=lambda t: (-t[0], t[1])) if x > 0][:SENTENCES]
+    scores = shared_weight(stems(claim), ref)
+    return sorted((i for i, x in scores.items() if x > 0), key=lambda i: (-scores[i], i))[:SENTENCES]
 
 
 def given_by_question(
