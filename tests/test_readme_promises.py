@@ -56,3 +56,21 @@ def test_the_readme_names_the_refusal_notes_the_repair_writes():
     assert "`answer[a:b] not repaired: … is refused: <why>`" in flat
     assert "`refused: answer[a:b] … stays: <why>`" in flat
     assert "(`Mitigation.repair_usage`)" in flat
+
+
+PLANS = "Plans\nBasic plan: £10 a month, 20 GB of data.\nPremium plan: £20 a month, 50 GB of data.\n"
+
+
+def test_the_readme_says_a_figure_is_read_with_the_sentences_before_it_and_a_limit_turned_is_contradicted():
+    assert '"It includes 20 GB of data." after "The Premium plan costs £20 a month." is contradicted' in README
+    assert '("at least 8\ntablets" where the reference says "up to 8 tablets") is contradicted' in README
+    det = hallucheck.detect(
+        "The Premium plan costs £20 a month. It includes 20 GB of data.", PLANS, method="entity_check"
+    )
+    assert [v.label for v in det.verdicts] == ["supported", "contradicted"]
+    (limit,) = hallucheck.detect(
+        "You can take at least 8 tablets in 24 hours.",
+        "Adults: take up to 8 tablets in 24 hours.",
+        method="entity_check",
+    ).verdicts
+    assert limit.label == "contradicted" and "upper limit" in limit.reason
