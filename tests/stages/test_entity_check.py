@@ -87,6 +87,22 @@ def test_a_name_put_in_another_role_is_contradicted():
     assert default.hallucinated is False
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Norman Dike's company was Easy Company.",
+        "Norman Dike’s company was Easy Company.",
+        "Tariff A's unit price is 20p.",
+    ],
+)
+def test_a_name_in_the_possessive_is_the_name(answer):
+    ref = "Norman Dike led Easy Company for a time. Tariff A costs 20p a unit."
+    (v,) = hallucheck.detect(answer, ref, method="entity_check").verdicts
+    assert v.hallucinated is False, v.reason
+    (other,) = hallucheck.detect("Lewis Nixon's company was Easy Company.", ref, method="entity_check").verdicts
+    assert other.label == "unverifiable" and "Lewis Nixon" in other.reason
+
+
 def test_sentence_without_facts_passes_with_reason():
     det = hallucheck.detect("Check them often.", REF, method="entity_check", check_entities=False)
     assert det.hallucinated is False and "No numbers or names" in det.verdicts[0].reason

@@ -58,6 +58,7 @@ NUMBER = re.compile(
     rf"{_NOT_BEFORE}[-+]?\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?{_NOT_AFTER}|{_NOT_BEFORE}[-+]?\d+(?:\.\d+)?{_NOT_AFTER}"
 )
 _WORD = re.compile(r"[a-z0-9]+")
+_POSSESSIVE = re.compile(r"(?<=[a-z0-9])\s?'s\b")
 NER_CAPPED = (
     "The entity check did not read the names in part of a sentence: spaCy is given no run of more than "
     f"{MAX_PUNCT_RUN} symbols and no more than the first {MAX_SENTENCE_CHARS:,} characters of a sentence."
@@ -82,7 +83,8 @@ def content_words(text: str) -> list[str]:
     """The words of ``text`` that are not stop words, lower case, accents dropped ("Sāmoan" written with
     a precomposed or a combining macron is one word, "samoan")."""
     plain = "".join(ch for ch in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(ch))
-    return [w for w in _WORD.findall(plain.replace("’", "'")) if w not in NAME_STOP_WORDS]
+    plain = _POSSESSIVE.sub("", plain.replace("’", "'"))  # "Amara Osei's" names Amara Osei
+    return [w for w in _WORD.findall(plain) if w not in NAME_STOP_WORDS]
 
 
 class EntityCheckVerifier(Verifier):
